@@ -1,0 +1,19 @@
+# Every dependency comes from Debian's packages (tools/setup installs them).
+find_package(Threads REQUIRED)
+find_package(OpenSSL REQUIRED)
+find_package(GTest REQUIRED)
+find_package(benchmark REQUIRED)
+find_package(PkgConfig REQUIRED)
+
+# hiredis's CMake config only sets variables; pkg-config gives a target.
+pkg_check_modules(HIREDIS REQUIRED IMPORTED_TARGET hiredis)
+pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+
+# libunistring has no pkg-config or CMake file.
+find_path(UNISTRING_INCLUDE_DIR uninorm.h REQUIRED)
+find_library(UNISTRING_LIBRARY unistring REQUIRED)
+add_library(simsync_unistring INTERFACE)
+target_include_directories(simsync_unistring INTERFACE ${UNISTRING_INCLUDE_DIR})
+target_link_libraries(simsync_unistring INTERFACE ${UNISTRING_LIBRARY})
+
+find_program(REDIS_SERVER redis-server REQUIRED)

@@ -1,0 +1,27 @@
+# Warnings are errors for the project's own code only.
+add_library(simsync_warnings INTERFACE)
+target_compile_options(simsync_warnings INTERFACE -Wall -Wextra -Werror)
+
+if(SIMSYNC_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# simsync_library(NAME SOURCES... [LINK libs...]): one static library per folder.
+function(simsync_library name)
+  cmake_parse_arguments(arg "" "" "SOURCES;LINK" ${ARGN})
+  add_library(simsync_${name} STATIC ${arg_SOURCES})
+  target_include_directories(simsync_${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(simsync_${name} PUBLIC ${arg_LINK} PRIVATE simsync_warnings)
+endfunction()
+
+# simsync_test(NAME SOURCES... [LINK libs...] [LABELS labels...]):
+# one GoogleTest binary, registered as one ctest.
+function(simsync_test name)
+  cmake_parse_arguments(arg "" "" "SOURCES;LINK;LABELS" ${ARGN})
+  add_executable(${name} ${arg_SOURCES})
+  target_link_libraries(${name} PRIVATE ${arg_LINK} GTest::gtest GTest::gtest_main
+                        simsync_warnings)
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES LABELS "${arg_LABELS}" TIMEOUT 600)
+endfunction()

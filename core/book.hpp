@@ -1,0 +1,41 @@
+#pragma once
+
+#include "core/content_hash.hpp"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace simsync::core {
+
+/// One card of an uploaded book, ready for the store: its identity, the hash
+/// of its canonical form, and its original bytes (kept for a lossless round trip).
+struct book_entry {
+  std::string uid;
+  content_hash hash;
+  std::string card; ///< the card's original bytes, BEGIN:VCARD..END:VCARD
+};
+
+/// A card that could not be taken: where it is and why. Reported, quarantined,
+/// and never read as a deletion of what the server already holds.
+struct card_error {
+  std::size_t index = 0; ///< 0-based position of the card in the book
+  std::size_t line = 0;  ///< 1-based line of the body where the problem is
+  std::string reason;
+};
+
+/// A book split into good cards and rejected ones.
+struct prepared_book {
+  std::vector<book_entry> entries;
+  std::vector<card_error> rejected;
+};
+
+/// Parses a body of vCards (2.1, 3.0, 4.0; many cards), gives every card its
+/// UID (its own, or a stable one derived from name and numbers), and hashes
+/// its canonical form. One bad card never spoils the others. Duplicate UIDs:
+/// an exact duplicate card is dropped; a second, different card with the
+/// same explicit UID is rejected.
+prepared_book prepare_book(std::string_view body);
+
+} // namespace simsync::core

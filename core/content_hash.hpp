@@ -1,0 +1,28 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace simsync::core {
+
+/// 128-bit hash of a card's canonical form: equal for cards that mean the same.
+/// Not a security boundary: it only tells "same content" apart from "changed".
+struct content_hash {
+  std::uint64_t hi = 0;
+  std::uint64_t lo = 0;
+
+  /// 32 lower-case hex digits, the form stored in Redis.
+  std::string hex() const;
+  /// Parses 32 hex digits; returns false (and leaves *out alone) otherwise.
+  static bool from_hex(std::string_view text, content_hash* out);
+  /// Hashes arbitrary bytes (XXH3-128).
+  static content_hash of(std::string_view bytes);
+
+  friend bool operator==(const content_hash& a, const content_hash& b) {
+    return a.hi == b.hi && a.lo == b.lo;
+  }
+  friend bool operator!=(const content_hash& a, const content_hash& b) { return !(a == b); }
+};
+
+} // namespace simsync::core

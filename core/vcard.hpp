@@ -1,0 +1,2 @@
+#pragma once
+// Placeholder: the vCard codec is being written (see issue 2).
