@@ -21,10 +21,11 @@ struct fixture {
     snapshot.reserve(n);
     base.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
-      std::string uid = "urn:uuid:5f0c8a1e-0000-4000-8000-" + std::to_string(100000000000 + i);
+      std::string uid =
+          "urn:uuid:5f0c8a1e-0000-4000-8000-" + std::to_string(100000000000 + i);
       std::string card = "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:" + uid + "\r\nFN:Contact " +
-                         std::to_string(i) + "\r\nTEL:+86138" + std::to_string(10000000 + i) +
-                         "\r\nEND:VCARD\r\n";
+                         std::to_string(i) + "\r\nTEL:+86138" +
+                         std::to_string(10000000 + i) + "\r\nEND:VCARD\r\n";
       auto hash = content_hash::of(card);
       if (i % 100 == 1)
         base[uid] = content_hash::of(card + "old");

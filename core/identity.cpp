@@ -3,8 +3,9 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include <ctime>
+#include <cstdint>
 #include <cstdlib>
+#include <ctime>
 #include <memory>
 #include <stdexcept>
 
@@ -26,15 +27,15 @@ std::optional<std::string> nfc(std::string_view text) {
     return std::nullopt;
   std::size_t length = 0;
   std::unique_ptr<std::uint8_t, decltype(&std::free)> out(
-      u8_normalize(UNINORM_NFC, bytes_of(text), text.size(), nullptr, &length), &std::free);
+      u8_normalize(UNINORM_NFC, bytes_of(text), text.size(), nullptr, &length),
+      &std::free);
   if (!out)
     return std::nullopt;
   return std::string(reinterpret_cast<const char*>(out.get()), length);
 }
 
 /// Calls `each(code_point, bytes)` for every code point of valid UTF-8.
-template <class F>
-void for_each_code_point(std::string_view text, F each) {
+template <class F> void for_each_code_point(std::string_view text, F each) {
   while (!text.empty()) {
     ucs4_t c = 0;
     int n = u8_mbtouc(&c, bytes_of(text), text.size());
@@ -72,7 +73,9 @@ std::string strip_whitespace_upper(std::string_view text) {
   return out;
 }
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 bool is_alnum(char c) {
   return is_digit(c) || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
@@ -129,7 +132,8 @@ char mod11_2_check(std::string_view first17) {
 
 } // namespace
 
-normalized_user_info normalize_user_info(std::string_view name, std::string_view id_number) {
+normalized_user_info normalize_user_info(std::string_view name,
+                                         std::string_view id_number) {
   auto nfc_name = nfc(name);
   if (!nfc_name)
     return {std::nullopt, "name is not valid UTF-8"};

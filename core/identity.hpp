@@ -32,7 +32,8 @@ struct check_result {
 /// Normalizes user info as given at registration. Whitespace is Unicode's
 /// White_Space property (so U+3000 ideographic space counts). Fails on
 /// invalid UTF-8 or on a field that is empty after trimming.
-normalized_user_info normalize_user_info(std::string_view name, std::string_view id_number);
+normalized_user_info normalize_user_info(std::string_view name,
+                                         std::string_view id_number);
 
 /// The identification code: lower-case hex HMAC-SHA256 under the federation
 /// key over "simsync-idcode-v1" then each field (name, id_number) as a 4-byte

@@ -38,7 +38,9 @@ public:
   /// The held version (live or tombstone), or nullptr.
   const stamped_card* get(std::string_view uid) const;
   /// Every held version, tombstones included, by uid.
-  const std::map<std::string, stamped_card, std::less<>>& entries() const { return entries_; }
+  const std::map<std::string, stamped_card, std::less<>>& entries() const {
+    return entries_;
+  }
   /// UIDs of the live (not deleted) entries, sorted.
   std::vector<std::string> live_uids() const;
   /// Number of held versions, tombstones included.

@@ -26,7 +26,9 @@ const unsigned char* bytes_of(std::string_view s) {
   return reinterpret_cast<const unsigned char*>(s.data());
 }
 
-unsigned char* bytes_of(std::string& s) { return reinterpret_cast<unsigned char*>(s.data()); }
+unsigned char* bytes_of(std::string& s) {
+  return reinterpret_cast<unsigned char*>(s.data());
+}
 
 void check_key(std::string_view key) {
   if (key.size() != seal_key_size)
@@ -35,7 +37,8 @@ void check_key(std::string_view key) {
 
 } // namespace
 
-std::string seal(std::string_view key, std::string_view plaintext, std::string_view context) {
+std::string seal(std::string_view key, std::string_view plaintext,
+                 std::string_view context) {
   check_key(key);
   std::string out(nonce_size + plaintext.size() + tag_size, '\0');
   unsigned char* nonce = bytes_of(out);
@@ -44,7 +47,8 @@ std::string seal(std::string_view key, std::string_view plaintext, std::string_v
     throw std::runtime_error("seal: no random bytes for the nonce");
   auto ctx = new_ctx();
   int n = 0;
-  bool ok = EVP_EncryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, bytes_of(key), nonce) == 1 &&
+  bool ok = EVP_EncryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, bytes_of(key),
+                               nonce) == 1 &&
             EVP_EncryptUpdate(ctx.get(), nullptr, &n, bytes_of(context),
                               static_cast<int>(context.size())) == 1 &&
             EVP_EncryptUpdate(ctx.get(), body, &n, bytes_of(plaintext),
@@ -68,14 +72,15 @@ std::optional<std::string> open(std::string_view key, std::string_view sealed,
   std::string out(body.size(), '\0');
   auto ctx = new_ctx();
   int n = 0;
-  bool ok = EVP_DecryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, bytes_of(key),
-                               bytes_of(nonce)) == 1 &&
-            EVP_DecryptUpdate(ctx.get(), nullptr, &n, bytes_of(context),
-                              static_cast<int>(context.size())) == 1 &&
-            EVP_DecryptUpdate(ctx.get(), bytes_of(out), &n, bytes_of(body),
-                              static_cast<int>(body.size())) == 1 &&
-            EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, tag_size, tag.data()) == 1 &&
-            EVP_DecryptFinal_ex(ctx.get(), bytes_of(out) + n, &n) == 1;
+  bool ok =
+      EVP_DecryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, bytes_of(key),
+                         bytes_of(nonce)) == 1 &&
+      EVP_DecryptUpdate(ctx.get(), nullptr, &n, bytes_of(context),
+                        static_cast<int>(context.size())) == 1 &&
+      EVP_DecryptUpdate(ctx.get(), bytes_of(out), &n, bytes_of(body),
+                        static_cast<int>(body.size())) == 1 &&
+      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, tag_size, tag.data()) == 1 &&
+      EVP_DecryptFinal_ex(ctx.get(), bytes_of(out) + n, &n) == 1;
   if (!ok)
     return std::nullopt;
   return out;

@@ -62,8 +62,8 @@ TEST(book_diff, empty_snapshot_removes_the_whole_base) {
 
 TEST(book_diff, repeated_uid_counts_once_at_first_occurrence) {
   book_base base{{"a", content_hash::of("A")}};
-  auto d = diff_book({entry("a", "A"), entry("a", "A2"), entry("n", "N"), entry("n", "N")},
-                     base);
+  auto d = diff_book(
+      {entry("a", "A"), entry("a", "A2"), entry("n", "N"), entry("n", "N")}, base);
   EXPECT_EQ(d.unchanged, 1u);
   EXPECT_TRUE(d.changed.empty());
   EXPECT_EQ(d.added, (uids{"n"}));

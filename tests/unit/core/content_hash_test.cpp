@@ -28,9 +28,10 @@ TEST(content_hash, from_hex_accepts_upper_case) {
 
 TEST(content_hash, from_hex_rejects_bad_text_and_leaves_output_alone) {
   const content_hash sentinel{1, 2};
-  for (const char* bad : {"", "0123", "0123456789abcdeffedcba987654321",
-                          "0123456789abcdeffedcba98765432100", "0123456789abcdeffedcba987654321g",
-                          " 123456789abcdeffedcba9876543210"}) {
+  for (const char* bad :
+       {"", "0123", "0123456789abcdeffedcba987654321",
+        "0123456789abcdeffedcba98765432100", "0123456789abcdeffedcba987654321g",
+        " 123456789abcdeffedcba9876543210"}) {
     content_hash out = sentinel;
     EXPECT_FALSE(content_hash::from_hex(bad, &out)) << '"' << bad << '"';
     EXPECT_EQ(out, sentinel) << '"' << bad << '"';

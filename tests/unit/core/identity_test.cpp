@@ -77,7 +77,8 @@ TEST(idcode, differs_by_person_and_by_key) {
 }
 
 TEST(idcode, field_boundaries_are_unambiguous) {
-  EXPECT_NE(idcode(key, user_info{"ab", "C123456"}), idcode(key, user_info{"abC", "123456"}));
+  EXPECT_NE(idcode(key, user_info{"ab", "C123456"}),
+            idcode(key, user_info{"abC", "123456"}));
 }
 
 TEST(idcode, matches_hmac_sha256_of_the_documented_encoding) {
@@ -117,7 +118,8 @@ TEST(validate_id_number, rejects_implausible_birth_dates) {
   for (std::string id17 : {"11010519491331002", "11010519490230002", "11010518991231002",
                            "11010529991231002", "11010519490229002"}) {
     int sum = 0;
-    static constexpr int weights[] = {7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2};
+    static constexpr int weights[] = {7, 9, 10, 5,  8, 4, 2, 1, 6,
+                                      3, 7, 9,  10, 5, 8, 4, 2};
     for (int i = 0; i < 17; ++i)
       sum += (id17[i] - '0') * weights[i];
     std::string id = id17 + "10X98765432"[sum % 11];

@@ -146,7 +146,9 @@ std::vector<std::pair<std::string, stamped_card>> random_changes(std::mt19937_64
   const std::vector<std::string> contents{"BEGIN:VCARD\r\nFN:A\r\nEND:VCARD\r\n",
                                           "BEGIN:VCARD\r\nFN:B\r\nEND:VCARD\r\n",
                                           "BEGIN:VCARD\r\nFN:C\r\nEND:VCARD\r\n"};
-  auto pick = [&](std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); };
+  auto pick = [&](std::size_t n) {
+    return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
+  };
   std::set<stamp> used; // a stamp names one change
   std::vector<std::pair<std::string, stamped_card>> out;
   std::size_t count = 5 + pick(40);

@@ -49,8 +49,8 @@ TEST(record, rejects_garbage) {
   std::vector<std::string> bad{
       "",
       "garbage",
-      good.substr(0, 40),                    // cut inside the hash
-      "x" + good.substr(1),                  // non-digit in the hlc
+      good.substr(0, 40),                         // cut inside the hash
+      "x" + good.substr(1),                       // non-digit in the hlc
       good.substr(0, 17) + "z" + good.substr(18), // non-hex in the hash
       good.substr(0, 50) + "Q" + good.substr(51), // flag neither L nor D
       good.substr(0, 16) + ":" + good.substr(17), // wrong separator
