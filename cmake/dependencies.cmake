@@ -17,3 +17,13 @@ target_include_directories(simsync_unistring INTERFACE ${UNISTRING_INCLUDE_DIR})
 target_link_libraries(simsync_unistring INTERFACE ${UNISTRING_LIBRARY})
 
 find_program(REDIS_SERVER redis-server REQUIRED)
+
+# libcaf-dev ships no CMake config.
+find_path(CAF_INCLUDE_DIR caf/all.hpp REQUIRED)
+find_library(CAF_CORE_LIBRARY caf_core REQUIRED)
+find_library(CAF_IO_LIBRARY caf_io REQUIRED)
+find_library(CAF_OPENSSL_LIBRARY caf_openssl REQUIRED)
+add_library(simsync_caf INTERFACE)
+target_include_directories(simsync_caf INTERFACE ${CAF_INCLUDE_DIR})
+target_link_libraries(simsync_caf INTERFACE ${CAF_CORE_LIBRARY} ${CAF_IO_LIBRARY}
+                      ${CAF_OPENSSL_LIBRARY} Threads::Threads)

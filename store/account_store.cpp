@@ -1,0 +1,219 @@
+#include "store/account_store.hpp"
+
+#include "store/keys.hpp"
+#include "store/scripts.hpp"
+
+#include <string_view>
+
+namespace simsync::store {
+
+namespace {
+
+caf::error corrupt(const std::string& what) {
+  return caf::make_error(ec::store_corrupt, what);
+}
+
+/// Reads an array reply of integers (a script's counts).
+bool read_counts(reply_view v, std::size_t n, std::uint64_t* out) {
+  if (!v.is_array() || v.size() < n)
+    return false;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!v[i].is_integer())
+      return false;
+    out[i] = static_cast<std::uint64_t>(v[i].integer());
+  }
+  return true;
+}
+
+std::string_view scope_name(scope s) {
+  return s == scope::shared ? "shared" : "private";
+}
+
+std::string_view mode_name(upload_mode m) {
+  switch (m) {
+    case upload_mode::snapshot:
+      return "snapshot";
+    case upload_mode::delta:
+      return "delta";
+    case upload_mode::remove:
+      return "remove";
+  }
+  return "delta";
+}
+
+std::string hlc_of(std::uint64_t now_ms) {
+  return std::to_string(now_ms * core::hlc_logical_per_ms);
+}
+
+caf::expected<change_kind> kind_of(std::string_view name) {
+  if (name == "added")
+    return change_kind::added;
+  if (name == "changed")
+    return change_kind::changed;
+  if (name == "removed")
+    return change_kind::removed;
+  return corrupt("unknown change kind " + std::string(name));
+}
+
+} // namespace
+
+account_store::account_store(redis_client& redis, std::string carrier)
+  : redis_(redis), carrier_(std::move(carrier)) {}
+
+caf::expected<register_result> account_store::register_line(const register_request& req) {
+  auto now = std::to_string(req.now_ms);
+  auto r = run_script(redis_, script::register_line,
+                      {req.idcode, req.msisdn, req.iccid, req.token_hash,
+                       req.sealed_user_info, now});
+  if (!r)
+    return std::move(r.error());
+  std::uint64_t v[2];
+  if (!read_counts(r->view(), 2, v))
+    return corrupt("register_line answered an unexpected reply");
+  return register_result{v[0] != 0, v[1] != 0};
+}
+
+caf::expected<bool> account_store::add_sibling(const std::string& idcode,
+                                               const std::string& peer) {
+  auto r = run_script(redis_, script::add_sibling, {idcode, peer});
+  if (!r)
+    return std::move(r.error());
+  std::uint64_t v[2];
+  if (!read_counts(r->view(), 2, v))
+    return corrupt("add_sibling answered an unexpected reply");
+  return v[0] != 0;
+}
+
+caf::expected<std::optional<line_info>> account_store::find_line(const std::string& msisdn) {
+  auto key = keys::sim(msisdn);
+  auto r = redis_.call({"HMGET", key, "id", "iccid", "token"});
+  if (!r)
+    return std::move(r.error());
+  auto v = r->view();
+  if (!v.is_array() || v.size() != 3)
+    return corrupt("HMGET answered an unexpected reply");
+  if (v[0].is_nil())
+    return std::optional<line_info>{};
+  return std::optional<line_info>{
+    line_info{std::string(v[0].str()), std::string(v[1].str()), std::string(v[2].str())}};
+}
+
+caf::expected<upload_result> account_store::upload(const upload_request& req) {
+  auto hlc = hlc_of(req.now_ms);
+  std::vector<std::string_view> args{req.idcode,         req.line,
+                                     scope_name(req.scope), mode_name(req.mode),
+                                     hlc,                carrier_,
+                                     req.allow_removals ? "1" : "0"};
+  std::vector<std::string> hashes;
+  if (req.mode == upload_mode::remove) {
+    args.insert(args.end(), req.uids.begin(), req.uids.end());
+  } else {
+    hashes.reserve(req.cards.size());
+    args.reserve(args.size() + 3 * req.cards.size());
+    for (const auto& card : req.cards) {
+      hashes.push_back(card.hash.hex());
+      args.push_back(card.uid);
+      args.push_back(hashes.back());
+      args.push_back(card.card);
+    }
+  }
+  auto r = run_script(redis_, script::upload, args);
+  if (!r)
+    return std::move(r.error());
+  std::uint64_t v[5];
+  if (!read_counts(r->view(), 5, v))
+    return corrupt("upload answered an unexpected reply");
+  return upload_result{v[0], v[1], v[2], v[3], v[4]};
+}
+
+caf::expected<replicate_result> account_store::replicate_in(const std::string& idcode,
+                                                            const std::string& batch) {
+  auto r = run_script(redis_, script::replicate_in, {idcode, batch});
+  if (!r)
+    return std::move(r.error());
+  std::uint64_t v[3];
+  if (!read_counts(r->view(), 3, v))
+    return corrupt("replicate_in answered an unexpected reply");
+  return replicate_result{v[0], v[1], v[2]};
+}
+
+caf::expected<pending_counts> account_store::request_update(const std::string& idcode,
+                                                            const std::string& line) {
+  auto r = run_script(redis_, script::update_request, {idcode, line});
+  if (!r)
+    return std::move(r.error());
+  std::uint64_t v[3];
+  if (!read_counts(r->view(), 3, v))
+    return corrupt("update_request answered an unexpected reply");
+  return pending_counts{v[0], v[1], v[2]};
+}
+
+caf::expected<pending_fetch> account_store::fetch_pending(const std::string& idcode,
+                                                          const std::string& line) {
+  auto r = run_script(redis_, script::fetch_pending, {idcode, line});
+  if (!r)
+    return std::move(r.error());
+  auto v = r->view();
+  if (!v.is_array() || v.size() % 3 != 1)
+    return corrupt("fetch_pending answered an unexpected reply");
+  pending_fetch out;
+  out.cursor = std::string(v[0].str());
+  out.changes.reserve(v.size() / 3);
+  for (std::size_t i = 1; i < v.size(); i += 3) {
+    auto kind = kind_of(v[i + 1].str());
+    if (!kind)
+      return std::move(kind.error());
+    auto rec = core::decode_record(v[i + 2].str());
+    if (!rec)
+      return corrupt("a pending change of line " + line + " is not a record");
+    switch (*kind) {
+      case change_kind::added:
+        ++out.counts.added;
+        break;
+      case change_kind::changed:
+        ++out.counts.changed;
+        break;
+      case change_kind::removed:
+        ++out.counts.removed;
+        break;
+    }
+    out.changes.push_back(pending_change{std::string(v[i].str()), *kind, std::move(*rec)});
+  }
+  return out;
+}
+
+caf::expected<std::size_t> account_store::ack_pending(const std::string& idcode,
+                                                      const std::string& line,
+                                                      const std::string& cursor,
+                                                      decision what) {
+  auto r = run_script(redis_, script::ack_pending,
+                      {idcode, line, cursor, what == decision::apply ? "apply" : "discard"});
+  if (!r)
+    return std::move(r.error());
+  std::uint64_t v[1];
+  if (!read_counts(r->view(), 1, v))
+    return corrupt("ack_pending answered an unexpected reply");
+  return static_cast<std::size_t>(v[0]);
+}
+
+caf::expected<std::vector<stored_card>>
+account_store::read_cards(const std::string& idcode, const std::string& line, scope where) {
+  auto key = where == scope::shared ? keys::shared(idcode)
+                                    : keys::private_backup(idcode, line);
+  auto r = redis_.call({"HGETALL", key});
+  if (!r)
+    return std::move(r.error());
+  auto v = r->view();
+  std::vector<stored_card> out;
+  out.reserve(v.size() / 2);
+  for (std::size_t i = 0; i + 1 < v.size(); i += 2) {
+    auto rec = core::decode_record(v[i + 1].str());
+    if (!rec)
+      return corrupt("a card in " + key + " is not a record");
+    if (!rec->deleted)
+      out.push_back(stored_card{std::string(v[i].str()), std::move(*rec)});
+  }
+  return out;
+}
+
+} // namespace simsync::store

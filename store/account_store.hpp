@@ -1,0 +1,144 @@
+#pragma once
+
+#include "core/book.hpp"
+#include "core/record.hpp"
+#include "store/redis_client.hpp"
+
+#include <caf/expected.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace simsync::store {
+
+/// Where an upload goes: the shared store (replicated) or the line's private backup.
+enum class scope { shared, private_backup };
+
+/// How an upload reads: the line's whole book, cards to add or change, or
+/// uids to remove.
+enum class upload_mode { snapshot, delta, remove };
+
+enum class decision { apply, discard };
+
+/// What a pending change means to the line that receives it.
+enum class change_kind { added, changed, removed };
+
+struct register_request {
+  std::string idcode;
+  std::string msisdn;
+  std::string iccid;
+  std::string token_hash;       ///< only the hash of a SIM token is stored
+  std::string sealed_user_info; ///< user info encrypted at rest (core/seal.hpp)
+  std::uint64_t now_ms = 0;
+};
+
+struct register_result {
+  bool account_created = false;
+  bool line_added = false;
+};
+
+struct upload_request {
+  std::string idcode;
+  std::string line; ///< msisdn of the uploading line
+  store::scope scope = scope::shared;
+  upload_mode mode = upload_mode::snapshot;
+  std::vector<core::book_entry> cards; ///< snapshot and delta
+  std::vector<std::string> uids;       ///< remove
+  /// False when the book had rejected cards: a quarantined card is never read
+  /// as a deletion, so a snapshot with rejects removes nothing.
+  bool allow_removals = true;
+  std::uint64_t now_ms = 0;
+};
+
+struct upload_result {
+  std::uint64_t version = 0;
+  std::size_t added = 0;
+  std::size_t changed = 0;
+  std::size_t removed = 0;
+  std::size_t unchanged = 0;
+};
+
+struct replicate_result {
+  std::size_t applied = 0;   ///< newer and different: stored and offered to the lines
+  std::size_t identical = 0; ///< duplicates or same content
+  std::size_t stale = 0;     ///< older than what is held: kept in history only
+};
+
+struct pending_counts {
+  std::size_t added = 0;
+  std::size_t changed = 0;
+  std::size_t removed = 0;
+};
+
+struct pending_change {
+  std::string uid;
+  change_kind kind = change_kind::added;
+  core::stamped_card record;
+};
+
+struct pending_fetch {
+  std::string cursor;
+  pending_counts counts;
+  std::vector<pending_change> changes;
+};
+
+struct stored_card {
+  std::string uid;
+  core::stamped_card record;
+};
+
+/// A registered line as the gateway sees it.
+struct line_info {
+  std::string idcode;
+  std::string iccid;
+  std::string token_hash;
+};
+
+/// The flows F1-F7 on one Redis instance, one atomic script per step, each
+/// one round trip. Not thread-safe (it drives one redis_client).
+class account_store {
+public:
+  /// `carrier` is this carrier's id: the origin written into every stamp.
+  account_store(redis_client& redis, std::string carrier);
+
+  // -- F1 ---------------------------------------------------------------------
+  caf::expected<register_result> register_line(const register_request& req);
+  /// Records that `peer` holds an account for `idcode`; a new sibling gets
+  /// the shared store through its outbox. Returns whether it was new.
+  caf::expected<bool> add_sibling(const std::string& idcode, const std::string& peer);
+  caf::expected<std::optional<line_info>> find_line(const std::string& msisdn);
+
+  // -- F2, F7 -----------------------------------------------------------------
+  caf::expected<upload_result> upload(const upload_request& req);
+
+  // -- F4 ---------------------------------------------------------------------
+  /// Applies one outbox batch from a sibling carrier (see store/outbox.hpp).
+  caf::expected<replicate_result> replicate_in(const std::string& idcode,
+                                               const std::string& batch);
+
+  // -- F5, F6 -----------------------------------------------------------------
+  caf::expected<pending_counts> request_update(const std::string& idcode,
+                                               const std::string& line);
+  caf::expected<pending_fetch> fetch_pending(const std::string& idcode,
+                                             const std::string& line);
+  /// Removes what the fetch with `cursor` returned; apply moves the base.
+  /// Returns how many changes the fetch had returned.
+  caf::expected<std::size_t> ack_pending(const std::string& idcode, const std::string& line,
+                                         const std::string& cursor, decision what);
+
+  // -- reads ------------------------------------------------------------------
+  /// The live cards of the shared store, or of the line's private backup (F7 restore).
+  caf::expected<std::vector<stored_card>> read_cards(const std::string& idcode,
+                                                     const std::string& line, scope where);
+
+  const std::string& carrier() const { return carrier_; }
+  redis_client& redis() { return redis_; }
+
+private:
+  redis_client& redis_;
+  std::string carrier_;
+};
+
+} // namespace simsync::store

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <caf/error.hpp>
+#include <caf/make_message.hpp>
+#include <caf/message.hpp>
+#include <caf/expected.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace simsync {
+
+/// Every failure simsync reports, from the store up to the HTTP gateway
+/// (which maps each to a status code).
+enum class ec : std::uint8_t {
+  none = 0,
+  /// Redis is unreachable or answered something that is not simsync's data.
+  store_unavailable,
+  /// The store holds data that does not parse (a bug or manual tampering).
+  store_corrupt,
+  /// The msisdn is not registered with this carrier.
+  unknown_line,
+  /// The msisdn is registered to another person's account.
+  line_taken,
+  /// An acknowledgement names a cursor that is not the last one fetched.
+  stale_cursor,
+  /// The request itself is malformed; nothing was stored.
+  invalid_request,
+};
+
+/// Stable, lower-case name of a code, used in logs and problem+json types.
+const char* to_string(ec code);
+
+/// "<code>: <context>" for an error made from `ec`, CAF's rendering otherwise.
+std::string describe(const caf::error& err);
+
+} // namespace simsync
+
+CAF_ERROR_CODE_ENUM(simsync::ec, "simsync")

@@ -1,0 +1,21 @@
+-- F1 register: create the account or add the line to it, and (re)issue the
+-- line's token. A new line of an existing account gets the shared book pending.
+-- ARGV: idcode, msisdn, iccid, token_hash, sealed_user_info, now_ms
+-- Returns {account_created, line_added}.
+local id, msisdn, iccid, token_hash, sealed, now_ms =
+  ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+
+local owner = redis.call('HGET', sim_key(msisdn), 'id')
+if owner and owner ~= id then return fail('line_taken') end
+
+local created = redis.call('EXISTS', acct_key(id)) == 0
+if created then
+  redis.call('HSET', acct_key(id), 'user_info', sealed, 'created_ms', now_ms, 'clock', '0',
+             'version', '0')
+end
+local line_added = redis.call('SADD', sims_key(id), msisdn) == 1
+redis.call('HSET', sim_key(msisdn), 'id', id, 'iccid', iccid, 'token', token_hash)
+if line_added and not created then
+  offer(id, msisdn, redis.call('HGETALL', shared_key(id)))
+end
+return {created and 1 or 0, line_added and 1 or 0}

@@ -1,0 +1,77 @@
+#include "store/outbox.hpp"
+
+#include "store/keys.hpp"
+
+#include <charconv>
+
+namespace simsync::store {
+
+namespace {
+
+/// The stream id right after `id` ("ms-seq" -> "ms-(seq+1)"), for XTRIM MINID,
+/// which keeps ids at or above its argument.
+caf::expected<std::string> next_id(const std::string& id) {
+  auto dash = id.find('-');
+  unsigned long long ms = 0;
+  unsigned long long seq = 0;
+  const char* end = id.data() + id.size();
+  if (dash == std::string::npos ||
+      std::from_chars(id.data(), id.data() + dash, ms).ptr != id.data() + dash ||
+      std::from_chars(id.data() + dash + 1, end, seq).ptr != end)
+    return caf::make_error(ec::invalid_request, "not a stream id: " + id);
+  return std::to_string(ms) + "-" + std::to_string(seq + 1);
+}
+
+std::string field(reply_view fields, std::string_view name) {
+  for (std::size_t i = 0; i + 1 < fields.size(); i += 2)
+    if (fields[i].str() == name)
+      return std::string(fields[i + 1].str());
+  return {};
+}
+
+} // namespace
+
+caf::expected<std::vector<outbox_entry>>
+read_outbox(redis_client& redis, const std::string& peer, const std::string& after,
+            std::size_t count) {
+  auto start = "(" + after;
+  auto n = std::to_string(count);
+  auto r = redis.call({"XRANGE", keys::outbox(peer), start, "+", "COUNT", n});
+  if (!r)
+    return std::move(r.error());
+  auto v = r->view();
+  if (v.is_error())
+    return caf::make_error(ec::store_unavailable, "XRANGE: " + std::string(v.str()));
+  std::vector<outbox_entry> out;
+  out.reserve(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    auto entry = v[i];
+    if (entry.size() != 2)
+      return caf::make_error(ec::store_corrupt, "malformed outbox entry for " + peer);
+    out.push_back(outbox_entry{std::string(entry[0].str()), field(entry[1], "id"),
+                               field(entry[1], "batch")});
+  }
+  return out;
+}
+
+caf::expected<std::size_t> trim_outbox(redis_client& redis, const std::string& peer,
+                                       const std::string& through) {
+  auto min_id = next_id(through);
+  if (!min_id)
+    return std::move(min_id.error());
+  auto r = redis.call({"XTRIM", keys::outbox(peer), "MINID", *min_id});
+  if (!r)
+    return std::move(r.error());
+  if (r->view().is_error())
+    return caf::make_error(ec::store_unavailable, "XTRIM: " + std::string(r->view().str()));
+  return static_cast<std::size_t>(r->view().integer());
+}
+
+caf::expected<std::size_t> outbox_depth(redis_client& redis, const std::string& peer) {
+  auto r = redis.call({"XLEN", keys::outbox(peer)});
+  if (!r)
+    return std::move(r.error());
+  return static_cast<std::size_t>(r->view().integer());
+}
+
+} // namespace simsync::store

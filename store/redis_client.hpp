@@ -1,0 +1,99 @@
+#pragma once
+
+#include "store/error.hpp"
+
+#include <caf/expected.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct redisContext;
+struct redisReply;
+
+namespace simsync::store {
+
+/// Where a Redis server listens: "host:port" or "unix:/path/to/socket".
+struct redis_endpoint {
+  std::string host = "127.0.0.1";
+  int port = 6379;
+  std::string unix_path; ///< used instead of host:port when not empty
+
+  static caf::expected<redis_endpoint> parse(std::string_view text);
+  std::string to_string() const;
+};
+
+/// A read-only view of one node of a hiredis reply tree.
+class reply_view {
+public:
+  explicit reply_view(const redisReply* r) : r_(r) {}
+
+  bool is_nil() const;
+  bool is_error() const;
+  bool is_array() const;
+  bool is_integer() const;
+  /// Bulk string, status or error text; empty for other kinds.
+  std::string_view str() const;
+  long long integer() const;
+  /// Number of elements of an array; 0 otherwise.
+  std::size_t size() const;
+  reply_view operator[](std::size_t i) const;
+
+private:
+  const redisReply* r_;
+};
+
+/// Owns a reply tree as hiredis returned it: no copy of its strings.
+class reply {
+public:
+  explicit reply(redisReply* r);
+  reply_view view() const { return reply_view{r_.get()}; }
+  reply_view operator[](std::size_t i) const { return view()[i]; }
+
+private:
+  struct deleter {
+    void operator()(redisReply* r) const;
+  };
+  std::unique_ptr<redisReply, deleter> r_;
+};
+
+/// A Redis command as its arguments; the bytes must outlive the call.
+using command = std::vector<std::string_view>;
+
+/// One blocking connection to Redis (hiredis' sync API). Not thread-safe:
+/// each owner (a detached actor, a test) has its own. Every call is one
+/// round trip, however many commands it pipelines; round_trips() counts them.
+class redis_client {
+public:
+  static caf::expected<redis_client>
+  connect(const redis_endpoint& where,
+          std::chrono::milliseconds timeout = std::chrono::seconds{30});
+
+  redis_client(redis_client&&) noexcept;
+  redis_client& operator=(redis_client&&) noexcept;
+  ~redis_client();
+
+  /// Sends every command in one write and reads every reply. Redis error
+  /// replies come back as replies; a broken connection is an error.
+  caf::expected<std::vector<reply>> pipeline(const std::vector<command>& commands);
+  caf::expected<reply> call(const command& cmd);
+
+  std::uint64_t round_trips() const { return round_trips_; }
+  /// False after an I/O error: the owner reconnects with a new client.
+  bool healthy() const { return healthy_; }
+  const redis_endpoint& endpoint() const { return where_; }
+
+private:
+  redis_client(redisContext* ctx, redis_endpoint where);
+  caf::error io_error(const char* what);
+
+  redisContext* ctx_ = nullptr;
+  redis_endpoint where_;
+  std::uint64_t round_trips_ = 0;
+  bool healthy_ = true;
+};
+
+} // namespace simsync::store

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "store/redis_client.hpp"
+
+#include <caf/expected.hpp>
+
+#include <string_view>
+#include <vector>
+
+namespace simsync::store {
+
+/// The store's Lua scripts, one per flow step (store/lua/<name>.lua).
+enum class script {
+  register_line,
+  upload,
+  replicate_in,
+  update_request,
+  fetch_pending,
+  ack_pending,
+  add_sibling,
+};
+
+/// Runs a script with ARGV `args` in one round trip (EVALSHA), loading it
+/// first when the server does not know it yet (new or restarted server).
+/// A script's own failure ("SIMSYNC <code>") becomes that simsync::ec; any
+/// other Redis error is ec::store_unavailable.
+caf::expected<reply> run_script(redis_client& redis, script which,
+                                const std::vector<std::string_view>& args);
+
+} // namespace simsync::store

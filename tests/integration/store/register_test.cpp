@@ -1,0 +1,78 @@
+// F1 register against a real redis-server.
+#include "tests/integration/store/store_fixture.hpp"
+
+using namespace simsync;
+using namespace simsync::testing;
+
+TEST(register_line, first_line_creates_the_account_and_second_joins_it) {
+  carrier_store a("carrier-a");
+  store::register_request req{person, "+8613800138000", "898601", "h1", "sealed", 1};
+  auto first = a.store.register_line(req);
+  ASSERT_TRUE(first) << describe(first.error());
+  EXPECT_TRUE(first->account_created);
+  EXPECT_TRUE(first->line_added);
+
+  req.msisdn = "+8613900139000";
+  auto second = a.store.register_line(req);
+  ASSERT_TRUE(second);
+  EXPECT_FALSE(second->account_created);
+  EXPECT_TRUE(second->line_added);
+
+  auto line = a.store.find_line("+8613900139000");
+  ASSERT_TRUE(line);
+  ASSERT_TRUE(line->has_value());
+  EXPECT_EQ((*line)->idcode, person);
+  EXPECT_EQ((*line)->token_hash, "h1");
+}
+
+TEST(register_line, registering_again_reissues_the_token_only) {
+  carrier_store a("carrier-a");
+  store::register_request req{person, "+8613800138000", "898601", "old", "sealed", 1};
+  ASSERT_TRUE(a.store.register_line(req));
+  req.token_hash = "new";
+  auto again = a.store.register_line(req);
+  ASSERT_TRUE(again);
+  EXPECT_FALSE(again->account_created);
+  EXPECT_FALSE(again->line_added);
+  EXPECT_EQ((*a.store.find_line("+8613800138000"))->token_hash, "new");
+}
+
+TEST(register_line, a_line_of_another_person_is_refused_and_nothing_changes) {
+  carrier_store a("carrier-a");
+  register_line(a.store, person, "+8613800138000");
+  store::register_request req{other_person, "+8613800138000", "898601", "x", "sealed", 1};
+  auto r = a.store.register_line(req);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error(), ec::line_taken);
+  EXPECT_EQ((*a.store.find_line("+8613800138000"))->idcode, person);
+  auto exists = a.client.call({"EXISTS", "acct:{" + other_person + "}"});
+  EXPECT_EQ(exists->view().integer(), 0);
+}
+
+TEST(register_line, unknown_line_is_not_found) {
+  carrier_store a("carrier-a");
+  auto line = a.store.find_line("+8613800138000");
+  ASSERT_TRUE(line);
+  EXPECT_FALSE(line->has_value());
+}
+
+TEST(register_line, a_line_added_later_gets_the_shared_book_pending) {
+  carrier_store a("carrier-a");
+  register_line(a.store, person, "+8613800138000");
+  upload(a.store, person, "+8613800138000", {make_card("u1", "Li"), make_card("u2", "Wang")});
+  register_line(a.store, person, "+8613900139000");
+  auto fetch = a.store.fetch_pending(person, "+8613900139000");
+  ASSERT_TRUE(fetch);
+  EXPECT_EQ(kinds(*fetch), (std::map<std::string, std::string>{{"u1", "added"},
+                                                               {"u2", "added"}}));
+}
+
+TEST(register_line, scripts_are_reloaded_after_a_redis_restart) {
+  carrier_store a("carrier-a");
+  register_line(a.store, person, "+8613800138000");
+  a.server.restart();
+  auto client = a.server.connect();
+  store::account_store fresh(client, "carrier-a");
+  register_line(fresh, person, "+8613800138000");
+  EXPECT_TRUE((*fresh.find_line("+8613800138000")).has_value());
+}

@@ -1,0 +1,87 @@
+#pragma once
+
+#include "core/book.hpp"
+#include "store/account_store.hpp"
+#include "tests/support/redis_server.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace simsync::testing {
+
+/// A card as a phone would send it, with its hash computed the simple way
+/// (store tests do not depend on the vCard codec).
+inline core::book_entry make_card(const std::string& uid, const std::string& name) {
+  core::book_entry e;
+  e.uid = uid;
+  e.card = "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:" + uid + "\r\nFN:" + name +
+           "\r\nTEL:+8613800000000\r\nEND:VCARD\r\n";
+  e.hash = core::content_hash::of(e.card);
+  return e;
+}
+
+/// One carrier's store: a real redis-server, a connection and an account_store.
+struct carrier_store {
+  explicit carrier_store(std::string carrier_id, redis_server::options opts = {})
+    : server(opts), client(server.connect()), store(client, std::move(carrier_id)) {}
+
+  redis_server server;
+  store::redis_client client;
+  store::account_store store;
+};
+
+inline const std::string person = std::string(64, 'a'); // an idcode
+inline const std::string other_person = std::string(64, 'b');
+
+inline void register_line(store::account_store& s, const std::string& idcode,
+                          const std::string& msisdn) {
+  store::register_request req{idcode, msisdn, "8986000000000000000", "token-hash-" + msisdn,
+                              "sealed", 1};
+  auto r = s.register_line(req);
+  ASSERT_TRUE(r) << describe(r.error());
+}
+
+inline store::upload_result upload(store::account_store& s, const std::string& idcode,
+                                   const std::string& line,
+                                   std::vector<core::book_entry> cards,
+                                   store::upload_mode mode = store::upload_mode::snapshot,
+                                   store::scope where = store::scope::shared,
+                                   std::uint64_t now_ms = 1'700'000'000'000) {
+  store::upload_request req;
+  req.idcode = idcode;
+  req.line = line;
+  req.scope = where;
+  req.mode = mode;
+  req.cards = std::move(cards);
+  req.now_ms = now_ms;
+  auto r = s.upload(req);
+  EXPECT_TRUE(r) << describe(r.error());
+  return r ? *r : store::upload_result{};
+}
+
+/// uid -> kind name of what a fetch returned.
+inline std::map<std::string, std::string> kinds(const store::pending_fetch& f) {
+  static const char* names[] = {"added", "changed", "removed"};
+  std::map<std::string, std::string> out;
+  for (const auto& c : f.changes)
+    out[c.uid] = names[static_cast<int>(c.kind)];
+  return out;
+}
+
+/// The raw shared store: uid -> encoded record.
+inline std::map<std::string, std::string> shared_records(store::redis_client& r,
+                                                         const std::string& idcode) {
+  auto reply = r.call({"HGETALL", "shared:{" + idcode + "}"});
+  EXPECT_TRUE(reply);
+  std::map<std::string, std::string> out;
+  auto v = reply->view();
+  for (std::size_t i = 0; i + 1 < v.size(); i += 2)
+    out[std::string(v[i].str())] = std::string(v[i + 1].str());
+  return out;
+}
+
+} // namespace simsync::testing

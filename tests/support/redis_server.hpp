@@ -1,0 +1,48 @@
+#pragma once
+
+#include "store/redis_client.hpp"
+
+#include <string>
+#include <sys/types.h>
+
+namespace simsync::testing {
+
+/// A real redis-server for one test: its own temporary folder and free
+/// loopback port, stopped by its pid (and the folder removed) on destruction.
+class redis_server {
+public:
+  struct options {
+    bool append_only = false; ///< AOF with appendfsync always, for crash tests
+  };
+
+  redis_server() : redis_server(options{}) {}
+  explicit redis_server(options opts);
+  ~redis_server();
+  redis_server(const redis_server&) = delete;
+  redis_server& operator=(const redis_server&) = delete;
+
+  const store::redis_endpoint& endpoint() const { return endpoint_; }
+  /// A new connection; fails the test if none can be made.
+  store::redis_client connect() const;
+
+  /// Stops the server (SIGKILL when `crash`, else SIGTERM) and starts it
+  /// again on the same port and folder, as an operator restart would.
+  void restart(bool crash = false);
+
+  pid_t pid() const { return pid_; }
+  const std::string& dir() const { return dir_; }
+
+private:
+  void start();
+  void stop(int signal);
+
+  options opts_;
+  std::string dir_;
+  store::redis_endpoint endpoint_;
+  pid_t pid_ = -1;
+};
+
+/// A port on 127.0.0.1 that was free a moment ago.
+int free_loopback_port();
+
+} // namespace simsync::testing
