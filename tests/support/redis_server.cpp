@@ -1,6 +1,5 @@
 #include "tests/support/redis_server.hpp"
 
-#include <gtest/gtest.h>
 
 #include <arpa/inet.h>
 #include <chrono>

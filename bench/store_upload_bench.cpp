@@ -1,0 +1,81 @@
+// Shared upload of a 1,000-card book through store::account_store into a real
+// redis-server: cards per second and Redis round trips per upload. The
+// account has two lines and one sibling carrier, so every upload also fills a
+// pending mailbox and writes an outbox entry, as in production.
+#include "store/account_store.hpp"
+#include "tests/support/redis_server.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+using namespace simsync;
+
+namespace {
+
+std::vector<core::book_entry> make_book(int cards, const std::string& variant) {
+  std::vector<core::book_entry> book;
+  book.reserve(cards);
+  for (int i = 0; i < cards; ++i) {
+    core::book_entry e;
+    e.uid = "uid-" + std::to_string(i);
+    e.card = "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:" + e.uid + "\r\nFN:张伟 " + variant +
+             std::to_string(i) + "\r\nN:张;伟;;;\r\nTEL;TYPE=CELL:+86138" +
+             std::to_string(10000000 + i) + "\r\nEMAIL:zhang.wei" + std::to_string(i) +
+             "@example.com\r\nEND:VCARD\r\n";
+    e.hash = core::content_hash::of(e.card);
+    book.push_back(std::move(e));
+  }
+  return book;
+}
+
+void shared_upload(benchmark::State& state, store::upload_mode mode) {
+  const int cards = static_cast<int>(state.range(0));
+  testing::redis_server server;
+  auto client = server.connect();
+  store::account_store s(client, "carrier-a");
+  // Two books that differ in every card: each upload changes all of them.
+  std::vector<std::vector<core::book_entry>> books{make_book(cards, "a"),
+                                                   make_book(cards, "b")};
+  int account = 0;
+  std::uint64_t trips = 0;
+  std::uint64_t uploads = 0;
+  std::uint64_t now_ms = 1'700'000'000'000;
+  for (auto _ : state) {
+    state.PauseTiming();
+    // A fresh account each time: the upload adds every card (the first sync).
+    auto id = std::to_string(account++);
+    for (const char* line : {"+8613800138000", "+8613900139000"})
+      s.register_line({id, line + id, "898601", "h", "sealed", now_ms});
+    s.add_sibling(id, "carrier-b");
+    store::upload_request req;
+    req.idcode = id;
+    req.line = "+8613800138000" + id;
+    req.mode = mode;
+    req.cards = books[account % 2];
+    req.now_ms = ++now_ms;
+    auto before = client.round_trips();
+    state.ResumeTiming();
+    auto r = s.upload(req);
+    if (!r || r->added != static_cast<std::size_t>(cards)) {
+      state.SkipWithError("upload failed or did not add every card");
+      break;
+    }
+    trips += client.round_trips() - before;
+    ++uploads;
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * cards);
+  state.counters["round_trips_per_upload"] =
+    uploads ? static_cast<double>(trips) / static_cast<double>(uploads) : 0;
+}
+
+void BM_shared_upload_snapshot(benchmark::State& state) {
+  shared_upload(state, store::upload_mode::snapshot);
+}
+
+} // namespace
+
+BENCHMARK(BM_shared_upload_snapshot)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+BENCHMARK_MAIN();
