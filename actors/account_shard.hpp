@@ -1,0 +1,33 @@
+#pragma once
+
+#include "actors/actors.hpp"
+#include "store/account_store.hpp"
+#include "store/redis_client.hpp"
+
+#include <caf/stateful_actor.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace simsync {
+
+struct account_shard_state {
+  static inline const char* name = "account_shard";
+
+  store::redis_endpoint redis_at;
+  std::string carrier;
+  int shard = 0;
+  /// Empty while Redis is unreachable; every request tries to reconnect.
+  std::optional<store::redis_client> redis;
+  std::unique_ptr<store::account_store> store;
+  std::uint64_t processed = 0;
+};
+
+/// Spawn detached: its handlers block on Redis (hiredis' sync API), which must
+/// never happen on a cooperatively scheduled thread.
+account_shard_actor::behavior_type
+account_shard(account_shard_actor::stateful_pointer<account_shard_state> self,
+              store::redis_endpoint redis_at, std::string carrier, int shard);
+
+} // namespace simsync

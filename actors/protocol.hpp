@@ -1,0 +1,171 @@
+#pragma once
+
+// Every message type simsync actors exchange, within a node and between
+// nodes and carriers: inspect overloads (CAF 0.17 form), atoms, and the
+// project's type-ID block. Register with add_message_types<caf::id_block::simsync>().
+
+#include "core/book.hpp"
+#include "core/record.hpp"
+#include "store/account_store.hpp"
+
+#include <caf/atom.hpp>
+#include <caf/meta/type_name.hpp>
+#include <caf/type_id.hpp>
+
+#include <string>
+#include <vector>
+
+// -- core types ---------------------------------------------------------------
+
+namespace simsync::core {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, content_hash& x) {
+  return f(caf::meta::type_name("content_hash"), x.hi, x.lo);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, book_entry& x) {
+  return f(caf::meta::type_name("book_entry"), x.uid, x.hash, x.card);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, stamp& x) {
+  return f(caf::meta::type_name("stamp"), x.hlc, x.carrier, x.line);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, stamped_card& x) {
+  return f(caf::meta::type_name("stamped_card"), x.st, x.deleted, x.hash, x.card);
+}
+
+} // namespace simsync::core
+
+// -- store types --------------------------------------------------------------
+
+namespace simsync::store {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, register_request& x) {
+  return f(caf::meta::type_name("register_request"), x.idcode, x.msisdn, x.iccid,
+           x.token_hash, x.sealed_user_info, x.now_ms);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, register_result& x) {
+  return f(caf::meta::type_name("register_result"), x.account_created, x.line_added);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, upload_request& x) {
+  return f(caf::meta::type_name("upload_request"), x.idcode, x.line, x.scope, x.mode,
+           x.cards, x.uids, x.allow_removals, x.now_ms);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, upload_result& x) {
+  return f(caf::meta::type_name("upload_result"), x.version, x.added, x.changed, x.removed,
+           x.unchanged);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, replicate_result& x) {
+  return f(caf::meta::type_name("replicate_result"), x.applied, x.identical, x.stale);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, pending_counts& x) {
+  return f(caf::meta::type_name("pending_counts"), x.added, x.changed, x.removed);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, pending_change& x) {
+  return f(caf::meta::type_name("pending_change"), x.uid, x.kind, x.record);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, pending_fetch& x) {
+  return f(caf::meta::type_name("pending_fetch"), x.cursor, x.counts, x.changes);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, stored_card& x) {
+  return f(caf::meta::type_name("stored_card"), x.uid, x.record);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, line_info& x) {
+  return f(caf::meta::type_name("line_info"), x.idcode, x.iccid, x.token_hash);
+}
+
+} // namespace simsync::store
+
+// -- messages of the actors themselves ----------------------------------------
+
+namespace simsync {
+
+/// A batch of stamped changes for one account, sent by a peer_link to the
+/// sibling carrier; acknowledged (with `outbox_id`) once persisted there.
+struct replication_batch {
+  std::string origin;    ///< sending carrier
+  std::string outbox_id; ///< position in the sender's outbox
+  std::string idcode;
+  std::string batch; ///< netstrings of uid, record pairs (store/outbox.hpp)
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, replication_batch& x) {
+  return f(caf::meta::type_name("replication_batch"), x.origin, x.outbox_id, x.idcode,
+           x.batch);
+}
+
+/// "carrier holds an account for idcode": what user directories tell each other.
+struct sibling_announcement {
+  std::string carrier;
+  std::string idcode;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sibling_announcement& x) {
+  return f(caf::meta::type_name("sibling_announcement"), x.carrier, x.idcode);
+}
+
+} // namespace simsync
+
+// -- atoms (at most 10 characters in CAF 0.17) --------------------------------
+
+CAF_ADD_ATOM(simsync, simsync::atom, register_line, "regline")
+CAF_ADD_ATOM(simsync, simsync::atom, find_line, "findline")
+CAF_ADD_ATOM(simsync, simsync::atom, upload, "upload")
+CAF_ADD_ATOM(simsync, simsync::atom, replicate, "replicate")
+CAF_ADD_ATOM(simsync, simsync::atom, update, "update")
+CAF_ADD_ATOM(simsync, simsync::atom, fetch, "fetch")
+CAF_ADD_ATOM(simsync, simsync::atom, ack, "ack")
+CAF_ADD_ATOM(simsync, simsync::atom, read_cards, "readcards")
+CAF_ADD_ATOM(simsync, simsync::atom, add_sibling, "addsibling")
+CAF_ADD_ATOM(simsync, simsync::atom, announce, "announce")
+CAF_ADD_ATOM(simsync, simsync::atom, tick, "tick")
+
+// -- type IDs -----------------------------------------------------------------
+
+CAF_BEGIN_TYPE_ID_BLOCK(simsync, caf::first_custom_type_id)
+
+  CAF_ADD_TYPE_ID(simsync, (simsync::core::book_entry))
+  CAF_ADD_TYPE_ID(simsync, (simsync::core::stamped_card))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::register_request))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::register_result))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::upload_request))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::upload_result))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::replicate_result))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::pending_counts))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::pending_fetch))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::decision))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::scope))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::stored_card))
+  CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::stored_card>))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::line_info))
+  CAF_ADD_TYPE_ID(simsync, (caf::optional<simsync::store::line_info>))
+  CAF_ADD_TYPE_ID(simsync, (simsync::replication_batch))
+  CAF_ADD_TYPE_ID(simsync, (simsync::sibling_announcement))
+
+CAF_END_TYPE_ID_BLOCK(simsync)

@@ -1,0 +1,99 @@
+// account_shard on CAF's real scheduler, as a detached actor over a real redis-server.
+#include "actors/account_shard.hpp"
+#include "tests/integration/store/store_fixture.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/scoped_actor.hpp>
+
+using namespace simsync;
+using namespace simsync::testing;
+
+namespace {
+
+struct shard_config : caf::actor_system_config {
+  shard_config() { add_message_types<caf::id_block::simsync>(); }
+};
+
+struct account_shard_fixture : ::testing::Test {
+  account_shard_fixture()
+    : sys(cfg),
+      shard(sys.spawn<caf::detached>(account_shard, redis.endpoint(), "carrier-a", 0)),
+      self(sys) {}
+
+  ~account_shard_fixture() override { self->send_exit(shard, caf::exit_reason::user_shutdown); }
+
+  /// The shard's reply to `xs`, or the error it answered with.
+  template <class T, class... Ts>
+  caf::expected<T> ask(Ts&&... xs) {
+    caf::expected<T> out = caf::make_error(ec::none);
+    self->request(shard, std::chrono::seconds{10}, std::forward<Ts>(xs)...)
+      .receive([&](T& value) { out = std::move(value); },
+               [&](caf::error& err) { out = std::move(err); });
+    return out;
+  }
+
+  redis_server redis;
+  shard_config cfg;
+  caf::actor_system sys;
+  account_shard_actor shard;
+  caf::scoped_actor self;
+};
+
+const std::string line1 = "+8613800138000";
+const std::string line2 = "+8613900139000";
+
+} // namespace
+
+TEST_F(account_shard_fixture, runs_the_flows_for_its_accounts) {
+  for (const auto& line : {line1, line2}) {
+    store::register_request req{person, line, "898601", "h", "sealed", 1};
+    auto r = ask<store::register_result>(atom::register_line_v, req);
+    ASSERT_TRUE(r) << describe(r.error());
+  }
+  store::upload_request up;
+  up.idcode = person;
+  up.line = line1;
+  up.cards = {make_card("u1", "Li"), make_card("u2", "Wang")};
+  up.now_ms = 1'700'000'000'000;
+  auto uploaded = ask<store::upload_result>(atom::upload_v, up);
+  ASSERT_TRUE(uploaded) << describe(uploaded.error());
+  EXPECT_EQ(uploaded->added, 2u);
+
+  auto counts = ask<store::pending_counts>(atom::update_v, person, line2);
+  ASSERT_TRUE(counts);
+  EXPECT_EQ(counts->added, 2u);
+  auto fetched = ask<store::pending_fetch>(atom::fetch_v, person, line2);
+  ASSERT_TRUE(fetched);
+  ASSERT_EQ(fetched->changes.size(), 2u);
+  auto acked = ask<std::uint64_t>(atom::ack_v, person, line2, fetched->cursor,
+                                  store::decision::apply);
+  ASSERT_TRUE(acked);
+  EXPECT_EQ(*acked, 2u);
+  auto cards = ask<std::vector<store::stored_card>>(atom::read_cards_v, person, line2,
+                                                    store::scope::shared);
+  ASSERT_TRUE(cards);
+  EXPECT_EQ(cards->size(), 2u);
+  auto line = ask<caf::optional<store::line_info>>(atom::find_line_v, line1);
+  ASSERT_TRUE(line);
+  ASSERT_TRUE(*line);
+  EXPECT_EQ((*line)->idcode, person);
+}
+
+TEST_F(account_shard_fixture, a_store_error_reaches_the_caller_as_its_code) {
+  auto r = ask<store::pending_fetch>(atom::fetch_v, person, line1);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error(), ec::unknown_line);
+}
+
+TEST_F(account_shard_fixture, reconnects_after_redis_comes_back) {
+  store::register_request req{person, line1, "898601", "h", "sealed", 1};
+  ASSERT_TRUE(ask<store::register_result>(atom::register_line_v, req));
+  redis.restart();
+  // The first request after the restart may fail on the dead connection;
+  // the shard reconnects and later requests succeed.
+  ask<store::register_result>(atom::register_line_v, req);
+  auto r = ask<store::register_result>(atom::register_line_v, req);
+  ASSERT_TRUE(r) << describe(r.error());
+  EXPECT_TRUE(r->account_created); // the restarted server kept no data (no AOF)
+}
