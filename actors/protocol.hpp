@@ -48,7 +48,7 @@ namespace simsync::store {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, register_request& x) {
   return f(caf::meta::type_name("register_request"), x.idcode, x.msisdn, x.iccid,
-           x.token_hash, x.sealed_user_info, x.now_ms);
+           x.token_hash, x.sealed_user_info, x.now_ms, x.peers);
 }
 
 template <class Inspector>

@@ -62,9 +62,10 @@ account_store::account_store(redis_client& redis, std::string carrier)
 
 caf::expected<register_result> account_store::register_line(const register_request& req) {
   auto now = std::to_string(req.now_ms);
-  auto r = run_script(redis_, script::register_line,
-                      {req.idcode, req.msisdn, req.iccid, req.token_hash,
-                       req.sealed_user_info, now});
+  std::vector<std::string_view> args{req.idcode,     req.msisdn,           req.iccid,
+                                     req.token_hash, req.sealed_user_info, now};
+  args.insert(args.end(), req.peers.begin(), req.peers.end());
+  auto r = run_script(redis_, script::register_line, args);
   if (!r)
     return std::move(r.error());
   std::uint64_t v[2];

@@ -32,6 +32,7 @@ struct register_request {
   std::string token_hash;       ///< only the hash of a SIM token is stored
   std::string sealed_user_info; ///< user info encrypted at rest (core/seal.hpp)
   std::uint64_t now_ms = 0;
+  std::vector<std::string> peers; ///< peer carriers a new account is announced to
 };
 
 struct register_result {
@@ -105,8 +106,9 @@ public:
 
   // -- F1 ---------------------------------------------------------------------
   caf::expected<register_result> register_line(const register_request& req);
-  /// Records that `peer` holds an account for `idcode`; a new sibling gets
-  /// the shared store through its outbox. Returns whether it was new.
+  /// Takes a peer's announcement that it holds an account for `idcode`. If
+  /// this carrier holds one too, the new sibling gets the shared store and an
+  /// announcement back through its outbox. Returns whether it was new.
   caf::expected<bool> add_sibling(const std::string& idcode, const std::string& peer);
   caf::expected<std::optional<line_info>> find_line(const std::string& msisdn);
 

@@ -48,7 +48,9 @@ read_outbox(redis_client& redis, const std::string& peer, const std::string& aft
     auto entry = v[i];
     if (entry.size() != 2)
       return caf::make_error(ec::store_corrupt, "malformed outbox entry for " + peer);
-    out.push_back(outbox_entry{std::string(entry[0].str()), field(entry[1], "id"),
+    auto kind = field(entry[1], "kind") == "announce" ? outbox_kind::announce
+                                                      : outbox_kind::batch;
+    out.push_back(outbox_entry{std::string(entry[0].str()), field(entry[1], "id"), kind,
                                field(entry[1], "batch")});
   }
   return out;

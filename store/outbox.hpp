@@ -10,13 +10,20 @@
 
 namespace simsync::store {
 
-/// One batch of stamped changes for one account, waiting for a peer carrier.
-/// Written by the upload and add_sibling scripts in the same transaction as
-/// the store change it carries, so nothing acknowledged is lost.
+/// What an outbox entry asks of the peer.
+enum class outbox_kind {
+  batch,    ///< apply stamped changes (account_store::replicate_in)
+  announce, ///< this carrier holds an account for the idcode (add_sibling)
+};
+
+/// One message for a peer carrier about one account. Written by the store's
+/// scripts in the same transaction as the change it carries, so nothing
+/// acknowledged is lost; removed only once the peer has persisted it.
 struct outbox_entry {
   std::string id;     ///< stream id, increasing: the peer acknowledges through it
   std::string idcode; ///< the account at the peer
-  std::string batch;  ///< netstrings of uid, record pairs (replicate_in's input)
+  outbox_kind kind = outbox_kind::batch;
+  std::string batch; ///< for a batch: netstrings of uid, record pairs
 };
 
 /// Up to `count` entries for `peer` after stream id `after` ("0-0" for the start).

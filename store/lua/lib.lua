@@ -162,13 +162,18 @@ local function parse_batch(blob)
   return items
 end
 
+-- Tells a peer carrier that this carrier holds an account for the idcode.
+local function announce(id, peer)
+  redis.call('XADD', outbox_key(peer), '*', 'id', id, 'kind', 'announce')
+end
+
 local function send_to_siblings(id, changes)
   if #changes == 0 then return end
   local peers = redis.call('SMEMBERS', dir_key(id))
   if #peers == 0 then return end
   local blob = batch_blob(changes)
   for _, peer in ipairs(peers) do
-    redis.call('XADD', outbox_key(peer), '*', 'id', id, 'batch', blob)
+    redis.call('XADD', outbox_key(peer), '*', 'id', id, 'kind', 'batch', 'batch', blob)
   end
 end
 

@@ -6,7 +6,7 @@ using namespace simsync::testing;
 
 TEST(register_line, first_line_creates_the_account_and_second_joins_it) {
   carrier_store a("carrier-a");
-  store::register_request req{person, "+8613800138000", "898601", "h1", "sealed", 1};
+  store::register_request req{person, "+8613800138000", "898601", "h1", "sealed", 1, {}};
   auto first = a.store.register_line(req);
   ASSERT_TRUE(first) << describe(first.error());
   EXPECT_TRUE(first->account_created);
@@ -27,7 +27,7 @@ TEST(register_line, first_line_creates_the_account_and_second_joins_it) {
 
 TEST(register_line, registering_again_reissues_the_token_only) {
   carrier_store a("carrier-a");
-  store::register_request req{person, "+8613800138000", "898601", "old", "sealed", 1};
+  store::register_request req{person, "+8613800138000", "898601", "old", "sealed", 1, {}};
   ASSERT_TRUE(a.store.register_line(req));
   req.token_hash = "new";
   auto again = a.store.register_line(req);
@@ -40,7 +40,7 @@ TEST(register_line, registering_again_reissues_the_token_only) {
 TEST(register_line, a_line_of_another_person_is_refused_and_nothing_changes) {
   carrier_store a("carrier-a");
   register_line(a.store, person, "+8613800138000");
-  store::register_request req{other_person, "+8613800138000", "898601", "x", "sealed", 1};
+  store::register_request req{other_person, "+8613800138000", "898601", "x", "sealed", 1, {}};
   auto r = a.store.register_line(req);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error(), ec::line_taken);

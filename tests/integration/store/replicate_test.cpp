@@ -13,20 +13,35 @@ const std::string line_b = "+8618600186000";
 
 struct two_carriers : ::testing::Test {
   void SetUp() override {
-    register_line(a.store, person, line_a);
-    register_line(b.store, person, line_b);
-    ASSERT_TRUE(*a.store.add_sibling(person, "carrier-b"));
-    ASSERT_TRUE(*b.store.add_sibling(person, "carrier-a"));
+    // Each registration announces the new account to the other carrier; the
+    // one that learns of a sibling it did not know answers once.
+    register_line(a.store, person, line_a, {"carrier-b"});
+    register_line(b.store, person, line_b, {"carrier-a"});
+    EXPECT_EQ(*store::outbox_depth(a.client, "carrier-b"), 1u);
+    deliver(a, b);
+    deliver(b, a);
+    deliver(a, b);
+    deliver(b, a);
+    EXPECT_EQ(*store::outbox_depth(a.client, "carrier-b"), 0u);
+    EXPECT_EQ(*store::outbox_depth(b.client, "carrier-a"), 0u);
+    for (auto* c : {&a, &b}) {
+      auto dir = c->client.call({"SCARD", "dir:{" + person + "}"});
+      EXPECT_EQ(dir->view().integer(), 1);
+    }
   }
 
   /// Carries every outbox entry from `from` to `to`, as a peer link does;
-  /// returns the summed result.
-  store::replicate_result deliver(carrier_store& from, carrier_store& to,
-                                  const std::string& to_id, bool trim = true) {
+  /// returns the summed result of the batches.
+  store::replicate_result deliver(carrier_store& from, carrier_store& to, bool trim = true) {
     store::replicate_result sum;
+    const auto& to_id = to.store.carrier();
     auto entries = store::read_outbox(from.client, to_id, "0-0", 1000);
     EXPECT_TRUE(entries);
     for (const auto& e : *entries) {
+      if (e.kind == store::outbox_kind::announce) {
+        EXPECT_TRUE(to.store.add_sibling(e.idcode, from.store.carrier()));
+        continue;
+      }
       auto r = to.store.replicate_in(e.idcode, e.batch);
       EXPECT_TRUE(r) << describe(r.error());
       sum.applied += r->applied;
@@ -48,7 +63,7 @@ struct two_carriers : ::testing::Test {
 TEST_F(two_carriers, a_shared_upload_reaches_the_sibling_pending_mailbox) {
   upload(a.store, person, line_a, {make_card("u1", "Li"), make_card("u2", "Wang")});
   EXPECT_EQ(*store::outbox_depth(a.client, "carrier-b"), 1u);
-  auto r = deliver(a, b, "carrier-b");
+  auto r = deliver(a, b);
   EXPECT_EQ(r.applied, 2u);
   EXPECT_EQ(*store::outbox_depth(a.client, "carrier-b"), 0u);
   auto f = b.store.fetch_pending(person, line_b);
@@ -59,11 +74,11 @@ TEST_F(two_carriers, a_shared_upload_reaches_the_sibling_pending_mailbox) {
 
 TEST_F(two_carriers, a_duplicate_delivery_changes_nothing) {
   upload(a.store, person, line_a, {make_card("u1", "Li")});
-  deliver(a, b, "carrier-b", false);
+  deliver(a, b, false);
   auto f = b.store.fetch_pending(person, line_b);
   ASSERT_TRUE(b.store.ack_pending(person, line_b, f->cursor, store::decision::apply));
   auto before = shared_records(b.client, person);
-  auto again = deliver(a, b, "carrier-b");
+  auto again = deliver(a, b);
   EXPECT_EQ(again.applied, 0u);
   EXPECT_EQ(again.identical, 1u);
   EXPECT_EQ(shared_records(b.client, person), before);
@@ -81,8 +96,8 @@ TEST_F(two_carriers, concurrent_edits_converge_and_the_loser_is_kept) {
          store::scope::shared, 1'700'000'000'000);
   upload(b.store, person, line_b, {make_card("u1", "Li B")}, store::upload_mode::snapshot,
          store::scope::shared, 1'700'000'000'500);
-  deliver(a, b, "carrier-b");
-  deliver(b, a, "carrier-a");
+  deliver(a, b);
+  deliver(b, a);
   auto sa = shared_records(a.client, person);
   EXPECT_EQ(sa, shared_records(b.client, person));
   EXPECT_NE(sa["u1"].find("Li B"), std::string::npos); // the later stamp wins
@@ -94,11 +109,11 @@ TEST_F(two_carriers, concurrent_edits_converge_and_the_loser_is_kept) {
 
 TEST_F(two_carriers, a_removal_travels_and_shows_as_removed) {
   upload(a.store, person, line_a, {make_card("u1", "Li"), make_card("u2", "Wang")});
-  deliver(a, b, "carrier-b");
+  deliver(a, b);
   auto f = b.store.fetch_pending(person, line_b);
   ASSERT_TRUE(b.store.ack_pending(person, line_b, f->cursor, store::decision::apply));
   upload(a.store, person, line_a, {make_card("u1", "Li")});
-  deliver(a, b, "carrier-b");
+  deliver(a, b);
   EXPECT_EQ(kinds(*b.store.fetch_pending(person, line_b)),
             (std::map<std::string, std::string>{{"u2", "removed"}}));
   EXPECT_EQ(b.store.read_cards(person, line_b, store::scope::shared)->size(), 1u);
@@ -107,13 +122,11 @@ TEST_F(two_carriers, a_removal_travels_and_shows_as_removed) {
 TEST_F(two_carriers, a_new_sibling_is_bootstrapped_with_the_whole_store) {
   upload(a.store, person, line_a, {make_card("u1", "Li"), make_card("u2", "Wang")});
   carrier_store c("carrier-c");
-  register_line(c.store, person, "+8615000150000");
-  auto added = a.store.add_sibling(person, "carrier-c");
-  ASSERT_TRUE(added);
-  EXPECT_TRUE(*added);
-  EXPECT_FALSE(*a.store.add_sibling(person, "carrier-c")); // once
-  auto r = deliver(a, c, "carrier-c");
+  register_line(c.store, person, "+8615000150000", {"carrier-a", "carrier-b"});
+  deliver(c, a);
+  auto r = deliver(a, c);
   EXPECT_EQ(r.applied, 2u);
+  EXPECT_FALSE(*a.store.add_sibling(person, "carrier-c")); // known from now on
   EXPECT_EQ(c.store.fetch_pending(person, "+8615000150000")->changes.size(), 2u);
 }
 
@@ -124,6 +137,17 @@ TEST_F(two_carriers, a_malformed_batch_is_refused_and_changes_nothing) {
     EXPECT_EQ(r.error(), ec::invalid_request);
   }
   EXPECT_TRUE(shared_records(b.client, person).empty());
+}
+
+TEST_F(two_carriers, an_announcement_to_a_carrier_without_the_account_is_not_answered) {
+  carrier_store c("carrier-c");
+  auto added = c.store.add_sibling(person, "carrier-a");
+  ASSERT_TRUE(added);
+  EXPECT_TRUE(*added);
+  EXPECT_EQ(*store::outbox_depth(c.client, "carrier-a"), 0u);
+  // When the person registers at carrier-c later, carrier-a hears of it.
+  register_line(c.store, person, "+8615000150000", {"carrier-a", "carrier-b"});
+  EXPECT_EQ(*store::outbox_depth(c.client, "carrier-a"), 1u);
 }
 
 TEST_F(two_carriers, a_batch_for_an_account_this_carrier_lacks_is_dropped) {
@@ -137,11 +161,12 @@ TEST_F(two_carriers, a_batch_for_an_account_this_carrier_lacks_is_dropped) {
 
 TEST_F(two_carriers, the_outbox_survives_a_redis_crash_with_aof) {
   carrier_store durable("carrier-a", redis_server::options{true});
-  register_line(durable.store, person, line_a);
+  register_line(durable.store, person, line_a, {"carrier-b"});
   ASSERT_TRUE(durable.store.add_sibling(person, "carrier-b"));
   upload(durable.store, person, line_a, {make_card("u1", "Li")});
   durable.server.restart(/*crash=*/true);
   auto client = durable.server.connect();
-  EXPECT_EQ(*store::outbox_depth(client, "carrier-b"), 1u);
+  // The announcement, the answer to carrier-b's, and the upload's batch.
+  EXPECT_EQ(*store::outbox_depth(client, "carrier-b"), 3u);
   EXPECT_EQ(shared_records(client, person).size(), 1u);
 }
