@@ -39,14 +39,23 @@ std::string_view unquote(std::string_view value) {
   return value;
 }
 
+/// A parameter value without its quotes: they are syntax, never content.
+std::string without_quotes(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  for (char c : value)
+    if (c != '"')
+      out.push_back(c);
+  return std::string(trim(out));
+}
+
 /// Appends each ','-separated TYPE value, lower-cased (4.0 may quote the list).
 void add_types(std::string_view list, std::vector<std::string>* types) {
-  list = unquote(list);
   while (!list.empty()) {
     std::size_t comma = list.find(',');
-    std::string_view one = trim(list.substr(0, comma));
-    if (!one.empty())
-      types->push_back(to_lower(one));
+    std::string type = without_quotes(list.substr(0, comma));
+    if (!type.empty())
+      types->push_back(to_lower(type));
     list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
   }
 }
@@ -82,6 +91,15 @@ void split_text(std::string_view text, bool structured, std::vector<std::string>
   }
 }
 
+/// What a bare 2.1/3.0 binary TYPE (`JPEG`) is short for.
+std::string_view implied_media_prefix(std::string_view property) {
+  if (property == "SOUND")
+    return "audio/";
+  if (property == "PHOTO" || property == "LOGO")
+    return "image/";
+  return "application/";
+}
+
 /// The media type of a 2.1/3.0 inline binary comes from its TYPE (`JPEG`);
 /// taking it out of the types makes it compare with a 4.0 data: URI.
 void take_media_type(vcard_property* prop) {
@@ -91,12 +109,8 @@ void take_media_type(vcard_property* prop) {
   prop->types.erase(prop->types.begin());
   if (type.find('/') != std::string::npos)
     prop->media_type = std::move(type);
-  else if (prop->name == "SOUND")
-    prop->media_type = "audio/" + type;
-  else if (prop->name == "PHOTO" || prop->name == "LOGO")
-    prop->media_type = "image/" + type;
   else
-    prop->media_type = "application/" + type;
+    prop->media_type = std::string(implied_media_prefix(prop->name)) + type;
 }
 
 bool has_empty_identity(const vcard& card) {
@@ -300,8 +314,8 @@ bool vcard_reader::parse_line(std::string_view line, vcard_property* prop,
       std::string_view word = trim(param);
       if (is_encoding_name(word))
         encoding = word;
-      else if (!word.empty())
-        prop->types.push_back(to_lower(word));
+      else
+        add_types(word, &prop->types);
       continue;
     }
     std::string_view key = trim(param.substr(0, eq));
@@ -313,12 +327,17 @@ bool vcard_reader::parse_line(std::string_view line, vcard_property* prop,
     else if (iequals(key, "CHARSET"))
       charset = unquote(value);
     else
-      prop->params.push_back({to_upper(key), std::string(unquote(value))});
+      prop->params.push_back({to_upper(key), without_quotes(value)});
   }
   if (i >= line.size()) {
     *reason = "content line without ':'";
     return false;
   }
+  for (const vcard_param& param : prop->params)
+    if (!is_valid_utf8(param.value)) {
+      *reason = "invalid UTF-8 in a parameter of " + prop->name;
+      return false;
+    }
   return decode_value(line.substr(i + 1), encoding, charset, prop, reason);
 }
 
@@ -341,7 +360,11 @@ bool vcard_reader::decode_value(std::string_view raw, std::string_view encoding,
     if (comma != std::string_view::npos && head.size() >= 12 &&
         iequals(head.substr(head.size() - 7), ";base64")) {
       prop->binary = true;
-      prop->media_type = to_lower(head.substr(5, head.size() - 12));
+      std::string_view media = trim(head.substr(5, head.size() - 12));
+      // A bare "jpeg" means what 3.0's TYPE=JPEG means.
+      if (!media.empty() && media.find('/') == std::string_view::npos)
+        prop->media_type = implied_media_prefix(prop->name);
+      append_lower(prop->media_type, media);
       if (!normalize_base64(raw.substr(comma + 1), &prop->values.front())) {
         *reason = "bad base64 in " + prop->name;
         return false;
@@ -431,13 +454,27 @@ void append_escaped(std::string* out, std::string_view text) {
   }
 }
 
-void append_param_value(std::string* out, std::string_view value) {
-  bool quote = value.find_first_of(";:,") != std::string_view::npos;
+/// Quotes a parameter value holding ':', ';' or ','. A '"' cannot be written
+/// inside one (short of RFC 6868, which phones do not read), so it is dropped.
+void append_param_value(std::string* out, std::string_view value, bool is_list = false) {
+  bool quote = value.find_first_of(is_list ? ";:" : ";:,") != std::string_view::npos;
   if (quote)
     out->push_back('"');
-  out->append(value);
+  for (char c : value)
+    if (c != '"')
+      out->push_back(c);
   if (quote)
     out->push_back('"');
+}
+
+/// The TYPE that stands for a binary's media type in 3.0: "JPEG" for a
+/// PHOTO's image/jpeg, the whole media type where no short form exists.
+std::string media_type_token(const vcard_property& prop) {
+  std::string_view media = prop.media_type;
+  std::string_view prefix = implied_media_prefix(prop.name);
+  if (media.size() > prefix.size() && media.substr(0, prefix.size()) == prefix)
+    return to_upper(media.substr(prefix.size()));
+  return std::string(media);
 }
 
 /// 3.0 marks a preferred value with TYPE=PREF, 4.0 with PREF=1.
@@ -449,26 +486,32 @@ void append_property(std::string* line, const vcard_property& prop,
     line->push_back('.');
   }
   line->append(prop.name);
+  if (!v4 && prop.binary)
+    line->append(";ENCODING=b"); // first, as iOS writes it
 
   bool has_pref_param = false;
   for (const vcard_param& param : prop.params)
     has_pref_param = has_pref_param || param.name == "PREF";
-  bool first_type = true;
+  // 3.0 names a binary's media type by the first TYPE, as 2.1 did.
+  std::string types = !v4 && prop.binary ? media_type_token(prop) : std::string();
   for (const std::string& type : prop.types) {
-    if (v4 && type == "pref") {
-      if (!has_pref_param)
-        line->append(";PREF=1");
+    if (v4 && type == "pref")
       continue;
-    }
-    line->append(first_type ? ";TYPE=" : ",");
-    first_type = false;
+    if (!types.empty())
+      types.push_back(',');
     if (v4)
-      line->append(type);
+      types.append(type);
     else
-      append_upper(*line, type);
+      append_upper(types, type);
   }
   if (!v4 && has_pref_param && !prop.has_type("pref"))
-    line->append(first_type ? ";TYPE=PREF" : ",PREF");
+    types.append(types.empty() ? "PREF" : ",PREF");
+  if (!types.empty()) {
+    line->append(";TYPE=");
+    append_param_value(line, types, /*is_list=*/true);
+  }
+  if (v4 && !has_pref_param && prop.has_type("pref"))
+    line->append(";PREF=1");
 
   for (const vcard_param& param : prop.params) {
     if ((!v4 && param.name == "PREF") || (prop.binary && param.name == "VALUE"))
@@ -481,17 +524,10 @@ void append_property(std::string* line, const vcard_property& prop,
 
   if (prop.binary) {
     if (v4) {
-      line->append(":data:");
-      line->append(prop.media_type.empty() ? "application/octet-stream"
-                                           : prop.media_type);
+      line->append(":data:"); // RFC 2397 allows "data:;base64," when the type is unknown
+      line->append(prop.media_type);
       line->append(";base64,");
     } else {
-      line->append(";ENCODING=b");
-      std::string_view media = prop.media_type;
-      if (!media.empty()) {
-        line->append(";TYPE=");
-        append_upper(*line, media.substr(media.find('/') + 1));
-      }
       line->push_back(':');
     }
     line->append(prop.value());
@@ -512,6 +548,9 @@ std::string serialize(const vcard& card, vcard_version version) {
   out.append(version == vcard_version::v4_0 ? "VERSION:4.0\r\n" : "VERSION:3.0\r\n");
   std::string line;
   for (const vcard_property& prop : card.properties) {
+    // Written out, a stray BEGIN or END would split the card in two.
+    if (prop.name == "BEGIN" || prop.name == "END")
+      continue;
     line.clear();
     append_property(&line, prop, version);
     append_folded(&out, line);

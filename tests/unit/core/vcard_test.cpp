@@ -447,6 +447,20 @@ TEST(vcard_serialize, folds_at_75_octets_between_utf8_sequences) {
   EXPECT_EQ(prop(back, "NOTE").value(), note.values[0]);
 }
 
+TEST(vcard_serialize, output_always_reads_back_as_one_card) {
+  // Garbage a phone might write: a BEGIN property that is not a card start,
+  // quotes and a colon in parameter values.
+  vcard card = parse_one("BEGIN:VCARD\nFN:A\nBEGIN: VCARD\n"
+                         "TEL;TYPE=\"x:y\";X-NOTE=\"a;b\":1\nEND:VCARD\n");
+  for (vcard_version version : {vcard_version::v3_0, vcard_version::v4_0}) {
+    std::string out = serialize(card, version);
+    EXPECT_EQ(out.find("BEGIN: VCARD"), std::string::npos);
+    vcard back = parse_one(out);
+    EXPECT_EQ(prop(back, "TEL").types, (strings{"x:y"}));
+    EXPECT_EQ(prop(back, "TEL").params[0].value, "a;b");
+  }
+}
+
 TEST(vcard_serialize, round_trips_through_both_versions) {
   for (std::string_view source : {android_utf8, ios_card, v4_card}) {
     vcard card = parse_one(source);
