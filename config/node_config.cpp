@@ -1,0 +1,633 @@
+#include "config/node_config.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+namespace simsync::config {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int max_shards = 1024;
+constexpr int default_shards = 4;
+constexpr std::size_t min_federation_key_size = 16;
+constexpr std::size_t seal_key_size = 32;
+
+/// Thrown with the whole message; load_node_config turns it into a load_result.
+struct config_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// -- options -----------------------------------------------------------------
+
+/// A command-line option and the TOML key it overrides. The help text is
+/// generated from this table, so it cannot drift from what is parsed.
+struct option_spec {
+  std::string_view flag;
+  std::string_view key; ///< dotted TOML key; empty for --config and --help
+  std::string_view arg;
+  std::string_view default_value; ///< "required" or "default: ..."
+  std::string_view meaning;       ///< may hold '\n' for help's line breaks
+};
+
+constexpr option_spec option_specs[] = {
+    {"--config", "", "FILE", "",
+     "TOML file to read; relative paths in it are relative to its folder"},
+    {"--carrier", "carrier", "ID", "required",
+     "this carrier's id: 1 to 32 of a-z, 0-9 and '-'"},
+    {"--node", "node", "ID", "required",
+     "this node's id within the carrier (same rule as carrier)"},
+    {"--shards", "shards", "N", "default: 4",
+     "account shards of the whole carrier (1..1024)"},
+    {"--log-level", "log_level", "LEVEL", "default: info",
+     "trace, debug, info, warn or error"},
+    {"--redis", "redis.address", "ADDR", "required",
+     "this node's Redis: host:port or unix:/absolute/path"},
+    {"--gateway", "gateway.listen", "HOST:PORT", "required", "terminal HTTP API"},
+    {"--admin", "admin.listen", "HOST:PORT", "required",
+     "admin HTTP (metrics, introspection)"},
+    {"--federation", "federation.listen", "HOST:PORT", "required without [[nodes]]",
+     "where this node's CAF middleman listens; with [[nodes]] in the file,\n"
+     "replaces this node's entry's federation"},
+    {"--federation-key-file", "federation_key_file", "FILE", "required",
+     "key shared by every carrier (idcode HMAC): the file's exact bytes,\n"
+     "at least 16 (a trailing newline is part of the key)"},
+    {"--seal-key-file", "seal_key_file", "FILE", "required",
+     "this carrier's key for user info at rest: 32 raw bytes, or 64 hex\n"
+     "digits optionally followed by a newline"},
+    {"--data-dir", "data_dir", "DIR",
+     "default: data/<carrier>/<node> in the file's folder",
+     "logs and pid files (tools/cluster)"},
+    {"--help", "", "", "", "print this help and exit"},
+};
+
+const option_spec* find_option(std::string_view flag) {
+  for (const auto& spec : option_specs)
+    if (spec.flag == flag)
+      return &spec;
+  return nullptr;
+}
+
+std::string help_text(std::string_view program) {
+  std::ostringstream out;
+  out << "usage: " << program << " [--config FILE] [options]\n\n"
+      << "Reads the node's configuration from a TOML file; each option overrides\n"
+      << "the file key shown with it. Options take `--name value` or `--name=value`.\n"
+      << "Relative paths given as options are relative to the working directory.\n"
+      << "Peers and the nodes of a multi-node carrier ([[nodes]], [[peers]]) are\n"
+      << "set in the file only; see config/examples/.\n\n";
+  for (const auto& spec : option_specs) {
+    out << "  " << spec.flag;
+    if (!spec.arg.empty())
+      out << ' ' << spec.arg;
+    out << "\n      ";
+    for (char c : spec.meaning)
+      out << (c == '\n' ? std::string_view{"\n      "} : std::string_view{&c, 1});
+    if (!spec.key.empty())
+      out << "\n      file key: " << spec.key << "; " << spec.default_value;
+    out << '\n';
+  }
+  return out.str();
+}
+
+// -- value checks ------------------------------------------------------------
+
+std::string in_quotes(std::string_view text) {
+  return "\"" + std::string{text} + "\"";
+}
+
+bool is_hex_digit(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+bool is_valid_id(std::string_view id) {
+  return !id.empty() && id.size() <= 32 && std::all_of(id.begin(), id.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+}
+
+/// Parses a whole string of decimal digits; nothing else (no sign, no spaces).
+std::optional<long long> parse_decimal(std::string_view text) {
+  long long value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || text.front() == '-' || ec != std::errc{} ||
+      end != text.data() + text.size())
+    return std::nullopt;
+  return value;
+}
+
+std::optional<host_port> parse_host_port(std::string_view text) {
+  std::string_view host;
+  std::string_view port;
+  if (!text.empty() && text.front() == '[') {
+    auto close = text.find(']');
+    if (close == std::string_view::npos || close + 1 >= text.size() ||
+        text[close + 1] != ':')
+      return std::nullopt;
+    host = text.substr(1, close - 1);
+    port = text.substr(close + 2);
+  } else {
+    auto colon = text.rfind(':');
+    if (colon == std::string_view::npos)
+      return std::nullopt;
+    host = text.substr(0, colon);
+    port = text.substr(colon + 1);
+    // An unbracketed colon in the host is an IPv6 literal without brackets,
+    // where the port cannot be told apart from the address.
+    if (host.find(':') != std::string_view::npos)
+      return std::nullopt;
+  }
+  bool host_ok = !host.empty() && std::none_of(host.begin(), host.end(), [](char c) {
+    return c == ' ' || c == '\t' || c == '/' || c == '[' || c == ']';
+  });
+  auto number = parse_decimal(port);
+  if (!host_ok || !number || *number < 1 || *number > 65535)
+    return std::nullopt;
+  return host_port{std::string{host}, static_cast<int>(*number)};
+}
+
+std::string type_name(const toml::node& node) {
+  std::ostringstream out;
+  out << node.type();
+  return out.str();
+}
+
+std::string read_whole_file(const fs::path& path, const std::string& name) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    throw config_error(
+        name + ": " + in_quotes(path.string()) +
+        (fs::exists(path, ec) ? " is not a regular file" : " does not exist"));
+  std::ifstream in{path, std::ios::binary};
+  std::string bytes{std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{}};
+  if (!in.good() && !in.eof())
+    throw config_error(name + ": cannot read " + in_quotes(path.string()) + ": " +
+                       std::strerror(errno));
+  return bytes;
+}
+
+// -- reader ------------------------------------------------------------------
+
+/// Reads and validates a parsed TOML document whose top-level keys may have
+/// been overridden from the command line. Errors name the option when the
+/// value came from one, the TOML key otherwise.
+class reader {
+public:
+  reader(const toml::table& root, fs::path file_dir,
+         std::map<std::string, std::string, std::less<>> flags)
+      : root_(root), file_dir_(std::move(file_dir)), flags_(std::move(flags)) {}
+
+  node_config read() {
+    check_keys(root_, "",
+               {"carrier", "node", "shards", "log_level", "federation_key_file",
+                "seal_key_file", "data_dir", "redis", "gateway", "admin", "federation",
+                "nodes", "peers"});
+    node_config c;
+    c.carrier = required_id(root_, "carrier");
+    c.node = required_id(root_, "node");
+    c.shards = shard_count(root_, "shards");
+    c.log_level = optional_string(root_, "log_level").value_or("info");
+    if (c.log_level != "trace" && c.log_level != "debug" && c.log_level != "info" &&
+        c.log_level != "warn" && c.log_level != "error")
+      fail("log_level",
+           "expected trace, debug, info, warn or error, got " + in_quotes(c.log_level));
+    c.redis_address = required_string(setting_table("redis", "address"), "redis.address");
+    if (!valid_redis_address(c.redis_address))
+      fail("redis.address",
+           "expected host:port or unix:/path, got " + in_quotes(c.redis_address));
+    c.gateway = required_host_port(setting_table("gateway", "listen"), "gateway.listen");
+    c.admin = required_host_port(setting_table("admin", "listen"), "admin.listen");
+    read_own_nodes(c);
+    c.federation = c.self().federation;
+    c.peers = read_peers(c.carrier);
+    c.federation_key = read_key_file("federation_key_file");
+    if (c.federation_key.size() < min_federation_key_size)
+      fail("federation_key_file",
+           "the key must be at least " + std::to_string(min_federation_key_size) +
+               " bytes, the file holds " + std::to_string(c.federation_key.size()));
+    c.seal_key = read_seal_key();
+    auto data_dir = optional_string(root_, "data_dir");
+    c.data_dir = data_dir ? path_value("data_dir", *data_dir).string()
+                          : (file_dir_ / "data" / c.carrier / c.node).string();
+    return c;
+  }
+
+private:
+  // -- errors --
+
+  /// The name a user knows the value by: the option that set it, or its key.
+  std::string display_name(std::string_view key) const {
+    auto i = flags_.find(key);
+    return i != flags_.end() ? i->second : std::string{key};
+  }
+
+  [[noreturn]] void fail(std::string_view key, const std::string& what) const {
+    throw config_error(display_name(key) + ": " + what);
+  }
+
+  [[noreturn]] void missing(std::string_view key) const {
+    std::string hint;
+    for (const auto& spec : option_specs)
+      if (spec.key == key)
+        hint = " (set it in the file or with " + std::string{spec.flag} + ")";
+    fail(key, "missing" + hint);
+  }
+
+  /// Rejects keys the schema does not know, so that a misspelt optional key
+  /// is an error instead of a silently used default.
+  void check_keys(const toml::table& table, const std::string& prefix,
+                  std::initializer_list<std::string_view> known) const {
+    for (const auto& [key, value] : table)
+      if (std::find(known.begin(), known.end(), key.str()) == known.end())
+        fail(prefix + std::string{key.str()}, "unknown key");
+  }
+
+  // -- typed access; `name` is the dotted key used in messages --
+
+  const toml::node* find(const toml::table* table, std::string_view key) const {
+    return table ? table->get(key) : nullptr;
+  }
+
+  std::string_view last_part(std::string_view name) const {
+    auto dot = name.rfind('.');
+    return dot == std::string_view::npos ? name : name.substr(dot + 1);
+  }
+
+  std::optional<std::string> optional_string(const toml::table* table,
+                                             std::string_view name) const {
+    const auto* node = find(table, last_part(name));
+    if (!node)
+      return std::nullopt;
+    if (!node->is_string())
+      fail(name, "expected a string, got " + type_name(*node));
+    return node->as_string()->get();
+  }
+  std::optional<std::string> optional_string(const toml::table& table,
+                                             std::string_view name) const {
+    return optional_string(&table, name);
+  }
+
+  std::string required_string(const toml::table* table, std::string_view name) const {
+    auto value = optional_string(table, name);
+    if (!value)
+      missing(name);
+    return *value;
+  }
+
+  std::optional<long long> optional_integer(const toml::table& table,
+                                            std::string_view name) const {
+    const auto* node = find(&table, last_part(name));
+    if (!node)
+      return std::nullopt;
+    if (!node->is_integer())
+      fail(name, "expected an integer, got " + type_name(*node));
+    return node->as_integer()->get();
+  }
+
+  std::string required_id(const toml::table& table, std::string_view name) const {
+    auto id = required_string(&table, name);
+    if (!is_valid_id(id))
+      fail(name, "expected 1 to 32 of a-z, 0-9 and '-', got " + in_quotes(id));
+    return id;
+  }
+
+  host_port required_host_port(const toml::table* table, std::string_view name) const {
+    auto text = required_string(table, name);
+    auto value = parse_host_port(text);
+    if (!value)
+      fail(name, "expected host:port with a port in 1..65535, got " + in_quotes(text));
+    return *value;
+  }
+
+  int shard_count(const toml::table& table, std::string_view name) const {
+    auto value = optional_integer(table, name).value_or(default_shards);
+    if (value < 1 || value > max_shards)
+      fail(name, "expected 1..1024, got " + std::to_string(value));
+    return static_cast<int>(value);
+  }
+
+  /// A one-setting table such as [redis]; null when absent.
+  const toml::table* setting_table(std::string_view table, std::string_view key) const {
+    const auto* node = root_.get(table);
+    if (!node)
+      return nullptr;
+    if (!node->is_table())
+      fail(table, "expected a table, got " + type_name(*node));
+    check_keys(*node->as_table(), std::string{table} + ".", {key});
+    return node->as_table();
+  }
+
+  /// The tables of an array of tables such as [[nodes]]; null when absent.
+  const toml::array* table_array(const toml::table& table,
+                                 const std::string& name) const {
+    const auto* node = find(&table, last_part(name));
+    if (!node)
+      return nullptr;
+    const auto* array = node->as_array();
+    if (!array || !array->is_array_of_tables())
+      fail(name,
+           "expected an array of tables ([[" + std::string{last_part(name)} + "]])");
+    return array;
+  }
+
+  static bool valid_redis_address(std::string_view address) {
+    constexpr std::string_view unix_prefix = "unix:";
+    if (address.substr(0, unix_prefix.size()) == unix_prefix)
+      return address.size() > unix_prefix.size() + 1 &&
+             address[unix_prefix.size()] == '/';
+    return parse_host_port(address).has_value();
+  }
+
+  // -- paths and keys --
+
+  /// Options are relative to the working directory, file keys to the file's
+  /// folder, so that a deployment folder can be moved as a whole.
+  fs::path path_value(std::string_view key, const std::string& text) const {
+    if (text.empty())
+      fail(key, "expected a path, got \"\"");
+    fs::path base = flags_.count(key) ? fs::current_path() : file_dir_;
+    return (base / text).lexically_normal();
+  }
+
+  std::string read_key_file(std::string_view key) const {
+    auto path = path_value(key, required_string(&root_, key));
+    return read_whole_file(path, display_name(key));
+  }
+
+  std::string read_seal_key() const {
+    auto bytes = read_key_file("seal_key_file");
+    if (bytes.size() == seal_key_size)
+      return bytes;
+    // Hex is accepted because it survives copy and paste and editors; an
+    // editor's trailing newline must not make the key invalid.
+    auto text = std::string_view{bytes};
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+      text.remove_suffix(1);
+    if (text.size() != 2 * seal_key_size ||
+        !std::all_of(text.begin(), text.end(), is_hex_digit))
+      fail("seal_key_file", "expected 32 raw bytes or 64 hex digits, the file holds " +
+                                std::to_string(bytes.size()) + " bytes");
+    std::string key(seal_key_size, '\0');
+    for (std::size_t i = 0; i < seal_key_size; ++i)
+      key[i] =
+          static_cast<char>(std::stoi(std::string{text.substr(2 * i, 2)}, nullptr, 16));
+    return key;
+  }
+
+  // -- nodes and peers --
+
+  /// Reads [[nodes]]-style entries and checks that their shards partition
+  /// 0..shards-1. `name` is "nodes" or "peers[i].nodes".
+  std::vector<node_entry> read_nodes(const toml::array& array, const std::string& name,
+                                     int shards) const {
+    std::vector<node_entry> nodes;
+    std::vector<int> owner(static_cast<std::size_t>(shards), -1);
+    for (std::size_t i = 0; i < array.size(); ++i) {
+      const auto& table = *array[i].as_table();
+      auto entry_name = name + "[" + std::to_string(i) + "]";
+      check_keys(table, entry_name + ".", {"id", "federation", "shards"});
+      node_entry entry;
+      entry.id = required_id(table, entry_name + ".id");
+      for (const auto& other : nodes)
+        if (other.id == entry.id)
+          fail(entry_name + ".id", "node id " + in_quotes(entry.id) + " is used twice");
+      entry.federation = required_host_port(&table, entry_name + ".federation");
+      auto shards_name = entry_name + ".shards";
+      const auto* list = table.get_as<toml::array>("shards");
+      if (!list)
+        fail(shards_name,
+             table.get("shards") ? "expected an array of shard numbers" : "missing");
+      if (list->empty())
+        fail(shards_name, "empty: every node owns at least one shard");
+      for (const auto& item : *list) {
+        if (!item.is_integer())
+          fail(shards_name, "expected shard numbers, got " + type_name(item));
+        auto shard = item.as_integer()->get();
+        if (shard < 0 || shard >= shards)
+          fail(shards_name, "shard " + std::to_string(shard) + " is outside 0.." +
+                                std::to_string(shards - 1));
+        auto& current = owner[static_cast<std::size_t>(shard)];
+        if (current >= 0)
+          fail(shards_name, "shard " + std::to_string(shard) + " is also owned by " +
+                                name + "[" + std::to_string(current) + "]");
+        current = static_cast<int>(i);
+        entry.shards.push_back(static_cast<int>(shard));
+      }
+      std::sort(entry.shards.begin(), entry.shards.end());
+      nodes.push_back(std::move(entry));
+    }
+    auto gap = std::find(owner.begin(), owner.end(), -1);
+    if (gap != owner.end())
+      fail(name, "shard " + std::to_string(gap - owner.begin()) + " of 0.." +
+                     std::to_string(shards - 1) + " is owned by no node");
+    return nodes;
+  }
+
+  void read_own_nodes(node_config& c) const {
+    const auto* array = table_array(root_, "nodes");
+    const auto* federation_table = setting_table("federation", "listen");
+    if (!array) {
+      c.nodes.push_back(node_entry{
+          c.node, required_host_port(federation_table, "federation.listen"), {}});
+      for (int shard = 0; shard < c.shards; ++shard)
+        c.nodes.back().shards.push_back(shard);
+      return;
+    }
+    bool from_option = flags_.count("federation.listen") > 0;
+    if (federation_table && !from_option)
+      fail("federation.listen",
+           "not allowed with [[nodes]]: each node's address is its entry's federation");
+    c.nodes = read_nodes(*array, "nodes", c.shards);
+    auto self = std::find_if(c.nodes.begin(), c.nodes.end(),
+                             [&](const node_entry& n) { return n.id == c.node; });
+    if (self == c.nodes.end())
+      fail("node", in_quotes(c.node) + " is not one of the [[nodes]]");
+    if (from_option)
+      self->federation = required_host_port(federation_table, "federation.listen");
+  }
+
+  std::vector<peer_entry> read_peers(const std::string& carrier) const {
+    std::vector<peer_entry> peers;
+    const auto* array = table_array(root_, "peers");
+    if (!array)
+      return peers;
+    for (std::size_t i = 0; i < array->size(); ++i) {
+      const auto& table = *(*array)[i].as_table();
+      auto name = "peers[" + std::to_string(i) + "]";
+      check_keys(table, name + ".", {"id", "shards", "nodes"});
+      peer_entry peer;
+      peer.id = required_id(table, name + ".id");
+      if (peer.id == carrier)
+        fail(name + ".id", in_quotes(peer.id) + " is this carrier, not a peer");
+      for (const auto& other : peers)
+        if (other.id == peer.id)
+          fail(name + ".id", "peer id " + in_quotes(peer.id) + " is used twice");
+      peer.shards = shard_count(table, name + ".shards");
+      const auto* nodes = table_array(table, name + ".nodes");
+      if (!nodes)
+        fail(name + ".nodes", "missing: list the peer's nodes as [[peers.nodes]]");
+      peer.nodes = read_nodes(*nodes, name + ".nodes", peer.shards);
+      peers.push_back(std::move(peer));
+    }
+    return peers;
+  }
+
+  const toml::table& root_;
+  fs::path file_dir_;
+  /// Dotted key -> the option that overrode it.
+  std::map<std::string, std::string, std::less<>> flags_;
+};
+
+// -- command line ------------------------------------------------------------
+
+load_result failure(std::string what) {
+  load_result result;
+  result.error = "config error: " + what;
+  return result;
+}
+
+/// Stores an option's value in the document at its dotted key, so that one
+/// reader validates file values and options alike.
+void apply_override(toml::table& root, const option_spec& spec,
+                    const std::string& value) {
+  auto dot = spec.key.find('.');
+  toml::table* table = &root;
+  auto key = spec.key;
+  if (dot != std::string_view::npos) {
+    auto outer = spec.key.substr(0, dot);
+    if (!root.contains(outer))
+      root.insert(outer, toml::table{});
+    table = root.get_as<toml::table>(outer);
+    if (!table)
+      throw config_error(std::string{outer} + ": expected a table");
+    key = spec.key.substr(dot + 1);
+  }
+  if (spec.flag == "--shards") {
+    auto number = parse_decimal(value);
+    if (!number || *number < 1)
+      throw config_error("--shards: expected a positive integer, got " +
+                         in_quotes(value));
+    table->insert_or_assign(key, static_cast<int64_t>(*number));
+  } else {
+    table->insert_or_assign(key, value);
+  }
+}
+
+} // namespace
+
+// -- public API ----------------------------------------------------------------
+
+std::string host_port::to_string() const {
+  auto text = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  return text + ":" + std::to_string(port);
+}
+
+const node_entry& node_config::self() const {
+  for (const auto& entry : nodes)
+    if (entry.id == node)
+      return entry;
+  throw std::logic_error("node_config: node " + node + " has no entry in nodes");
+}
+
+std::vector<int> node_config::owned_shards() const {
+  return self().shards;
+}
+
+const node_entry& owner_of(const std::vector<node_entry>& nodes, int shard) {
+  for (const auto& entry : nodes)
+    if (std::binary_search(entry.shards.begin(), entry.shards.end(), shard))
+      return entry;
+  throw std::out_of_range("owner_of: no node owns shard " + std::to_string(shard));
+}
+
+int shard_of(std::string_view idcode, int shards) {
+  if (shards < 1)
+    throw std::invalid_argument("shard_of: shards must be positive");
+  if (idcode.size() < 8 || !std::all_of(idcode.begin(), idcode.begin() + 8, is_hex_digit))
+    throw std::invalid_argument("shard_of: the idcode must start with 8 hex digits");
+  std::uint32_t prefix = 0;
+  std::from_chars(idcode.data(), idcode.data() + 8, prefix, 16);
+  return static_cast<int>(prefix % static_cast<std::uint32_t>(shards));
+}
+
+load_result load_node_config(int argc, const char* const* argv) {
+  std::string program = argc > 0 ? fs::path{argv[0]}.filename().string() : "carrierd";
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view{argv[i]} == "--help") {
+      load_result result;
+      result.help = true;
+      result.help_text = help_text(program);
+      return result;
+    }
+  }
+  // Later occurrences of an option win, as with most command-line tools.
+  std::map<std::string_view, std::pair<const option_spec*, std::string>> given;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    auto eq = arg.find('=');
+    auto flag = arg.substr(0, eq);
+    const auto* spec = find_option(flag);
+    if (arg.substr(0, 2) != "--" || !spec)
+      return failure(std::string{flag} + ": unknown option (see --help)");
+    std::string value;
+    if (eq != std::string_view::npos)
+      value = std::string{arg.substr(eq + 1)};
+    else if (i + 1 < argc)
+      value = argv[++i];
+    else
+      return failure(std::string{flag} + ": missing value");
+    given[spec->flag] = {spec, std::move(value)};
+  }
+  try {
+    toml::table root;
+    fs::path file_dir = fs::current_path();
+    if (auto config = given.find("--config"); config != given.end()) {
+      auto path = fs::absolute(config->second.second).lexically_normal();
+      std::error_code ec;
+      if (!fs::is_regular_file(path, ec))
+        return failure("--config: " + in_quotes(path.string()) +
+                       " is not a readable file");
+      try {
+        root = toml::parse_file(path.string());
+      } catch (const toml::parse_error& e) {
+        return failure(path.string() + ":" + std::to_string(e.source().begin.line) + ":" +
+                       std::to_string(e.source().begin.column) + ": " +
+                       std::string{e.description()});
+      }
+      file_dir = path.parent_path();
+    }
+    std::map<std::string, std::string, std::less<>> flags;
+    for (const auto& [flag, entry] : given) {
+      const auto& [spec, value] = entry;
+      if (spec->key.empty())
+        continue;
+      apply_override(root, *spec, value);
+      flags.emplace(std::string{spec->key}, std::string{flag});
+    }
+    load_result result;
+    result.config = reader{root, file_dir, std::move(flags)}.read();
+    return result;
+  } catch (const config_error& e) {
+    return failure(e.what());
+  }
+}
+
+load_result load_node_config_file(const std::string& path) {
+  const char* argv[] = {"carrierd", "--config", path.c_str()};
+  return load_node_config(3, argv);
+}
+
+} // namespace simsync::config

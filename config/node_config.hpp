@@ -1,0 +1,91 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace simsync::config {
+
+/// A TCP endpoint as written in the configuration: "host:port", or
+/// "[v6-address]:port" for an IPv6 literal (host then holds it without brackets).
+struct host_port {
+  std::string host;
+  int port = 0; ///< 1..65535
+
+  /// Back to the configuration's spelling, brackets included for IPv6.
+  std::string to_string() const;
+};
+
+/// One node of a carrier and the account shards it owns.
+struct node_entry {
+  std::string id;
+  host_port federation;    ///< where the node's CAF middleman listens
+  std::vector<int> shards; ///< ascending, non-empty
+};
+
+/// A peer carrier: its shard count and nodes, which partition its shards.
+struct peer_entry {
+  std::string id;
+  int shards = 0;
+  std::vector<node_entry> nodes;
+};
+
+/// The configuration of one carrierd process, validated: every id is well
+/// formed and unique, the shards of `nodes` (and of each peer's nodes)
+/// partition 0..shards-1, and the keys were read from their files.
+struct node_config {
+  std::string carrier;            ///< this carrier's id
+  std::string node;               ///< this node's id within the carrier
+  int shards = 4;                 ///< account shards of the whole carrier
+  std::string log_level = "info"; ///< trace, debug, info, warn or error
+  std::string redis_address;      ///< "host:port" or "unix:/absolute/path"
+  host_port gateway;              ///< terminal HTTP API
+  host_port admin;                ///< metrics and introspection HTTP
+  host_port federation; ///< this node's federation endpoint (= self().federation)
+  /// Every node of this carrier; a carrier configured without [[nodes]] gets
+  /// one entry, this node, owning every shard.
+  std::vector<node_entry> nodes;
+  std::vector<peer_entry> peers;
+  std::string federation_key; ///< the key bytes (at least 16), as in its file
+  std::string seal_key;       ///< 32 key bytes (decoded when the file holds hex)
+  std::string data_dir;       ///< absolute path
+
+  /// This node's entry in `nodes`.
+  const node_entry& self() const;
+
+  /// The shards this node owns, ascending.
+  std::vector<int> owned_shards() const;
+};
+
+/// The outcome of loading: a configuration, or an error naming the option or
+/// key at fault, or (for --help) the help text.
+struct load_result {
+  std::optional<node_config> config;
+  std::string error; ///< "config error: <key or --option>: <what is wrong>"
+  bool help = false;
+  std::string help_text;
+};
+
+/// Loads carrierd's configuration from the command line: `--config FILE` names
+/// a TOML file, and every other option overrides the file's value (--help lists
+/// them). Options take `--name value` or `--name=value`.
+/// Relative paths in the file are relative to the file's folder; relative
+/// paths given as options are relative to the working directory.
+load_result load_node_config(int argc, const char* const* argv);
+
+/// Loads a TOML file with no overrides.
+load_result load_node_config_file(const std::string& path);
+
+/// The node among `nodes` that owns `shard`. Throws std::out_of_range if none
+/// does, which a validated configuration rules out for 0 <= shard < shards.
+const node_entry& owner_of(const std::vector<node_entry>& nodes, int shard);
+
+/// The shard of an account: the first 8 hex digits of its idcode read as a
+/// 32-bit integer, modulo `shards`. The idcode is already an HMAC, so these
+/// bits are uniform; every carrier and tool must use this function so that
+/// they agree on where an account lives. Throws std::invalid_argument if
+/// shards < 1 or the idcode does not start with 8 hex digits.
+int shard_of(std::string_view idcode, int shards);
+
+} // namespace simsync::config

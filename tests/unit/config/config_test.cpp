@@ -1,0 +1,571 @@
+#include "config/node_config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace simsync::config {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The examples are read from the source tree, wherever the build happens.
+const fs::path examples_dir =
+    fs::path{__FILE__}.parent_path().parent_path().parent_path().parent_path() /
+    "config" / "examples";
+
+constexpr const char* raw_seal_key = "0123456789abcdef0123456789ABCDEF"; // 32 bytes
+
+/// A valid single-node configuration; the tests change one thing at a time.
+const std::string base_toml = R"(carrier = "carrier-a"
+node = "a1"
+federation_key_file = "federation.key"
+seal_key_file = "seal.key"
+
+[redis]
+address = "127.0.0.1:6380"
+
+[gateway]
+listen = "127.0.0.1:8080"
+
+[admin]
+listen = "127.0.0.1:9090"
+
+[federation]
+listen = "127.0.0.1:7001"
+)";
+
+const std::string federation_table = "\n[federation]\nlisten = \"127.0.0.1:7001\"\n";
+
+/// The base without [federation], for configurations with [[nodes]].
+std::string base_without_federation() {
+  auto text = base_toml;
+  text.erase(text.find(federation_table), federation_table.size());
+  return text;
+}
+
+/// `text` with its one occurrence of `from` replaced by `to`.
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  auto at = text.find(from);
+  if (at == std::string::npos)
+    throw std::logic_error("test setup: no " + from + " in the configuration");
+  return text.replace(at, from.size(), to);
+}
+
+bool starts_with(const std::string& text, const std::string& prefix) {
+  return text.compare(0, prefix.size(), prefix) == 0;
+}
+
+const std::string two_nodes = R"(
+[[nodes]]
+id = "a1"
+federation = "127.0.0.1:7001"
+shards = [0, 1]
+
+[[nodes]]
+id = "a2"
+federation = "127.0.0.1:7002"
+shards = [3, 2]
+)";
+
+const std::string peer_b = R"(
+[[peers]]
+id = "carrier-b"
+shards = 2
+  [[peers.nodes]]
+  id = "b1"
+  federation = "127.0.0.1:7101"
+  shards = [0, 1]
+)";
+
+class config_test : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "simsync-config-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    write("federation.key", "federation-key-of-the-tests");
+    write("seal.key", raw_seal_key);
+  }
+
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path write(const std::string& name, const std::string& text) {
+    auto path = dir_ / name;
+    std::ofstream{path, std::ios::binary} << text;
+    return path;
+  }
+
+  /// Writes `toml` as config.toml and loads it with `args` after --config.
+  load_result load(const std::string& toml, std::vector<std::string> args = {}) {
+    auto path = write("config.toml", toml);
+    args.insert(args.begin(), {"carrierd", "--config", path.string()});
+    return load_args(args);
+  }
+
+  static load_result load_args(const std::vector<std::string>& args) {
+    std::vector<const char*> argv;
+    for (const auto& arg : args)
+      argv.push_back(arg.c_str());
+    return load_node_config(static_cast<int>(argv.size()), argv.data());
+  }
+
+  /// The configuration of a load expected to succeed.
+  static node_config loaded(const load_result& result) {
+    EXPECT_EQ(result.error, "");
+    if (!result.config)
+      throw std::runtime_error("no configuration: " + result.error);
+    return *result.config;
+  }
+
+  fs::path dir_;
+};
+
+// -- examples ------------------------------------------------------------------
+
+std::vector<fs::path> example_files(const std::string& deployment) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator{examples_dir / deployment})
+    if (entry.path().extension() == ".toml")
+      files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+/// Checks that what each file says about its peers is what the peers' own
+/// files say about themselves.
+void expect_consistent(const std::vector<node_config>& configs) {
+  for (const auto& config : configs) {
+    for (const auto& peer : config.peers) {
+      SCOPED_TRACE(config.carrier + "/" + config.node + " -> " + peer.id);
+      bool found = false;
+      for (const auto& other : configs) {
+        if (other.carrier != peer.id)
+          continue;
+        found = true;
+        EXPECT_EQ(peer.shards, other.shards);
+        ASSERT_EQ(peer.nodes.size(), other.nodes.size());
+        for (std::size_t i = 0; i < peer.nodes.size(); ++i) {
+          EXPECT_EQ(peer.nodes[i].id, other.nodes[i].id);
+          EXPECT_EQ(peer.nodes[i].federation.to_string(),
+                    other.nodes[i].federation.to_string());
+          EXPECT_EQ(peer.nodes[i].shards, other.nodes[i].shards);
+        }
+      }
+      EXPECT_TRUE(found);
+    }
+  }
+}
+
+TEST(config_examples, every_file_loads_and_the_files_agree) {
+  std::set<int> ports; // both deployments run at once, so no port is used twice
+  for (const std::string deployment : {"three-carriers", "two-node-carrier"}) {
+    std::vector<node_config> configs;
+    for (const auto& file : example_files(deployment)) {
+      SCOPED_TRACE(file.string());
+      auto result = load_node_config_file(file.string());
+      ASSERT_TRUE(result.config) << result.error;
+      const auto& config = *result.config;
+      EXPECT_EQ(config.peers.size(), 2u);
+      EXPECT_EQ(config.federation_key.size(), 64u);
+      EXPECT_EQ(config.seal_key.size(), 32u);
+      EXPECT_TRUE(fs::path{config.data_dir}.is_absolute());
+      EXPECT_EQ(config.federation.to_string(), config.self().federation.to_string());
+      auto redis_port =
+          std::stoi(config.redis_address.substr(config.redis_address.rfind(':') + 1));
+      for (int port :
+           {redis_port, config.gateway.port, config.admin.port, config.federation.port})
+        EXPECT_TRUE(ports.insert(port).second) << "port " << port << " used twice";
+      configs.push_back(config);
+    }
+    EXPECT_EQ(configs.size(), deployment == "three-carriers" ? 3u : 4u);
+    expect_consistent(configs);
+  }
+}
+
+TEST(config_examples, two_node_carrier_splits_the_shards) {
+  auto a2 = load_node_config_file(
+      (examples_dir / "two-node-carrier" / "carrier-a-a2.toml").string());
+  ASSERT_TRUE(a2.config) << a2.error;
+  EXPECT_EQ(a2.config->owned_shards(), (std::vector<int>{2, 3}));
+  EXPECT_EQ(a2.config->federation.to_string(), "127.0.0.1:27002");
+  EXPECT_EQ(owner_of(a2.config->nodes, 1).id, "a1");
+  EXPECT_EQ(a2.config->data_dir,
+            (examples_dir / "two-node-carrier" / "data" / "carrier-a" / "a2")
+                .lexically_normal()
+                .string());
+}
+
+// -- defaults and overrides ----------------------------------------------------
+
+TEST_F(config_test, defaults_fill_what_the_file_leaves_out) {
+  auto config = loaded(load(base_toml));
+  EXPECT_EQ(config.carrier, "carrier-a");
+  EXPECT_EQ(config.node, "a1");
+  EXPECT_EQ(config.shards, 4);
+  EXPECT_EQ(config.log_level, "info");
+  EXPECT_EQ(config.redis_address, "127.0.0.1:6380");
+  EXPECT_EQ(config.gateway.to_string(), "127.0.0.1:8080");
+  EXPECT_EQ(config.admin.to_string(), "127.0.0.1:9090");
+  EXPECT_EQ(config.federation.to_string(), "127.0.0.1:7001");
+  ASSERT_EQ(config.nodes.size(), 1u);
+  EXPECT_EQ(config.self().id, "a1");
+  EXPECT_EQ(config.owned_shards(), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_TRUE(config.peers.empty());
+  EXPECT_EQ(config.federation_key, "federation-key-of-the-tests");
+  EXPECT_EQ(config.seal_key, raw_seal_key);
+  EXPECT_EQ(config.data_dir, (dir_ / "data" / "carrier-a" / "a1").string());
+}
+
+TEST_F(config_test, options_override_the_file) {
+  auto file = "shards = 8\nlog_level = \"warn\"\ndata_dir = \"from-file\"\n" + base_toml;
+  write("other-federation.key", "another-federation-key");
+  write("other-seal.key", std::string(64, 'f') + "\n");
+  auto config = loaded(load(file, {"--carrier",
+                                   "carrier-z",
+                                   "--node=z9",
+                                   "--shards",
+                                   "2",
+                                   "--log-level=debug",
+                                   "--redis",
+                                   "unix:/run/redis.sock",
+                                   "--gateway",
+                                   "0.0.0.0:1",
+                                   "--admin",
+                                   "[::1]:65535",
+                                   "--federation",
+                                   "10.0.0.1:7777",
+                                   "--federation-key-file",
+                                   (dir_ / "other-federation.key").string(),
+                                   "--seal-key-file",
+                                   (dir_ / "other-seal.key").string(),
+                                   "--data-dir",
+                                   "/var/lib/simsync"}));
+  EXPECT_EQ(config.carrier, "carrier-z");
+  EXPECT_EQ(config.node, "z9");
+  EXPECT_EQ(config.shards, 2);
+  EXPECT_EQ(config.owned_shards(), (std::vector<int>{0, 1}));
+  EXPECT_EQ(config.log_level, "debug");
+  EXPECT_EQ(config.redis_address, "unix:/run/redis.sock");
+  EXPECT_EQ(config.gateway.host, "0.0.0.0");
+  EXPECT_EQ(config.gateway.port, 1);
+  EXPECT_EQ(config.admin.host, "::1");
+  EXPECT_EQ(config.admin.to_string(), "[::1]:65535");
+  EXPECT_EQ(config.federation.to_string(), "10.0.0.1:7777");
+  EXPECT_EQ(config.federation_key, "another-federation-key");
+  EXPECT_EQ(config.seal_key, std::string(32, '\xff'));
+  EXPECT_EQ(config.data_dir, "/var/lib/simsync");
+}
+
+TEST_F(config_test, the_last_of_a_repeated_option_wins) {
+  auto config = loaded(load(base_toml, {"--shards", "3", "--shards", "5"}));
+  EXPECT_EQ(config.shards, 5);
+}
+
+TEST_F(config_test, relative_paths_follow_the_file_or_the_working_directory) {
+  fs::create_directory(dir_ / "keys");
+  write("keys/fed.key", "a-federation-key-in-a-subfolder");
+  auto file = replaced(base_toml, "\"federation.key\"", "\"keys/fed.key\"");
+  auto previous = fs::current_path();
+  fs::current_path(dir_ / "keys");
+  auto result = load(file, {"--data-dir", "run", "--seal-key-file", "../seal.key"});
+  fs::current_path(previous);
+  auto config = loaded(result);
+  EXPECT_EQ(config.federation_key, "a-federation-key-in-a-subfolder");
+  EXPECT_EQ(config.seal_key, raw_seal_key);
+  EXPECT_EQ(config.data_dir, (dir_ / "keys" / "run").string());
+}
+
+TEST_F(config_test, everything_can_come_from_options_alone) {
+  auto config =
+      loaded(load_args({"carrierd", "--carrier", "c", "--node", "n", "--redis", "r:1",
+                        "--gateway", "g:2", "--admin", "a:3", "--federation", "f:4",
+                        "--federation-key-file", (dir_ / "federation.key").string(),
+                        "--seal-key-file", (dir_ / "seal.key").string()}));
+  EXPECT_EQ(config.federation.to_string(), "f:4");
+  EXPECT_EQ(config.data_dir, (fs::current_path() / "data" / "c" / "n").string());
+}
+
+TEST_F(config_test, a_hex_seal_key_is_decoded) {
+  write("seal.key", "000102030405060708090a0b0c0d0e0f101112131415161718191A1B1C1D1E1F");
+  auto config = loaded(load(base_toml));
+  ASSERT_EQ(config.seal_key.size(), 32u);
+  for (int i = 0; i < 32; ++i)
+    EXPECT_EQ(static_cast<unsigned char>(config.seal_key[i]), i);
+}
+
+TEST_F(config_test, help_lists_every_option_with_its_default) {
+  auto result = load_args({"/usr/bin/carrierd", "--shards", "bad", "--help"});
+  EXPECT_TRUE(result.help);
+  EXPECT_FALSE(result.config);
+  EXPECT_EQ(result.error, "");
+  EXPECT_TRUE(starts_with(result.help_text, "usage: carrierd "));
+  for (const char* option : {"--config", "--carrier", "--node", "--shards", "--log-level",
+                             "--redis", "--gateway", "--admin", "--federation",
+                             "--federation-key-file", "--seal-key-file", "--data-dir",
+                             "--help", "default: 4", "default: info", "redis.address"})
+    EXPECT_NE(result.help_text.find(option), std::string::npos) << option;
+}
+
+// -- errors ----------------------------------------------------------------------
+
+struct error_case {
+  std::string toml;
+  std::vector<std::string> args;
+  std::string expected; ///< the error starts with this
+};
+
+TEST_F(config_test, each_bad_value_is_named_in_the_error) {
+  const auto with_nodes = base_without_federation() + two_nodes;
+  const std::vector<error_case> cases = {
+      {replaced(base_toml, "127.0.0.1:6380", "foo"),
+       {},
+       "config error: redis.address: expected host:port or unix:/path, got \"foo\""},
+      {replaced(base_toml, "127.0.0.1:6380", "unix:relative.sock"),
+       {},
+       "config error: redis.address: "},
+      {base_toml, {"--redis", "foo"}, "config error: --redis: expected host:port"},
+      {base_toml,
+       {"--shards", "abc"},
+       "config error: --shards: expected a positive integer"},
+      {base_toml,
+       {"--shards", "0"},
+       "config error: --shards: expected a positive integer"},
+      {base_toml,
+       {"--shards", "2000"},
+       "config error: --shards: expected 1..1024, got 2000"},
+      {"shards = 0\n" + base_toml, {}, "config error: shards: expected 1..1024, got 0"},
+      {"shards = \"4\"\n" + base_toml,
+       {},
+       "config error: shards: expected an integer, got string"},
+      {replaced(base_toml, "carrier-a", "Carrier_A"),
+       {},
+       "config error: carrier: expected 1 to 32"},
+      {replaced(base_toml, "carrier-a", std::string(33, 'a')),
+       {},
+       "config error: carrier: "},
+      {base_toml, {"--node", ""}, "config error: --node: expected 1 to 32"},
+      {replaced(base_toml, "node = \"a1\"\n", ""),
+       {},
+       "config error: node: missing (set it in the file or with --node)"},
+      {"log_level = \"loud\"\n" + base_toml,
+       {},
+       "config error: log_level: expected trace,"},
+      {base_toml, {"--log-level", "verbose"}, "config error: --log-level: "},
+      {replaced(base_toml, "127.0.0.1:8080", "127.0.0.1:0"),
+       {},
+       "config error: gateway.listen: expected host:port"},
+      {replaced(base_toml, "127.0.0.1:9090", "127.0.0.1:65536"),
+       {},
+       "config error: admin.listen: "},
+      {replaced(base_toml, "127.0.0.1:9090", "::1:9090"),
+       {},
+       "config error: admin.listen: "},
+      {replaced(base_toml, "127.0.0.1:9090", ":9090"),
+       {},
+       "config error: admin.listen: "},
+      {base_toml, {"--admin", "nohost"}, "config error: --admin: expected host:port"},
+      {base_toml, {"--gateway", "host:80x"}, "config error: --gateway: "},
+      {base_without_federation(), {}, "config error: federation.listen: missing"},
+      {replaced(base_toml, "[redis]\naddress = \"127.0.0.1:6380\"\n", ""),
+       {},
+       "config error: redis.address: missing (set it in the file or with --redis)"},
+      {replaced(base_toml, "[redis]\naddress", "redis"),
+       {},
+       "config error: redis: expected a table"},
+      {replaced(base_toml, "[gateway]", "[gatway]"),
+       {},
+       "config error: gatway: unknown key"},
+      {replaced(base_toml, "listen = \"127.0.0.1:8080\"", "port = 8080"),
+       {},
+       "config error: gateway.port: unknown key"},
+      {replaced(base_toml, "federation.key", "absent.key"),
+       {},
+       "config error: federation_key_file: \"" + (dir_ / "absent.key").string() +
+           "\" does not exist"},
+      {base_toml, {"--seal-key-file", dir_.string()}, "config error: --seal-key-file: "},
+      {base_toml, {"--data-dir", ""}, "config error: --data-dir: expected a path"},
+      {base_toml, {"--bogus", "1"}, "config error: --bogus: unknown option"},
+      {base_toml, {"stray"}, "config error: stray: unknown option"},
+      {base_toml, {"--redis"}, "config error: --redis: missing value"},
+      {"carrier = \n", {}, "config error: " + (dir_ / "config.toml").string() + ":1:"},
+      {with_nodes + "\n[federation]\nlisten = \"127.0.0.1:7001\"\n",
+       {},
+       "config error: federation.listen: not allowed with [[nodes]]"},
+      {base_toml + peer_b,
+       {"--carrier", "carrier-b"},
+       "config error: peers[0].id: \"carrier-b\" is this carrier"},
+      {base_toml + peer_b + peer_b,
+       {},
+       "config error: peers[1].id: peer id \"carrier-b\" is used twice"},
+      {base_toml + "[[peers]]\nid = \"carrier-b\"\n",
+       {},
+       "config error: peers[0].nodes: missing"},
+      {base_toml + replaced(peer_b, "127.0.0.1:7101", "b:0"),
+       {},
+       "config error: peers[0].nodes[0].federation: "},
+      {base_toml + replaced(peer_b, "id = \"b1\"", "id = \"b1\"\nport = 1"),
+       {},
+       "config error: peers[0].nodes[0].port: unknown key"},
+      {"peers = 3\n" + base_toml, {}, "config error: peers: expected an array of tables"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.expected);
+    auto result = load(c.toml, c.args);
+    EXPECT_FALSE(result.config);
+    EXPECT_TRUE(starts_with(result.error, c.expected)) << "got: " << result.error;
+  }
+}
+
+TEST_F(config_test, key_files_are_checked_for_size) {
+  write("federation.key", std::string(15, 'k'));
+  EXPECT_TRUE(
+      starts_with(load(base_toml).error,
+                  "config error: federation_key_file: the key must be at least 16 "
+                  "bytes, the file holds 15"));
+  write("federation.key", std::string(16, 'k'));
+  for (const auto& bad_seal :
+       {std::string(31, 's'), std::string(33, 's'), std::string(63, 'a'),
+        std::string(64, 'g'), std::string(64, 'a') + " \n"}) {
+    write("seal.key", bad_seal);
+    EXPECT_TRUE(
+        starts_with(load(base_toml).error,
+                    "config error: seal_key_file: expected 32 raw bytes or 64 hex "
+                    "digits"))
+        << bad_seal.size();
+  }
+  write("seal.key", std::string(64, 'a') + "\r\n");
+  EXPECT_EQ(load(base_toml).error, "");
+}
+
+// -- shard partition ---------------------------------------------------------------
+
+TEST_F(config_test, nodes_partition_the_shards) {
+  auto config = loaded(load(base_without_federation() + two_nodes, {"--node", "a2"}));
+  ASSERT_EQ(config.nodes.size(), 2u);
+  EXPECT_EQ(config.owned_shards(), (std::vector<int>{2, 3})); // sorted
+  EXPECT_EQ(config.federation.to_string(), "127.0.0.1:7002");
+  EXPECT_EQ(owner_of(config.nodes, 0).id, "a1");
+  EXPECT_EQ(owner_of(config.nodes, 3).id, "a2");
+  EXPECT_THROW(owner_of(config.nodes, 4), std::out_of_range);
+}
+
+TEST_F(config_test, the_federation_option_moves_this_node_only) {
+  auto config = loaded(
+      load(base_without_federation() + two_nodes, {"--federation", "127.0.0.1:7555"}));
+  EXPECT_EQ(config.federation.to_string(), "127.0.0.1:7555");
+  EXPECT_EQ(config.self().federation.to_string(), "127.0.0.1:7555");
+  EXPECT_EQ(config.nodes[1].federation.to_string(), "127.0.0.1:7002");
+}
+
+TEST_F(config_test, bad_partitions_are_rejected) {
+  const auto base = base_without_federation();
+  const std::vector<error_case> cases = {
+      {base + replaced(two_nodes, "[3, 2]", "[2]"),
+       {},
+       "config error: nodes: shard 3 of 0..3 is owned by no node"},
+      {base + replaced(two_nodes, "[3, 2]", "[1, 2, 3]"),
+       {},
+       "config error: nodes[1].shards: shard 1 is also owned by nodes[0]"},
+      {base + replaced(two_nodes, "[0, 1]", "[0, 0, 1]"),
+       {},
+       "config error: nodes[0].shards: shard 0 is also owned by nodes[0]"},
+      {base + replaced(two_nodes, "[3, 2]", "[2, 3, 4]"),
+       {},
+       "config error: nodes[1].shards: shard 4 is outside 0..3"},
+      {base + replaced(two_nodes, "[0, 1]", "[-1, 0, 1]"),
+       {},
+       "config error: nodes[0].shards: shard -1 is outside 0..3"},
+      {base + replaced(two_nodes, "[3, 2]", "[]"),
+       {},
+       "config error: nodes[1].shards: empty"},
+      {base + replaced(two_nodes, "[3, 2]", "[\"2\", 3]"),
+       {},
+       "config error: nodes[1].shards: expected shard numbers, got string"},
+      {base + replaced(two_nodes, "shards = [3, 2]\n", ""),
+       {},
+       "config error: nodes[1].shards: missing"},
+      {base + two_nodes,
+       {"--shards", "5"},
+       "config error: nodes: shard 4 of 0..4 is owned by no node"},
+      {base + two_nodes,
+       {"--node", "a3"},
+       "config error: --node: \"a3\" is not one of the [[nodes]]"},
+      {base + replaced(two_nodes, "\"a2\"", "\"a1\""),
+       {},
+       "config error: nodes[1].id: node id \"a1\" is used twice"},
+      {base + replaced(two_nodes, "127.0.0.1:7002", "127.0.0.1"),
+       {},
+       "config error: nodes[1].federation: expected host:port"},
+      {base + "[[nodes]]\nid = \"a1\"\nfederation = \"h:1\"\nshards = [0, 1, 2, 3]\n" +
+           replaced(peer_b, "[0, 1]", "[1]"),
+       {},
+       "config error: peers[0].nodes: shard 0 of 0..1 is owned by no node"},
+      {base_toml + replaced(peer_b, "shards = 2", "shards = 1"),
+       {},
+       "config error: peers[0].nodes[0].shards: shard 1 is outside 0..0"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.expected);
+    auto result = load(c.toml, c.args);
+    EXPECT_FALSE(result.config);
+    EXPECT_TRUE(starts_with(result.error, c.expected)) << "got: " << result.error;
+  }
+}
+
+// -- shard_of ----------------------------------------------------------------------
+
+TEST(shard_of, reads_the_first_eight_hex_digits) {
+  const std::string tail(56, 'f');
+  EXPECT_EQ(shard_of("0000000a" + tail, 4), 2);
+  EXPECT_EQ(shard_of("0000000a" + tail, 1), 0);
+  EXPECT_EQ(shard_of("ffffffff" + tail, 1024), 1023);
+  EXPECT_EQ(shard_of("FFFFFFFF", 1000), static_cast<int>(4294967295u % 1000));
+  EXPECT_EQ(shard_of("12345678" + tail, 7), 0x12345678 % 7);
+  EXPECT_EQ(shard_of("12345678" + tail, 7),
+            shard_of("12345678" + std::string(56, '0'), 7));
+}
+
+TEST(shard_of, stays_in_range_and_spreads_evenly) {
+  std::mt19937_64 random{42}; // fixed seed: the test is deterministic
+  const char* digits = "0123456789abcdef";
+  for (int shards : {1, 2, 3, 4, 16, 1024}) {
+    std::vector<int> counts(static_cast<std::size_t>(shards));
+    const int samples = 64 * shards;
+    for (int i = 0; i < samples; ++i) {
+      std::string idcode;
+      for (int d = 0; d < 64; ++d)
+        idcode += digits[random() % 16];
+      int shard = shard_of(idcode, shards);
+      ASSERT_GE(shard, 0);
+      ASSERT_LT(shard, shards);
+      ASSERT_EQ(shard, shard_of(idcode, shards));
+      ++counts[static_cast<std::size_t>(shard)];
+    }
+    if (shards <= 16) {
+      for (int count : counts)
+        EXPECT_GT(count, 32) << shards << " shards";
+    }
+  }
+}
+
+TEST(shard_of, rejects_what_is_not_an_idcode) {
+  EXPECT_THROW(shard_of("1234567", 4), std::invalid_argument);
+  EXPECT_THROW(shard_of("1234567g" + std::string(56, '0'), 4), std::invalid_argument);
+  EXPECT_THROW(shard_of("+1234567" + std::string(56, '0'), 4), std::invalid_argument);
+  EXPECT_THROW(shard_of(std::string(64, '0'), 0), std::invalid_argument);
+}
+
+} // namespace
+} // namespace simsync::config
