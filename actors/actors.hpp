@@ -37,4 +37,57 @@ using account_shard_actor = caf::typed_actor<
   /// F1 announce: (idcode, peer carrier) holds an account; true if new.
   caf::replies_to<atom::add_sibling, std::string, std::string>::with<bool>>;
 
+/// The shards a node owns: shard indices and their handles, pairwise.
+struct node_shards {
+  std::vector<int32_t> indices;
+  std::vector<account_shard_actor> handles;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_shards& x) {
+  return f(caf::meta::type_name("node_shards"), x.indices, x.handles);
+}
+
+/// A node's endpoint for peer carriers and for the other nodes of its own
+/// carrier, published on its federation port.
+using federation_actor = caf::typed_actor<
+  /// A peer carrier's outbox entry, applied by the owning shard; replies with
+  /// the entry's id once it is persisted here (the acknowledgement).
+  caf::replies_to<atom::deliver, peer_message>::with<std::string>,
+  /// The shards this node owns.
+  caf::replies_to<atom::shards>::with<node_shards>>;
+
+/// Ships one peer carrier's outbox: reads it, sends in order, trims what the
+/// peer acknowledged, retries with backoff while the peer is unreachable.
+using peer_link_actor = caf::typed_actor<
+  /// Look at the outbox again (self-scheduled).
+  caf::reacts_to<atom::tick>>;
+
 } // namespace simsync
+
+// -- type IDs -----------------------------------------------------------------
+
+CAF_BEGIN_TYPE_ID_BLOCK(simsync, caf::first_custom_type_id)
+
+  CAF_ADD_TYPE_ID(simsync, (simsync::core::book_entry))
+  CAF_ADD_TYPE_ID(simsync, (simsync::core::stamped_card))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::register_request))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::register_result))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::upload_request))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::upload_result))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::replicate_result))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::pending_counts))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::pending_fetch))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::decision))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::scope))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::stored_card))
+  CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::stored_card>))
+  CAF_ADD_TYPE_ID(simsync, (simsync::store::line_info))
+  CAF_ADD_TYPE_ID(simsync, (caf::optional<simsync::store::line_info>))
+  CAF_ADD_TYPE_ID(simsync, (simsync::peer_message))
+  CAF_ADD_TYPE_ID(simsync, (simsync::account_shard_actor))
+  CAF_ADD_TYPE_ID(simsync, (simsync::node_shards))
+  CAF_ADD_TYPE_ID(simsync, (simsync::federation_actor))
+
+CAF_END_TYPE_ID_BLOCK(simsync)
+

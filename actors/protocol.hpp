@@ -7,6 +7,7 @@
 #include "core/book.hpp"
 #include "core/record.hpp"
 #include "store/account_store.hpp"
+#include "store/outbox.hpp"
 
 #include <caf/atom.hpp>
 #include <caf/meta/type_name.hpp>
@@ -104,30 +105,18 @@ typename Inspector::result_type inspect(Inspector& f, line_info& x) {
 
 namespace simsync {
 
-/// A batch of stamped changes for one account, sent by a peer_link to the
-/// sibling carrier; acknowledged (with `outbox_id`) once persisted there.
-struct replication_batch {
-  std::string origin;    ///< sending carrier
-  std::string outbox_id; ///< position in the sender's outbox
-  std::string idcode;
-  std::string batch; ///< netstrings of uid, record pairs (store/outbox.hpp)
+/// One outbox entry on its way from a peer_link to the sibling carrier's
+/// federation endpoint: a batch of stamped changes or an announcement of an
+/// account. The reply, sent once the receiver persisted it, is the ack.
+struct peer_message {
+  std::string origin; ///< sending carrier
+  store::outbox_entry entry;
 };
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, replication_batch& x) {
-  return f(caf::meta::type_name("replication_batch"), x.origin, x.outbox_id, x.idcode,
-           x.batch);
-}
-
-/// "carrier holds an account for idcode": what user directories tell each other.
-struct sibling_announcement {
-  std::string carrier;
-  std::string idcode;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, sibling_announcement& x) {
-  return f(caf::meta::type_name("sibling_announcement"), x.carrier, x.idcode);
+typename Inspector::result_type inspect(Inspector& f, peer_message& x) {
+  return f(caf::meta::type_name("peer_message"), x.origin, x.entry.id, x.entry.idcode,
+           x.entry.kind, x.entry.batch);
 }
 
 } // namespace simsync
@@ -143,29 +132,9 @@ CAF_ADD_ATOM(simsync, simsync::atom, fetch, "fetch")
 CAF_ADD_ATOM(simsync, simsync::atom, ack, "ack")
 CAF_ADD_ATOM(simsync, simsync::atom, read_cards, "readcards")
 CAF_ADD_ATOM(simsync, simsync::atom, add_sibling, "addsibling")
-CAF_ADD_ATOM(simsync, simsync::atom, announce, "announce")
+CAF_ADD_ATOM(simsync, simsync::atom, deliver, "deliver")
+CAF_ADD_ATOM(simsync, simsync::atom, shards, "shards")
 CAF_ADD_ATOM(simsync, simsync::atom, tick, "tick")
 
-// -- type IDs -----------------------------------------------------------------
-
-CAF_BEGIN_TYPE_ID_BLOCK(simsync, caf::first_custom_type_id)
-
-  CAF_ADD_TYPE_ID(simsync, (simsync::core::book_entry))
-  CAF_ADD_TYPE_ID(simsync, (simsync::core::stamped_card))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::register_request))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::register_result))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::upload_request))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::upload_result))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::replicate_result))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::pending_counts))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::pending_fetch))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::decision))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::scope))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::stored_card))
-  CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::stored_card>))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::line_info))
-  CAF_ADD_TYPE_ID(simsync, (caf::optional<simsync::store::line_info>))
-  CAF_ADD_TYPE_ID(simsync, (simsync::replication_batch))
-  CAF_ADD_TYPE_ID(simsync, (simsync::sibling_announcement))
-
-CAF_END_TYPE_ID_BLOCK(simsync)
+// The project's type-ID block is at the end of actors/actors.hpp: it also
+// registers the actor handles that travel between nodes.

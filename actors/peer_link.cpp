@@ -1,0 +1,155 @@
+#include "actors/peer_link.hpp"
+
+#include "store/outbox.hpp"
+
+#include <caf/io/middleman.hpp>
+
+#include <algorithm>
+
+namespace simsync {
+
+namespace {
+
+using link_pointer = peer_link_actor::stateful_pointer<peer_link_state>;
+
+/// Entries sent before waiting for their acks.
+constexpr std::size_t window = 64;
+/// How soon an idle link looks at its outbox again.
+constexpr auto idle_interval = std::chrono::milliseconds{5};
+constexpr auto first_backoff = std::chrono::milliseconds{100};
+constexpr auto max_backoff = std::chrono::milliseconds{5000};
+constexpr auto ack_timeout = std::chrono::seconds{60};
+
+void tick_after(link_pointer self, std::chrono::milliseconds delay) {
+  self->delayed_send(self, delay, atom::tick_v);
+}
+
+void fail(link_pointer self, std::string why) {
+  auto& st = self->state;
+  st.link_state = "down";
+  st.last_error = std::move(why);
+  st.backoff = std::min(max_backoff, std::max(first_backoff, st.backoff * 2));
+  tick_after(self, st.backoff);
+}
+
+/// The peer node that owns the account's shard.
+std::size_t node_for(const peer_link_state& st, const std::string& idcode) {
+  int shard = config::shard_of(idcode, st.peer.shards);
+  for (std::size_t i = 0; i < st.peer.nodes.size(); ++i) {
+    const auto& owned = st.peer.nodes[i].shards;
+    if (std::find(owned.begin(), owned.end(), shard) != owned.end())
+      return i;
+  }
+  return 0; // a valid config partitions the shards; never reached
+}
+
+bool connect_node(link_pointer self, std::size_t i) {
+  auto& st = self->state;
+  if (st.nodes[i])
+    return true;
+  const auto& at = st.peer.nodes[i].federation;
+  auto handle =
+    self->system().middleman().remote_actor<federation_actor>(at.host, static_cast<uint16_t>(at.port));
+  if (!handle) {
+    fail(self, "cannot reach " + st.peer.id + " node " + st.peer.nodes[i].id + " at " +
+                 at.to_string() + ": " + self->system().render(handle.error()));
+    return false;
+  }
+  self->monitor(*handle);
+  st.nodes[i] = std::move(*handle);
+  return true;
+}
+
+/// All acks of a window are in: trim it if every entry was persisted.
+void window_done(link_pointer self) {
+  auto& st = self->state;
+  if (st.window_failed) {
+    fail(self, st.last_error);
+    return;
+  }
+  auto trimmed = store::trim_outbox(*st.redis, st.peer.id, st.window_last_id);
+  if (!trimmed) {
+    fail(self, describe(trimmed.error()));
+    return;
+  }
+  st.link_state = "up";
+  st.backoff = std::chrono::milliseconds{0};
+  self->send(self, atom::tick_v);
+}
+
+void send_window(link_pointer self) {
+  auto& st = self->state;
+  if (st.in_flight > 0)
+    return;
+  if (!st.redis || !st.redis->healthy()) {
+    auto client = store::redis_client::connect(st.redis_at);
+    if (!client) {
+      fail(self, describe(client.error()));
+      return;
+    }
+    st.redis.emplace(std::move(*client));
+  }
+  auto entries = store::read_outbox(*st.redis, st.peer.id, "0-0", window);
+  if (!entries) {
+    fail(self, describe(entries.error()));
+    return;
+  }
+  if (entries->empty()) {
+    tick_after(self, idle_interval);
+    return;
+  }
+  std::vector<std::size_t> targets;
+  for (const auto& e : *entries) {
+    targets.push_back(node_for(st, e.idcode));
+    if (!connect_node(self, targets.back()))
+      return;
+  }
+  st.window_failed = false;
+  st.window_last_id = entries->back().id;
+  st.in_flight = entries->size();
+  for (std::size_t i = 0; i < entries->size(); ++i) {
+    auto& e = (*entries)[i];
+    ++st.batches_sent;
+    st.bytes_sent += e.batch.size();
+    auto node = targets[i];
+    self->request(st.nodes[node], ack_timeout, atom::deliver_v, peer_message{st.carrier, std::move(e)})
+      .then(
+        [self](const std::string&) {
+          ++self->state.acknowledged;
+          if (--self->state.in_flight == 0)
+            window_done(self);
+        },
+        [self, node](caf::error& err) {
+          auto& st = self->state;
+          st.window_failed = true;
+          st.last_error = self->system().render(err);
+          st.nodes[node] = federation_actor{}; // reconnect before the retry
+          if (--st.in_flight == 0)
+            window_done(self);
+        });
+  }
+}
+
+} // namespace
+
+peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
+                                         config::peer_entry peer,
+                                         store::redis_endpoint redis_at) {
+  auto& st = self->state;
+  st.carrier = std::move(carrier);
+  st.nodes.resize(peer.nodes.size());
+  st.peer = std::move(peer);
+  st.redis_at = std::move(redis_at);
+  self->set_down_handler([self](const caf::down_msg& down) {
+    for (auto& node : self->state.nodes)
+      if (node && node.address() == down.source)
+        node = federation_actor{};
+    self->state.link_state = "down";
+  });
+  self->send(self, atom::tick_v);
+  return {
+    [self](atom::tick) { send_window(self); },
+  };
+}
+
+} // namespace simsync

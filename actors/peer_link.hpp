@@ -1,0 +1,47 @@
+#pragma once
+
+#include "actors/actors.hpp"
+#include "config/node_config.hpp"
+#include "store/redis_client.hpp"
+
+#include <caf/stateful_actor.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace simsync {
+
+struct peer_link_state {
+  static inline const char* name = "peer_link";
+
+  std::string carrier; ///< this carrier: the origin of what the link sends
+  config::peer_entry peer;
+  store::redis_endpoint redis_at;
+  std::optional<store::redis_client> redis;
+  /// One handle per peer node (same order as peer.nodes); invalid while down.
+  std::vector<federation_actor> nodes;
+
+  std::size_t in_flight = 0;
+  bool window_failed = false;
+  std::string window_last_id;
+  std::chrono::milliseconds backoff{0};
+
+  std::string link_state = "connecting"; ///< up, down or connecting
+  std::string last_error;
+  std::uint64_t batches_sent = 0;
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t acknowledged = 0;
+};
+
+/// Spawn detached: it blocks on Redis and on connecting to the peer's nodes.
+/// Delivery is at least once and in order per account (all of an account's
+/// entries go to the same peer node over one connection, a window at a time);
+/// the peer's apply is idempotent, so a resent window does no harm.
+peer_link_actor::behavior_type
+peer_link(peer_link_actor::stateful_pointer<peer_link_state> self, std::string carrier,
+          config::peer_entry peer, store::redis_endpoint redis_at);
+
+} // namespace simsync

@@ -1,0 +1,93 @@
+// Faults with real processes: a sibling carrier's carrierd or redis-server
+// goes away while the other keeps taking uploads; when it returns it
+// converges, and its line's mailbox holds exactly the changes, once each.
+#include "tests/integration/node/node_fixture.hpp"
+
+#include <csignal>
+
+using namespace simsync;
+using namespace simsync::testing;
+
+namespace {
+
+const std::string line_a = "+8613800138000";
+const std::string line_b = "+8618600186000";
+
+struct sibling_outage : ::testing::Test {
+  void SetUp() override {
+    client.register_line("carrier-a", person, line_a, {"carrier-b"});
+    client.register_line("carrier-b", person, line_b, {"carrier-a"});
+    std::vector<core::book_entry> book;
+    for (int i = 0; i < 10; ++i)
+      book.push_back(make_card("u" + std::to_string(i), "Li " + std::to_string(i)));
+    client.upload("carrier-a", person, line_a, book);
+    ASSERT_TRUE(eventually([&] { return client.counts("carrier-b", person, line_b).added == 10; }));
+    // Line b takes the book, so later edits show as changed / removed.
+    auto f = client.ask<store::pending_fetch>("carrier-b", person, atom::fetch_v, person, line_b);
+    ASSERT_TRUE(f);
+    ASSERT_TRUE(client.ask<std::uint64_t>("carrier-b", person, atom::ack_v, person, line_b,
+                                          f->cursor, store::decision::apply));
+  }
+
+  /// While carrier-b is away: change u1, add n1..n3, remove u2 (three uploads).
+  void edit_at_a() {
+    client.upload("carrier-a", person, line_a, {make_card("u1", "Li Lei")},
+                  store::upload_mode::delta);
+    client.upload("carrier-a", person, line_a,
+                  {make_card("n1", "New 1"), make_card("n2", "New 2"), make_card("n3", "New 3")},
+                  store::upload_mode::delta);
+    store::upload_request rm;
+    rm.idcode = person;
+    rm.line = line_a;
+    rm.mode = store::upload_mode::remove;
+    rm.uids = {"u2"};
+    rm.now_ms = 1;
+    ASSERT_TRUE(client.ask<store::upload_result>("carrier-a", person, atom::upload_v, rm));
+  }
+
+  void expect_converged_with_exact_mailbox() {
+    ASSERT_TRUE(eventually([&] {
+      return client.shared("carrier-b", person, line_b) ==
+             client.shared("carrier-a", person, line_a);
+    })) << "carrier-b did not converge";
+    auto f = client.ask<store::pending_fetch>("carrier-b", person, atom::fetch_v, person, line_b);
+    ASSERT_TRUE(f) << describe(f.error());
+    EXPECT_EQ(kinds(*f), (std::map<std::string, std::string>{{"u1", "changed"},
+                                                             {"n1", "added"},
+                                                             {"n2", "added"},
+                                                             {"n3", "added"},
+                                                             {"u2", "removed"}}));
+    EXPECT_EQ(f->changes.size(), 5u); // none twice
+  }
+
+  deployment d{{"carrier-a", "carrier-b"}};
+  carrier_client client{d};
+};
+
+} // namespace
+
+TEST_F(sibling_outage, a_crashed_sibling_process_catches_up_when_it_returns) {
+  d.stop("carrier-b", SIGKILL);
+  edit_at_a();
+  d.start("carrier-b");
+  client.forget("carrier-b");
+  expect_converged_with_exact_mailbox();
+}
+
+TEST_F(sibling_outage, a_sibling_redis_crash_loses_nothing_acknowledged) {
+  d.redis("carrier-b").restart(/*crash=*/true); // AOF with appendfsync always
+  edit_at_a();
+  expect_converged_with_exact_mailbox();
+}
+
+TEST_F(sibling_outage, the_sender_crashing_keeps_its_outbox) {
+  d.stop("carrier-b", SIGTERM);
+  edit_at_a();
+  d.stop("carrier-a", SIGKILL);
+  d.redis("carrier-a").restart(/*crash=*/true);
+  d.start("carrier-a");
+  d.start("carrier-b");
+  client.forget("carrier-a");
+  client.forget("carrier-b");
+  expect_converged_with_exact_mailbox();
+}

@@ -1,0 +1,96 @@
+// F1-F7 across three carriers, each a real carrierd process with its own
+// redis-server, replicating through CAF remote actors on loopback.
+#include "tests/integration/node/node_fixture.hpp"
+
+using namespace simsync;
+using namespace simsync::testing;
+
+namespace {
+
+const std::string line_a = "+8613800138000";
+const std::string line_a2 = "+8613800138001";
+const std::string line_b = "+8618600186000";
+const std::string line_c = "+8615000150000";
+
+std::vector<std::string> peers_of(const std::string& self) {
+  std::vector<std::string> out;
+  for (std::string c : {"carrier-a", "carrier-b", "carrier-c"})
+    if (c != self)
+      out.push_back(c);
+  return out;
+}
+
+struct three_carriers : ::testing::Test {
+  void register_everywhere() {
+    client.register_line("carrier-a", person, line_a, peers_of("carrier-a"));
+    client.register_line("carrier-b", person, line_b, peers_of("carrier-b"));
+  }
+
+  deployment d{{"carrier-a", "carrier-b", "carrier-c"}};
+  carrier_client client{d};
+};
+
+std::vector<core::book_entry> book(int n, const std::string& tag) {
+  std::vector<core::book_entry> out;
+  for (int i = 0; i < n; ++i)
+    out.push_back(make_card("u" + std::to_string(i), tag + " " + std::to_string(i)));
+  return out;
+}
+
+} // namespace
+
+TEST_F(three_carriers, a_shared_upload_reaches_the_sibling_line_and_nowhere_else) {
+  register_everywhere();
+  auto r = client.upload("carrier-a", person, line_a, book(20, "Li"));
+  EXPECT_EQ(r.added, 20u);
+  ASSERT_TRUE(eventually([&] { return client.counts("carrier-b", person, line_b).added == 20; }))
+    << "carrier-b's line has " << client.counts("carrier-b", person, line_b).added;
+  EXPECT_EQ(client.shared("carrier-a", person, line_a), client.shared("carrier-b", person, line_b));
+  // carrier-c holds no account for the person: nothing is stored there.
+  EXPECT_TRUE(client.shared("carrier-c", person, line_c).empty());
+  // The uploader never gets its own upload back.
+  EXPECT_EQ(client.counts("carrier-a", person, line_a).added, 0u);
+}
+
+TEST_F(three_carriers, a_registration_after_data_exists_is_bootstrapped) {
+  register_everywhere();
+  client.upload("carrier-a", person, line_a, book(10, "Li"));
+  ASSERT_TRUE(eventually([&] { return client.shared("carrier-b", person, line_b).size() == 10; }));
+  client.register_line("carrier-c", person, line_c, peers_of("carrier-c"));
+  ASSERT_TRUE(eventually([&] { return client.counts("carrier-c", person, line_c).added == 10; }));
+  // From now on carrier-c takes part: its upload reaches a and b.
+  client.upload("carrier-c", person, line_c, {make_card("c1", "From C")},
+                store::upload_mode::delta);
+  ASSERT_TRUE(eventually([&] {
+    return client.shared("carrier-a", person, line_a).count("c1") == 1 &&
+           client.shared("carrier-b", person, line_b).count("c1") == 1;
+  }));
+}
+
+TEST_F(three_carriers, two_lines_at_one_carrier_and_a_sibling_all_get_the_change) {
+  register_everywhere();
+  client.register_line("carrier-a", person, line_a2, peers_of("carrier-a"));
+  client.upload("carrier-b", person, line_b, book(5, "Wang"));
+  ASSERT_TRUE(eventually([&] {
+    return client.counts("carrier-a", person, line_a).added == 5 &&
+           client.counts("carrier-a", person, line_a2).added == 5;
+  }));
+}
+
+TEST_F(three_carriers, concurrent_uploads_converge_everywhere) {
+  register_everywhere();
+  client.register_line("carrier-c", person, line_c, peers_of("carrier-c"));
+  // Same uids edited on two carriers at once, plus cards only one side has.
+  std::thread other([&] {
+    carrier_client second(d); // a client is one actor: one per thread
+    second.upload("carrier-b", person, line_b, book(30, "B"));
+  });
+  client.upload("carrier-a", person, line_a, book(30, "A"));
+  other.join();
+  auto converged = [&] {
+    auto a = client.shared("carrier-a", person, line_a);
+    return a.size() == 30 && a == client.shared("carrier-b", person, line_b) &&
+           a == client.shared("carrier-c", person, line_c);
+  };
+  EXPECT_TRUE(eventually(converged));
+}
