@@ -26,7 +26,7 @@ caf::expected<store::account_store*> connected_store(shard_pointer self) {
 /// Runs one store operation and turns its expected into the handler's result.
 template <class F>
 auto with_store(shard_pointer self, F&& op) -> caf::result<
-  typename decltype(op(std::declval<store::account_store&>()))::value_type> {
+    typename decltype(op(std::declval<store::account_store&>()))::value_type> {
   ++self->state.processed;
   auto s = connected_store(self);
   if (!s)
@@ -46,53 +46,58 @@ account_shard_actor::behavior_type account_shard(shard_pointer self,
   self->state.carrier = std::move(carrier);
   self->state.shard = shard;
   return {
-    [=](atom::register_line, const store::register_request& req) {
-      return with_store(self, [&](store::account_store& s) { return s.register_line(req); });
-    },
-    [=](atom::find_line, const std::string& msisdn) {
-      return with_store(self, [&](store::account_store& s)
-                                -> caf::expected<caf::optional<store::line_info>> {
-        auto found = s.find_line(msisdn);
-        if (!found)
-          return std::move(found.error());
-        if (!*found)
-          return caf::optional<store::line_info>{};
-        return caf::optional<store::line_info>{std::move(**found)};
-      });
-    },
-    [=](atom::upload, const store::upload_request& req) {
-      return with_store(self, [&](store::account_store& s) { return s.upload(req); });
-    },
-    [=](atom::replicate, const std::string& idcode, const std::string& batch) {
-      return with_store(self,
-                        [&](store::account_store& s) { return s.replicate_in(idcode, batch); });
-    },
-    [=](atom::update, const std::string& idcode, const std::string& line) {
-      return with_store(self,
-                        [&](store::account_store& s) { return s.request_update(idcode, line); });
-    },
-    [=](atom::fetch, const std::string& idcode, const std::string& line) {
-      return with_store(self,
-                        [&](store::account_store& s) { return s.fetch_pending(idcode, line); });
-    },
-    [=](atom::ack, const std::string& idcode, const std::string& line,
-        const std::string& cursor, store::decision what) {
-      return with_store(self, [&](store::account_store& s) -> caf::expected<std::uint64_t> {
-        auto n = s.ack_pending(idcode, line, cursor, what);
-        if (!n)
-          return std::move(n.error());
-        return static_cast<std::uint64_t>(*n);
-      });
-    },
-    [=](atom::read_cards, const std::string& idcode, const std::string& line,
-        store::scope where) {
-      return with_store(self,
-                        [&](store::account_store& s) { return s.read_cards(idcode, line, where); });
-    },
-    [=](atom::add_sibling, const std::string& idcode, const std::string& peer) {
-      return with_store(self,
-                        [&](store::account_store& s) { return s.add_sibling(idcode, peer); });
-    },
+      [=](atom::register_line, const store::register_request& req) {
+        return with_store(self,
+                          [&](store::account_store& s) { return s.register_line(req); });
+      },
+      [=](atom::find_line, const std::string& msisdn) {
+        return with_store(self,
+                          [&](store::account_store& s)
+                              -> caf::expected<caf::optional<store::line_info>> {
+                            auto found = s.find_line(msisdn);
+                            if (!found)
+                              return std::move(found.error());
+                            if (!*found)
+                              return caf::optional<store::line_info>{};
+                            return caf::optional<store::line_info>{std::move(**found)};
+                          });
+      },
+      [=](atom::upload, const store::upload_request& req) {
+        return with_store(self, [&](store::account_store& s) { return s.upload(req); });
+      },
+      [=](atom::replicate, const std::string& idcode, const std::string& batch) {
+        return with_store(
+            self, [&](store::account_store& s) { return s.replicate_in(idcode, batch); });
+      },
+      [=](atom::update, const std::string& idcode, const std::string& line) {
+        return with_store(self, [&](store::account_store& s) {
+          return s.request_update(idcode, line);
+        });
+      },
+      [=](atom::fetch, const std::string& idcode, const std::string& line) {
+        return with_store(
+            self, [&](store::account_store& s) { return s.fetch_pending(idcode, line); });
+      },
+      [=](atom::ack, const std::string& idcode, const std::string& line,
+          const std::string& cursor, store::decision what) {
+        return with_store(self,
+                          [&](store::account_store& s) -> caf::expected<std::uint64_t> {
+                            auto n = s.ack_pending(idcode, line, cursor, what);
+                            if (!n)
+                              return std::move(n.error());
+                            return static_cast<std::uint64_t>(*n);
+                          });
+      },
+      [=](atom::read_cards, const std::string& idcode, const std::string& line,
+          store::scope where) {
+        return with_store(self, [&](store::account_store& s) {
+          return s.read_cards(idcode, line, where);
+        });
+      },
+      [=](atom::add_sibling, const std::string& idcode, const std::string& peer) {
+        return with_store(
+            self, [&](store::account_store& s) { return s.add_sibling(idcode, peer); });
+      },
   };
 }
 

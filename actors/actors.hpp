@@ -15,27 +15,28 @@ namespace simsync {
 /// Owns the accounts whose idcode hashes to its shard and serializes every
 /// operation on them; each handler is one store script (one Redis round trip).
 using account_shard_actor = caf::typed_actor<
-  /// F1: creates the account for an idcode or adds the line to it.
-  caf::replies_to<atom::register_line, store::register_request>::with<
-    store::register_result>,
-  /// The registered line for an msisdn, if this shard's store knows it.
-  caf::replies_to<atom::find_line, std::string>::with<caf::optional<store::line_info>>,
-  /// F2 (shared) and F7 (private): a snapshot, delta or removal from a line.
-  caf::replies_to<atom::upload, store::upload_request>::with<store::upload_result>,
-  /// F4: one batch from a sibling carrier (idcode, batch).
-  caf::replies_to<atom::replicate, std::string, std::string>::with<store::replicate_result>,
-  /// F5: the pending counts of (idcode, line).
-  caf::replies_to<atom::update, std::string, std::string>::with<store::pending_counts>,
-  /// F6: fetch the pending changes of (idcode, line) with a cursor.
-  caf::replies_to<atom::fetch, std::string, std::string>::with<store::pending_fetch>,
-  /// F6: acknowledge (idcode, line, cursor, decision); replies with the changes done.
-  caf::replies_to<atom::ack, std::string, std::string, std::string,
-                  store::decision>::with<std::uint64_t>,
-  /// The live cards of (idcode, line)'s shared store or private backup.
-  caf::replies_to<atom::read_cards, std::string, std::string, store::scope>::with<
-    std::vector<store::stored_card>>,
-  /// F1 announce: (idcode, peer carrier) holds an account; true if new.
-  caf::replies_to<atom::add_sibling, std::string, std::string>::with<bool>>;
+    /// F1: creates the account for an idcode or adds the line to it.
+    caf::replies_to<atom::register_line,
+                    store::register_request>::with<store::register_result>,
+    /// The registered line for an msisdn, if this shard's store knows it.
+    caf::replies_to<atom::find_line, std::string>::with<caf::optional<store::line_info>>,
+    /// F2 (shared) and F7 (private): a snapshot, delta or removal from a line.
+    caf::replies_to<atom::upload, store::upload_request>::with<store::upload_result>,
+    /// F4: one batch from a sibling carrier (idcode, batch).
+    caf::replies_to<atom::replicate, std::string,
+                    std::string>::with<store::replicate_result>,
+    /// F5: the pending counts of (idcode, line).
+    caf::replies_to<atom::update, std::string, std::string>::with<store::pending_counts>,
+    /// F6: fetch the pending changes of (idcode, line) with a cursor.
+    caf::replies_to<atom::fetch, std::string, std::string>::with<store::pending_fetch>,
+    /// F6: acknowledge (idcode, line, cursor, decision); replies with the changes done.
+    caf::replies_to<atom::ack, std::string, std::string, std::string,
+                    store::decision>::with<std::uint64_t>,
+    /// The live cards of (idcode, line)'s shared store or private backup.
+    caf::replies_to<atom::read_cards, std::string, std::string,
+                    store::scope>::with<std::vector<store::stored_card>>,
+    /// F1 announce: (idcode, peer carrier) holds an account; true if new.
+    caf::replies_to<atom::add_sibling, std::string, std::string>::with<bool>>;
 
 /// The shards a node owns: shard indices and their handles, pairwise.
 struct node_shards {
@@ -51,17 +52,17 @@ typename Inspector::result_type inspect(Inspector& f, node_shards& x) {
 /// A node's endpoint for peer carriers and for the other nodes of its own
 /// carrier, published on its federation port.
 using federation_actor = caf::typed_actor<
-  /// A peer carrier's outbox entry, applied by the owning shard; replies with
-  /// the entry's id once it is persisted here (the acknowledgement).
-  caf::replies_to<atom::deliver, peer_message>::with<std::string>,
-  /// The shards this node owns.
-  caf::replies_to<atom::shards>::with<node_shards>>;
+    /// A peer carrier's outbox entry, applied by the owning shard; replies with
+    /// the entry's id once it is persisted here (the acknowledgement).
+    caf::replies_to<atom::deliver, peer_message>::with<std::string>,
+    /// The shards this node owns.
+    caf::replies_to<atom::shards>::with<node_shards>>;
 
 /// Ships one peer carrier's outbox: reads it, sends in order, trims what the
 /// peer acknowledged, retries with backoff while the peer is unreachable.
 using peer_link_actor = caf::typed_actor<
-  /// Look at the outbox again (self-scheduled).
-  caf::reacts_to<atom::tick>>;
+    /// Look at the outbox again (self-scheduled).
+    caf::reacts_to<atom::tick>>;
 
 } // namespace simsync
 
@@ -69,25 +70,24 @@ using peer_link_actor = caf::typed_actor<
 
 CAF_BEGIN_TYPE_ID_BLOCK(simsync, caf::first_custom_type_id)
 
-  CAF_ADD_TYPE_ID(simsync, (simsync::core::book_entry))
-  CAF_ADD_TYPE_ID(simsync, (simsync::core::stamped_card))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::register_request))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::register_result))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::upload_request))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::upload_result))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::replicate_result))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::pending_counts))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::pending_fetch))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::decision))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::scope))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::stored_card))
-  CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::stored_card>))
-  CAF_ADD_TYPE_ID(simsync, (simsync::store::line_info))
-  CAF_ADD_TYPE_ID(simsync, (caf::optional<simsync::store::line_info>))
-  CAF_ADD_TYPE_ID(simsync, (simsync::peer_message))
-  CAF_ADD_TYPE_ID(simsync, (simsync::account_shard_actor))
-  CAF_ADD_TYPE_ID(simsync, (simsync::node_shards))
-  CAF_ADD_TYPE_ID(simsync, (simsync::federation_actor))
+CAF_ADD_TYPE_ID(simsync, (simsync::core::book_entry))
+CAF_ADD_TYPE_ID(simsync, (simsync::core::stamped_card))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::register_request))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::register_result))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::upload_request))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::upload_result))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::replicate_result))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::pending_counts))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::pending_fetch))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::decision))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::scope))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::stored_card))
+CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::stored_card>))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::line_info))
+CAF_ADD_TYPE_ID(simsync, (caf::optional<simsync::store::line_info>))
+CAF_ADD_TYPE_ID(simsync, (simsync::peer_message))
+CAF_ADD_TYPE_ID(simsync, (simsync::account_shard_actor))
+CAF_ADD_TYPE_ID(simsync, (simsync::node_shards))
+CAF_ADD_TYPE_ID(simsync, (simsync::federation_actor))
 
 CAF_END_TYPE_ID_BLOCK(simsync)
-

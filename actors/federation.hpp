@@ -13,8 +13,8 @@ namespace simsync {
 struct federation_state {
   static inline const char* name = "federation";
 
-  int total_shards = 0;              ///< shards of the whole carrier
-  std::vector<int> owned;            ///< shard indices this node owns
+  int total_shards = 0;                    ///< shards of the whole carrier
+  std::vector<int> owned;                  ///< shard indices this node owns
   std::vector<account_shard_actor> shards; ///< by position in `owned`
   std::uint64_t processed = 0;
 };

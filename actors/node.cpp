@@ -8,27 +8,30 @@
 
 namespace simsync {
 
-caf::expected<node_actors> start_node(caf::actor_system& sys, const config::node_config& cfg) {
+caf::expected<node_actors> start_node(caf::actor_system& sys,
+                                      const config::node_config& cfg) {
   auto redis_at = store::redis_endpoint::parse(cfg.redis_address);
   if (!redis_at)
     return std::move(redis_at.error());
   node_actors node;
   auto owned = cfg.owned_shards();
   for (int shard : owned)
-    node.shards.push_back(sys.spawn<caf::detached>(account_shard, *redis_at, cfg.carrier, shard));
+    node.shards.push_back(
+        sys.spawn<caf::detached>(account_shard, *redis_at, cfg.carrier, shard));
   node.federation = sys.spawn(federation, cfg.shards, owned, node.shards);
-  auto port = sys.middleman().publish(node.federation,
-                                      static_cast<uint16_t>(cfg.federation.port),
-                                      cfg.federation.host.c_str(), true);
+  auto port =
+      sys.middleman().publish(node.federation, static_cast<uint16_t>(cfg.federation.port),
+                              cfg.federation.host.c_str(), true);
   if (!port) {
     stop_node(sys, node);
-    return caf::make_error(ec::invalid_request,
-                           "cannot listen for federation on " + cfg.federation.to_string() +
-                             ": " + sys.render(port.error()));
+    return caf::make_error(ec::invalid_request, "cannot listen for federation on " +
+                                                    cfg.federation.to_string() + ": " +
+                                                    sys.render(port.error()));
   }
   node.federation_port = *port;
   for (const auto& peer : cfg.peers)
-    node.links.push_back(sys.spawn<caf::detached>(peer_link, cfg.carrier, peer, *redis_at));
+    node.links.push_back(
+        sys.spawn<caf::detached>(peer_link, cfg.carrier, peer, *redis_at));
   return node;
 }
 

@@ -22,7 +22,8 @@ struct node_actors {
 
 /// Spawns a node's shards, its federation endpoint (published on the
 /// configured federation address) and a peer link per peer carrier.
-caf::expected<node_actors> start_node(caf::actor_system& sys, const config::node_config& cfg);
+caf::expected<node_actors> start_node(caf::actor_system& sys,
+                                      const config::node_config& cfg);
 
 /// Asks every actor of the node to stop and waits (at most `limit`) until
 /// they have: each finishes the message it is handling, and every change it

@@ -48,11 +48,11 @@ bool connect_node(link_pointer self, std::size_t i) {
   if (st.nodes[i])
     return true;
   const auto& at = st.peer.nodes[i].federation;
-  auto handle =
-    self->system().middleman().remote_actor<federation_actor>(at.host, static_cast<uint16_t>(at.port));
+  auto handle = self->system().middleman().remote_actor<federation_actor>(
+      at.host, static_cast<uint16_t>(at.port));
   if (!handle) {
     fail(self, "cannot reach " + st.peer.id + " node " + st.peer.nodes[i].id + " at " +
-                 at.to_string() + ": " + self->system().render(handle.error()));
+                   at.to_string() + ": " + self->system().render(handle.error()));
     return false;
   }
   self->monitor(*handle);
@@ -112,21 +112,22 @@ void send_window(link_pointer self) {
     ++st.batches_sent;
     st.bytes_sent += e.batch.size();
     auto node = targets[i];
-    self->request(st.nodes[node], ack_timeout, atom::deliver_v, peer_message{st.carrier, std::move(e)})
-      .then(
-        [self](const std::string&) {
-          ++self->state.acknowledged;
-          if (--self->state.in_flight == 0)
-            window_done(self);
-        },
-        [self, node](caf::error& err) {
-          auto& st = self->state;
-          st.window_failed = true;
-          st.last_error = self->system().render(err);
-          st.nodes[node] = federation_actor{}; // reconnect before the retry
-          if (--st.in_flight == 0)
-            window_done(self);
-        });
+    self->request(st.nodes[node], ack_timeout, atom::deliver_v,
+                  peer_message{st.carrier, std::move(e)})
+        .then(
+            [self](const std::string&) {
+              ++self->state.acknowledged;
+              if (--self->state.in_flight == 0)
+                window_done(self);
+            },
+            [self, node](caf::error& err) {
+              auto& st = self->state;
+              st.window_failed = true;
+              st.last_error = self->system().render(err);
+              st.nodes[node] = federation_actor{}; // reconnect before the retry
+              if (--st.in_flight == 0)
+                window_done(self);
+            });
   }
 }
 
@@ -148,7 +149,7 @@ peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
   });
   self->send(self, atom::tick_v);
   return {
-    [self](atom::tick) { send_window(self); },
+      [self](atom::tick) { send_window(self); },
   };
 }
 

@@ -65,8 +65,8 @@ typename Inspector::result_type inspect(Inspector& f, upload_request& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, upload_result& x) {
-  return f(caf::meta::type_name("upload_result"), x.version, x.added, x.changed, x.removed,
-           x.unchanged);
+  return f(caf::meta::type_name("upload_result"), x.version, x.added, x.changed,
+           x.removed, x.unchanged);
 }
 
 template <class Inspector>

@@ -67,7 +67,7 @@ void shared_upload(benchmark::State& state, store::upload_mode mode) {
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * cards);
   state.counters["round_trips_per_upload"] =
-    uploads ? static_cast<double>(trips) / static_cast<double>(uploads) : 0;
+      uploads ? static_cast<double>(trips) / static_cast<double>(uploads) : 0;
 }
 
 void BM_shared_upload_snapshot(benchmark::State& state) {
@@ -76,6 +76,9 @@ void BM_shared_upload_snapshot(benchmark::State& state) {
 
 } // namespace
 
-BENCHMARK(BM_shared_upload_snapshot)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_shared_upload_snapshot)
+    ->Arg(1000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -22,7 +22,9 @@ struct content_hash {
   friend bool operator==(const content_hash& a, const content_hash& b) {
     return a.hi == b.hi && a.lo == b.lo;
   }
-  friend bool operator!=(const content_hash& a, const content_hash& b) { return !(a == b); }
+  friend bool operator!=(const content_hash& a, const content_hash& b) {
+    return !(a == b);
+  }
 };
 
 } // namespace simsync::core

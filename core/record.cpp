@@ -12,7 +12,8 @@ constexpr std::size_t hash_width = 32;
 
 std::string encode_record(const stamped_card& rec) {
   char head[hlc_width + 1];
-  std::snprintf(head, sizeof head, "%016llu", static_cast<unsigned long long>(rec.st.hlc));
+  std::snprintf(head, sizeof head, "%016llu",
+                static_cast<unsigned long long>(rec.st.hlc));
   std::string out;
   out.reserve(hlc_width + hash_width + 5 + rec.st.carrier.size() + rec.st.line.size() +
               rec.card.size());

@@ -31,12 +31,12 @@ std::string_view scope_name(scope s) {
 
 std::string_view mode_name(upload_mode m) {
   switch (m) {
-    case upload_mode::snapshot:
-      return "snapshot";
-    case upload_mode::delta:
-      return "delta";
-    case upload_mode::remove:
-      return "remove";
+  case upload_mode::snapshot:
+    return "snapshot";
+  case upload_mode::delta:
+    return "delta";
+  case upload_mode::remove:
+    return "remove";
   }
   return "delta";
 }
@@ -58,7 +58,7 @@ caf::expected<change_kind> kind_of(std::string_view name) {
 } // namespace
 
 account_store::account_store(redis_client& redis, std::string carrier)
-  : redis_(redis), carrier_(std::move(carrier)) {}
+    : redis_(redis), carrier_(std::move(carrier)) {}
 
 caf::expected<register_result> account_store::register_line(const register_request& req) {
   auto now = std::to_string(req.now_ms);
@@ -85,7 +85,8 @@ caf::expected<bool> account_store::add_sibling(const std::string& idcode,
   return v[0] != 0;
 }
 
-caf::expected<std::optional<line_info>> account_store::find_line(const std::string& msisdn) {
+caf::expected<std::optional<line_info>>
+account_store::find_line(const std::string& msisdn) {
   auto key = keys::sim(msisdn);
   auto r = redis_.call({"HMGET", key, "id", "iccid", "token"});
   if (!r)
@@ -95,16 +96,15 @@ caf::expected<std::optional<line_info>> account_store::find_line(const std::stri
     return corrupt("HMGET answered an unexpected reply");
   if (v[0].is_nil())
     return std::optional<line_info>{};
-  return std::optional<line_info>{
-    line_info{std::string(v[0].str()), std::string(v[1].str()), std::string(v[2].str())}};
+  return std::optional<line_info>{line_info{
+      std::string(v[0].str()), std::string(v[1].str()), std::string(v[2].str())}};
 }
 
 caf::expected<upload_result> account_store::upload(const upload_request& req) {
   auto hlc = hlc_of(req.now_ms);
-  std::vector<std::string_view> args{req.idcode,         req.line,
-                                     scope_name(req.scope), mode_name(req.mode),
-                                     hlc,                carrier_,
-                                     req.allow_removals ? "1" : "0"};
+  std::vector<std::string_view> args{
+      req.idcode, req.line, scope_name(req.scope),         mode_name(req.mode),
+      hlc,        carrier_, req.allow_removals ? "1" : "0"};
   std::vector<std::string> hashes;
   if (req.mode == upload_mode::remove) {
     args.insert(args.end(), req.uids.begin(), req.uids.end());
@@ -168,17 +168,18 @@ caf::expected<pending_fetch> account_store::fetch_pending(const std::string& idc
     if (!rec)
       return corrupt("a pending change of line " + line + " is not a record");
     switch (*kind) {
-      case change_kind::added:
-        ++out.counts.added;
-        break;
-      case change_kind::changed:
-        ++out.counts.changed;
-        break;
-      case change_kind::removed:
-        ++out.counts.removed;
-        break;
+    case change_kind::added:
+      ++out.counts.added;
+      break;
+    case change_kind::changed:
+      ++out.counts.changed;
+      break;
+    case change_kind::removed:
+      ++out.counts.removed;
+      break;
     }
-    out.changes.push_back(pending_change{std::string(v[i].str()), *kind, std::move(*rec)});
+    out.changes.push_back(
+        pending_change{std::string(v[i].str()), *kind, std::move(*rec)});
   }
   return out;
 }
@@ -187,8 +188,9 @@ caf::expected<std::size_t> account_store::ack_pending(const std::string& idcode,
                                                       const std::string& line,
                                                       const std::string& cursor,
                                                       decision what) {
-  auto r = run_script(redis_, script::ack_pending,
-                      {idcode, line, cursor, what == decision::apply ? "apply" : "discard"});
+  auto r =
+      run_script(redis_, script::ack_pending,
+                 {idcode, line, cursor, what == decision::apply ? "apply" : "discard"});
   if (!r)
     return std::move(r.error());
   std::uint64_t v[1];
@@ -198,9 +200,10 @@ caf::expected<std::size_t> account_store::ack_pending(const std::string& idcode,
 }
 
 caf::expected<std::vector<stored_card>>
-account_store::read_cards(const std::string& idcode, const std::string& line, scope where) {
-  auto key = where == scope::shared ? keys::shared(idcode)
-                                    : keys::private_backup(idcode, line);
+account_store::read_cards(const std::string& idcode, const std::string& line,
+                          scope where) {
+  auto key =
+      where == scope::shared ? keys::shared(idcode) : keys::private_backup(idcode, line);
   auto r = redis_.call({"HGETALL", key});
   if (!r)
     return std::move(r.error());

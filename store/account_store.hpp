@@ -127,13 +127,14 @@ public:
                                              const std::string& line);
   /// Removes what the fetch with `cursor` returned; apply moves the base.
   /// Returns how many changes the fetch had returned.
-  caf::expected<std::size_t> ack_pending(const std::string& idcode, const std::string& line,
+  caf::expected<std::size_t> ack_pending(const std::string& idcode,
+                                         const std::string& line,
                                          const std::string& cursor, decision what);
 
   // -- reads ------------------------------------------------------------------
   /// The live cards of the shared store, or of the line's private backup (F7 restore).
-  caf::expected<std::vector<stored_card>> read_cards(const std::string& idcode,
-                                                     const std::string& line, scope where);
+  caf::expected<std::vector<stored_card>>
+  read_cards(const std::string& idcode, const std::string& line, scope where);
 
   const std::string& carrier() const { return carrier_; }
   redis_client& redis() { return redis_; }

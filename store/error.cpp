@@ -6,20 +6,20 @@ namespace simsync {
 
 const char* to_string(ec code) {
   switch (code) {
-    case ec::none:
-      return "none";
-    case ec::store_unavailable:
-      return "store_unavailable";
-    case ec::store_corrupt:
-      return "store_corrupt";
-    case ec::unknown_line:
-      return "unknown_line";
-    case ec::line_taken:
-      return "line_taken";
-    case ec::stale_cursor:
-      return "stale_cursor";
-    case ec::invalid_request:
-      return "invalid_request";
+  case ec::none:
+    return "none";
+  case ec::store_unavailable:
+    return "store_unavailable";
+  case ec::store_corrupt:
+    return "store_corrupt";
+  case ec::unknown_line:
+    return "unknown_line";
+  case ec::line_taken:
+    return "line_taken";
+  case ec::stale_cursor:
+    return "stale_cursor";
+  case ec::invalid_request:
+    return "invalid_request";
   }
   return "unknown_error";
 }
@@ -37,8 +37,9 @@ std::string describe(const caf::error& err) {
     for (size_t i = 0; i < ctx.size(); ++i) {
       if (i > 0)
         out += ' ';
-      out += ctx.template match_element<std::string>(i) ? ctx.template get_as<std::string>(i)
-                                               : caf::deep_to_string(ctx);
+      out += ctx.template match_element<std::string>(i)
+                 ? ctx.template get_as<std::string>(i)
+                 : caf::deep_to_string(ctx);
     }
   }
   return out;

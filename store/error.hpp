@@ -1,9 +1,9 @@
 #pragma once
 
 #include <caf/error.hpp>
+#include <caf/expected.hpp>
 #include <caf/make_message.hpp>
 #include <caf/message.hpp>
-#include <caf/expected.hpp>
 
 #include <cstdint>
 #include <string>

@@ -6,11 +6,21 @@
 /// the same names in store/lua/lib.lua; change both together.
 namespace simsync::store::keys {
 
-inline std::string tag(const std::string& idcode) { return "{" + idcode + "}"; }
-inline std::string account(const std::string& id) { return "acct:" + tag(id); }
-inline std::string shared(const std::string& id) { return "shared:" + tag(id); }
-inline std::string history(const std::string& id) { return "history:" + tag(id); }
-inline std::string siblings(const std::string& id) { return "dir:" + tag(id); }
+inline std::string tag(const std::string& idcode) {
+  return "{" + idcode + "}";
+}
+inline std::string account(const std::string& id) {
+  return "acct:" + tag(id);
+}
+inline std::string shared(const std::string& id) {
+  return "shared:" + tag(id);
+}
+inline std::string history(const std::string& id) {
+  return "history:" + tag(id);
+}
+inline std::string siblings(const std::string& id) {
+  return "dir:" + tag(id);
+}
 inline std::string private_backup(const std::string& id, const std::string& line) {
   return "private:" + tag(id) + ":" + line;
 }
@@ -20,7 +30,11 @@ inline std::string pending(const std::string& id, const std::string& line) {
 inline std::string base(const std::string& id, const std::string& line) {
   return "base:" + tag(id) + ":" + line;
 }
-inline std::string sim(const std::string& msisdn) { return "sim:" + msisdn; }
-inline std::string outbox(const std::string& peer) { return "outbox:" + peer; }
+inline std::string sim(const std::string& msisdn) {
+  return "sim:" + msisdn;
+}
+inline std::string outbox(const std::string& peer) {
+  return "outbox:" + peer;
+}
 
 } // namespace simsync::store::keys

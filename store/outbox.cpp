@@ -31,9 +31,10 @@ std::string field(reply_view fields, std::string_view name) {
 
 } // namespace
 
-caf::expected<std::vector<outbox_entry>>
-read_outbox(redis_client& redis, const std::string& peer, const std::string& after,
-            std::size_t count) {
+caf::expected<std::vector<outbox_entry>> read_outbox(redis_client& redis,
+                                                     const std::string& peer,
+                                                     const std::string& after,
+                                                     std::size_t count) {
   auto start = "(" + after;
   auto n = std::to_string(count);
   auto r = redis.call({"XRANGE", keys::outbox(peer), start, "+", "COUNT", n});
@@ -65,7 +66,8 @@ caf::expected<std::size_t> trim_outbox(redis_client& redis, const std::string& p
   if (!r)
     return std::move(r.error());
   if (r->view().is_error())
-    return caf::make_error(ec::store_unavailable, "XTRIM: " + std::string(r->view().str()));
+    return caf::make_error(ec::store_unavailable,
+                           "XTRIM: " + std::string(r->view().str()));
   return static_cast<std::size_t>(r->view().integer());
 }
 

@@ -27,9 +27,10 @@ struct outbox_entry {
 };
 
 /// Up to `count` entries for `peer` after stream id `after` ("0-0" for the start).
-caf::expected<std::vector<outbox_entry>>
-read_outbox(redis_client& redis, const std::string& peer, const std::string& after,
-            std::size_t count);
+caf::expected<std::vector<outbox_entry>> read_outbox(redis_client& redis,
+                                                     const std::string& peer,
+                                                     const std::string& after,
+                                                     std::size_t count);
 
 /// Removes every entry up to and including `through` once the peer has
 /// persisted them. Returns how many were removed.

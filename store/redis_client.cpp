@@ -14,7 +14,8 @@ caf::expected<redis_endpoint> redis_endpoint::parse(std::string_view text) {
   if (text.substr(0, 5) == "unix:") {
     out.unix_path = std::string(text.substr(5));
     if (out.unix_path.empty())
-      return caf::make_error(ec::invalid_request, "empty unix socket path in", std::string(text));
+      return caf::make_error(ec::invalid_request, "empty unix socket path in",
+                             std::string(text));
     return out;
   }
   auto colon = text.rfind(':');
@@ -24,8 +25,8 @@ caf::expected<redis_endpoint> redis_endpoint::parse(std::string_view text) {
                            std::string(text));
   out.host = std::string(text.substr(0, colon));
   auto port_text = text.substr(colon + 1);
-  auto [end, err] = std::from_chars(port_text.data(), port_text.data() + port_text.size(),
-                                    out.port);
+  auto [end, err] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), out.port);
   if (err != std::errc{} || end != port_text.data() + port_text.size() || out.port <= 0 ||
       out.port > 65535)
     return caf::make_error(ec::invalid_request, "bad Redis port in", std::string(text));
@@ -38,19 +39,27 @@ std::string redis_endpoint::to_string() const {
 
 // -- replies ------------------------------------------------------------------
 
-bool reply_view::is_nil() const { return r_->type == REDIS_REPLY_NIL; }
-bool reply_view::is_error() const { return r_->type == REDIS_REPLY_ERROR; }
-bool reply_view::is_array() const { return r_->type == REDIS_REPLY_ARRAY; }
-bool reply_view::is_integer() const { return r_->type == REDIS_REPLY_INTEGER; }
+bool reply_view::is_nil() const {
+  return r_->type == REDIS_REPLY_NIL;
+}
+bool reply_view::is_error() const {
+  return r_->type == REDIS_REPLY_ERROR;
+}
+bool reply_view::is_array() const {
+  return r_->type == REDIS_REPLY_ARRAY;
+}
+bool reply_view::is_integer() const {
+  return r_->type == REDIS_REPLY_INTEGER;
+}
 
 std::string_view reply_view::str() const {
   switch (r_->type) {
-    case REDIS_REPLY_STRING:
-    case REDIS_REPLY_STATUS:
-    case REDIS_REPLY_ERROR:
-      return {r_->str, r_->len};
-    default:
-      return {};
+  case REDIS_REPLY_STRING:
+  case REDIS_REPLY_STATUS:
+  case REDIS_REPLY_ERROR:
+    return {r_->str, r_->len};
+  default:
+    return {};
   }
 }
 
@@ -62,11 +71,15 @@ std::size_t reply_view::size() const {
   return r_->type == REDIS_REPLY_ARRAY ? r_->elements : 0;
 }
 
-reply_view reply_view::operator[](std::size_t i) const { return reply_view{r_->element[i]}; }
+reply_view reply_view::operator[](std::size_t i) const {
+  return reply_view{r_->element[i]};
+}
 
 reply::reply(redisReply* r) : r_(r) {}
 
-void reply::deleter::operator()(redisReply* r) const { freeReplyObject(r); }
+void reply::deleter::operator()(redisReply* r) const {
+  freeReplyObject(r);
+}
 
 // -- client -------------------------------------------------------------------
 
@@ -85,26 +98,26 @@ caf::expected<redis_client> redis_client::connect(const redis_endpoint& where,
                                                   std::chrono::milliseconds timeout) {
   auto tv = to_timeval(timeout);
   redisContext* ctx = where.unix_path.empty()
-                        ? redisConnectWithTimeout(where.host.c_str(), where.port, tv)
-                        : redisConnectUnixWithTimeout(where.unix_path.c_str(), tv);
+                          ? redisConnectWithTimeout(where.host.c_str(), where.port, tv)
+                          : redisConnectUnixWithTimeout(where.unix_path.c_str(), tv);
   if (ctx == nullptr)
     return caf::make_error(ec::store_unavailable, "cannot allocate a Redis context");
   if (ctx->err != 0) {
     std::string why = ctx->errstr;
     redisFree(ctx);
-    return caf::make_error(ec::store_unavailable,
-                           "cannot connect to Redis at " + where.to_string() + ": " + why);
+    return caf::make_error(ec::store_unavailable, "cannot connect to Redis at " +
+                                                      where.to_string() + ": " + why);
   }
   redisSetTimeout(ctx, tv);
   return redis_client{ctx, where};
 }
 
 redis_client::redis_client(redisContext* ctx, redis_endpoint where)
-  : ctx_(ctx), where_(std::move(where)) {}
+    : ctx_(ctx), where_(std::move(where)) {}
 
 redis_client::redis_client(redis_client&& other) noexcept
-  : ctx_(other.ctx_), where_(std::move(other.where_)), round_trips_(other.round_trips_),
-    healthy_(other.healthy_) {
+    : ctx_(other.ctx_), where_(std::move(other.where_)), round_trips_(other.round_trips_),
+      healthy_(other.healthy_) {
   other.ctx_ = nullptr;
 }
 
@@ -129,7 +142,8 @@ redis_client::~redis_client() {
 caf::error redis_client::io_error(const char* what) {
   healthy_ = false;
   return caf::make_error(ec::store_unavailable, std::string(what) + " Redis at " +
-                                                  where_.to_string() + ": " + ctx_->errstr);
+                                                    where_.to_string() + ": " +
+                                                    ctx_->errstr);
 }
 
 caf::expected<std::vector<reply>>

@@ -44,10 +44,10 @@ compiled_script compile(std::string_view body) {
 
 const compiled_script& compiled(script which) {
   static const std::array<compiled_script, 7> all{
-    compile(detail::lua_register_line), compile(detail::lua_upload),
-    compile(detail::lua_replicate_in),  compile(detail::lua_update_request),
-    compile(detail::lua_fetch_pending), compile(detail::lua_ack_pending),
-    compile(detail::lua_add_sibling),
+      compile(detail::lua_register_line), compile(detail::lua_upload),
+      compile(detail::lua_replicate_in),  compile(detail::lua_update_request),
+      compile(detail::lua_fetch_pending), compile(detail::lua_ack_pending),
+      compile(detail::lua_add_sibling),
   };
   return all[static_cast<size_t>(which)];
 }
@@ -58,10 +58,10 @@ struct script_code {
 };
 
 constexpr script_code script_codes[] = {
-  {"unknown_line", ec::unknown_line},
-  {"line_taken", ec::line_taken},
-  {"stale_cursor", ec::stale_cursor},
-  {"bad_batch", ec::invalid_request},
+    {"unknown_line", ec::unknown_line},
+    {"line_taken", ec::line_taken},
+    {"stale_cursor", ec::stale_cursor},
+    {"bad_batch", ec::invalid_request},
 };
 
 caf::error error_of(std::string_view message) {

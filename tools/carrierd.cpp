@@ -54,8 +54,8 @@ int main(int argc, char** argv) {
             << " peer link(s)" << std::endl;
   int sig = 0;
   sigwait(&stop_signals, &sig);
-  std::cout << "carrierd: " << cfg.carrier << "/" << cfg.node << " stopping (signal " << sig
-            << ")" << std::endl;
+  std::cout << "carrierd: " << cfg.carrier << "/" << cfg.node << " stopping (signal "
+            << sig << ")" << std::endl;
   bool drained = simsync::stop_node(sys, *node);
   std::cout << "carrierd: " << cfg.carrier << "/" << cfg.node
             << (drained ? " stopped" : " stopped with actors still busy") << std::endl;

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <chrono>
 #include <csignal>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <netinet/in.h>
@@ -73,22 +73,24 @@ deployment::~deployment() {
 
 void deployment::write_config(const std::string& id) {
   const auto& self = carriers_.at(id);
-  std::string toml = "carrier = \"" + id + "\"\nnode = \"n1\"\nshards = " +
-                     std::to_string(opts_.shards) +
-                     "\nfederation_key_file = \"federation.key\"\nseal_key_file = \"" + id +
-                     ".seal.key\"\ndata_dir = \"" + id + "\"\n\n[redis]\naddress = \"" +
-                     self.redis->endpoint().to_string() + "\"\n\n[gateway]\nlisten = \"127.0.0.1:" +
-                     std::to_string(free_loopback_port()) +
-                     "\"\n\n[admin]\nlisten = \"127.0.0.1:" + std::to_string(free_loopback_port()) +
-                     "\"\n\n[federation]\nlisten = \"127.0.0.1:" +
-                     std::to_string(self.federation_port) + "\"\n";
+  std::string toml =
+      "carrier = \"" + id +
+      "\"\nnode = \"n1\"\nshards = " + std::to_string(opts_.shards) +
+      "\nfederation_key_file = \"federation.key\"\nseal_key_file = \"" + id +
+      ".seal.key\"\ndata_dir = \"" + id + "\"\n\n[redis]\naddress = \"" +
+      self.redis->endpoint().to_string() +
+      "\"\n\n[gateway]\nlisten = \"127.0.0.1:" + std::to_string(free_loopback_port()) +
+      "\"\n\n[admin]\nlisten = \"127.0.0.1:" + std::to_string(free_loopback_port()) +
+      "\"\n\n[federation]\nlisten = \"127.0.0.1:" + std::to_string(self.federation_port) +
+      "\"\n";
   for (const auto& [peer, c] : carriers_) {
     if (peer == id)
       continue;
     std::string shards;
     for (int s = 0; s < opts_.shards; ++s)
       shards += (s ? ", " : "") + std::to_string(s);
-    toml += "\n[[peers]]\nid = \"" + peer + "\"\nshards = " + std::to_string(opts_.shards) +
+    toml += "\n[[peers]]\nid = \"" + peer +
+            "\"\nshards = " + std::to_string(opts_.shards) +
             "\n  [[peers.nodes]]\n  id = \"n1\"\n  federation = \"127.0.0.1:" +
             std::to_string(c.federation_port) + "\"\n  shards = [" + shards + "]\n";
   }
@@ -110,7 +112,8 @@ void deployment::start(const std::string& id) {
   posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, log.c_str(),
                                    O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawn_file_actions_adddup2(&files, STDOUT_FILENO, STDERR_FILENO);
-  int rc = ::posix_spawn(&c.pid, SIMSYNC_CARRIERD_PATH, &files, nullptr, argv.data(), environ);
+  int rc =
+      ::posix_spawn(&c.pid, SIMSYNC_CARRIERD_PATH, &files, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&files);
   if (rc != 0)
     throw std::runtime_error("cannot start carrierd for " + id);

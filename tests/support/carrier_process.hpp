@@ -20,7 +20,8 @@ public:
     int shards = 2;
   };
 
-  explicit deployment(std::vector<std::string> carriers) : deployment(carriers, options{}) {}
+  explicit deployment(std::vector<std::string> carriers)
+      : deployment(carriers, options{}) {}
   deployment(std::vector<std::string> carriers, options opts);
   ~deployment();
   deployment(const deployment&) = delete;

@@ -1,6 +1,5 @@
 #include "tests/support/redis_server.hpp"
 
-
 #include <arpa/inet.h>
 #include <chrono>
 #include <csignal>
@@ -70,7 +69,8 @@ void redis_server::start() {
     argv.push_back(a.data());
   argv.push_back(nullptr);
   if (::posix_spawnp(&pid_, "redis-server", nullptr, nullptr, argv.data(), environ) != 0)
-    throw std::runtime_error("cannot start redis-server (is it installed? run tools/setup)");
+    throw std::runtime_error(
+        "cannot start redis-server (is it installed? run tools/setup)");
   // Ready when it answers PING.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
   while (std::chrono::steady_clock::now() < deadline) {
@@ -83,7 +83,8 @@ void redis_server::start() {
     std::this_thread::sleep_for(std::chrono::milliseconds{20});
   }
   throw std::runtime_error("redis-server did not answer on port " +
-                           std::to_string(endpoint_.port) + "; see " + dir_ + "/redis.log");
+                           std::to_string(endpoint_.port) + "; see " + dir_ +
+                           "/redis.log");
 }
 
 void redis_server::stop(int signal) {

@@ -17,19 +17,20 @@ struct shard_config : caf::actor_system_config {
 
 struct account_shard_fixture : ::testing::Test {
   account_shard_fixture()
-    : sys(cfg),
-      shard(sys.spawn<caf::detached>(account_shard, redis.endpoint(), "carrier-a", 0)),
-      self(sys) {}
+      : sys(cfg),
+        shard(sys.spawn<caf::detached>(account_shard, redis.endpoint(), "carrier-a", 0)),
+        self(sys) {}
 
-  ~account_shard_fixture() override { self->send_exit(shard, caf::exit_reason::user_shutdown); }
+  ~account_shard_fixture() override {
+    self->send_exit(shard, caf::exit_reason::user_shutdown);
+  }
 
   /// The shard's reply to `xs`, or the error it answered with.
-  template <class T, class... Ts>
-  caf::expected<T> ask(Ts&&... xs) {
+  template <class T, class... Ts> caf::expected<T> ask(Ts&&... xs) {
     caf::expected<T> out = caf::make_error(ec::none);
     self->request(shard, std::chrono::seconds{10}, std::forward<Ts>(xs)...)
-      .receive([&](T& value) { out = std::move(value); },
-               [&](caf::error& err) { out = std::move(err); });
+        .receive([&](T& value) { out = std::move(value); },
+                 [&](caf::error& err) { out = std::move(err); });
     return out;
   }
 

@@ -21,28 +21,32 @@ struct sibling_outage : ::testing::Test {
     for (int i = 0; i < 10; ++i)
       book.push_back(make_card("u" + std::to_string(i), "Li " + std::to_string(i)));
     client.upload("carrier-a", person, line_a, book);
-    ASSERT_TRUE(eventually([&] { return client.counts("carrier-b", person, line_b).added == 10; }));
+    ASSERT_TRUE(eventually(
+        [&] { return client.counts("carrier-b", person, line_b).added == 10; }));
     // Line b takes the book, so later edits show as changed / removed.
-    auto f = client.ask<store::pending_fetch>("carrier-b", person, atom::fetch_v, person, line_b);
+    auto f = client.ask<store::pending_fetch>("carrier-b", person, atom::fetch_v, person,
+                                              line_b);
     ASSERT_TRUE(f);
-    ASSERT_TRUE(client.ask<std::uint64_t>("carrier-b", person, atom::ack_v, person, line_b,
-                                          f->cursor, store::decision::apply));
+    ASSERT_TRUE(client.ask<std::uint64_t>("carrier-b", person, atom::ack_v, person,
+                                          line_b, f->cursor, store::decision::apply));
   }
 
   /// While carrier-b is away: change u1, add n1..n3, remove u2 (three uploads).
   void edit_at_a() {
     client.upload("carrier-a", person, line_a, {make_card("u1", "Li Lei")},
                   store::upload_mode::delta);
-    client.upload("carrier-a", person, line_a,
-                  {make_card("n1", "New 1"), make_card("n2", "New 2"), make_card("n3", "New 3")},
-                  store::upload_mode::delta);
+    client.upload(
+        "carrier-a", person, line_a,
+        {make_card("n1", "New 1"), make_card("n2", "New 2"), make_card("n3", "New 3")},
+        store::upload_mode::delta);
     store::upload_request rm;
     rm.idcode = person;
     rm.line = line_a;
     rm.mode = store::upload_mode::remove;
     rm.uids = {"u2"};
     rm.now_ms = 1;
-    ASSERT_TRUE(client.ask<store::upload_result>("carrier-a", person, atom::upload_v, rm));
+    ASSERT_TRUE(
+        client.ask<store::upload_result>("carrier-a", person, atom::upload_v, rm));
   }
 
   void expect_converged_with_exact_mailbox() {
@@ -50,7 +54,8 @@ struct sibling_outage : ::testing::Test {
       return client.shared("carrier-b", person, line_b) ==
              client.shared("carrier-a", person, line_a);
     })) << "carrier-b did not converge";
-    auto f = client.ask<store::pending_fetch>("carrier-b", person, atom::fetch_v, person, line_b);
+    auto f = client.ask<store::pending_fetch>("carrier-b", person, atom::fetch_v, person,
+                                              line_b);
     ASSERT_TRUE(f) << describe(f.error());
     EXPECT_EQ(kinds(*f), (std::map<std::string, std::string>{{"u1", "changed"},
                                                              {"n1", "added"},

@@ -35,19 +35,21 @@ public:
     auto& shards = shards_[carrier];
     if (shards.empty()) {
       auto fed = sys_.middleman().remote_actor<federation_actor>(
-        "127.0.0.1", static_cast<uint16_t>(deployment_.federation_port(carrier)));
+          "127.0.0.1", static_cast<uint16_t>(deployment_.federation_port(carrier)));
       if (!fed)
-        throw std::runtime_error("cannot reach " + carrier + ": " + sys_.render(fed.error()));
+        throw std::runtime_error("cannot reach " + carrier + ": " +
+                                 sys_.render(fed.error()));
       self_->request(*fed, std::chrono::seconds{10}, atom::shards_v)
-        .receive(
-          [&](node_shards& owned) {
-            shards.resize(static_cast<size_t>(deployment_.shards()));
-            for (size_t i = 0; i < owned.indices.size(); ++i)
-              shards[static_cast<size_t>(owned.indices[i])] = owned.handles[i];
-          },
-          [&](caf::error& err) {
-            throw std::runtime_error("shards of " + carrier + ": " + sys_.render(err));
-          });
+          .receive(
+              [&](node_shards& owned) {
+                shards.resize(static_cast<size_t>(deployment_.shards()));
+                for (size_t i = 0; i < owned.indices.size(); ++i)
+                  shards[static_cast<size_t>(owned.indices[i])] = owned.handles[i];
+              },
+              [&](caf::error& err) {
+                throw std::runtime_error("shards of " + carrier + ": " +
+                                         sys_.render(err));
+              });
     }
     return shards[static_cast<size_t>(config::shard_of(idcode, deployment_.shards()))];
   }
@@ -57,23 +59,28 @@ public:
 
   /// The reply of the shard owning `idcode` at `carrier`, or its error.
   template <class T, class... Ts>
-  caf::expected<T> ask(const std::string& carrier, const std::string& idcode, Ts&&... xs) {
+  caf::expected<T> ask(const std::string& carrier, const std::string& idcode,
+                       Ts&&... xs) {
     caf::expected<T> out = caf::make_error(ec::none);
-    self_->request(shard(carrier, idcode), std::chrono::seconds{30}, std::forward<Ts>(xs)...)
-      .receive([&](T& value) { out = std::move(value); },
-               [&](caf::error& err) { out = std::move(err); });
+    self_
+        ->request(shard(carrier, idcode), std::chrono::seconds{30},
+                  std::forward<Ts>(xs)...)
+        .receive([&](T& value) { out = std::move(value); },
+                 [&](caf::error& err) { out = std::move(err); });
     return out;
   }
 
   void register_line(const std::string& carrier, const std::string& idcode,
                      const std::string& msisdn, std::vector<std::string> peers) {
-    store::register_request req{idcode, msisdn, "898601", "h", "sealed", 1, std::move(peers)};
+    store::register_request req{idcode,   msisdn, "898601",        "h",
+                                "sealed", 1,      std::move(peers)};
     auto r = ask<store::register_result>(carrier, idcode, atom::register_line_v, req);
     ASSERT_TRUE(r) << describe(r.error());
   }
 
   store::upload_result upload(const std::string& carrier, const std::string& idcode,
-                              const std::string& line, std::vector<core::book_entry> cards,
+                              const std::string& line,
+                              std::vector<core::book_entry> cards,
                               store::upload_mode mode = store::upload_mode::snapshot) {
     store::upload_request req;
     req.idcode = idcode;
@@ -81,20 +88,19 @@ public:
     req.mode = mode;
     req.cards = std::move(cards);
     req.now_ms = static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(
-        std::chrono::system_clock::now().time_since_epoch())
-        .count());
+        std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::system_clock::now().time_since_epoch())
+            .count());
     auto r = ask<store::upload_result>(carrier, idcode, atom::upload_v, req);
     EXPECT_TRUE(r) << describe(r.error());
     return r ? *r : store::upload_result{};
   }
 
   /// uid -> card of the live shared store at `carrier`.
-  std::map<std::string, std::string> shared(const std::string& carrier,
-                                            const std::string& idcode,
-                                            const std::string& line) {
-    auto r = ask<std::vector<store::stored_card>>(carrier, idcode, atom::read_cards_v, idcode,
-                                                  line, store::scope::shared);
+  std::map<std::string, std::string>
+  shared(const std::string& carrier, const std::string& idcode, const std::string& line) {
+    auto r = ask<std::vector<store::stored_card>>(carrier, idcode, atom::read_cards_v,
+                                                  idcode, line, store::scope::shared);
     std::map<std::string, std::string> out;
     if (r)
       for (auto& c : *r)

@@ -43,9 +43,12 @@ TEST_F(three_carriers, a_shared_upload_reaches_the_sibling_line_and_nowhere_else
   register_everywhere();
   auto r = client.upload("carrier-a", person, line_a, book(20, "Li"));
   EXPECT_EQ(r.added, 20u);
-  ASSERT_TRUE(eventually([&] { return client.counts("carrier-b", person, line_b).added == 20; }))
-    << "carrier-b's line has " << client.counts("carrier-b", person, line_b).added;
-  EXPECT_EQ(client.shared("carrier-a", person, line_a), client.shared("carrier-b", person, line_b));
+  ASSERT_TRUE(eventually([&] {
+    return client.counts("carrier-b", person, line_b).added == 20;
+  })) << "carrier-b's line has "
+      << client.counts("carrier-b", person, line_b).added;
+  EXPECT_EQ(client.shared("carrier-a", person, line_a),
+            client.shared("carrier-b", person, line_b));
   // carrier-c holds no account for the person: nothing is stored there.
   EXPECT_TRUE(client.shared("carrier-c", person, line_c).empty());
   // The uploader never gets its own upload back.
@@ -55,9 +58,11 @@ TEST_F(three_carriers, a_shared_upload_reaches_the_sibling_line_and_nowhere_else
 TEST_F(three_carriers, a_registration_after_data_exists_is_bootstrapped) {
   register_everywhere();
   client.upload("carrier-a", person, line_a, book(10, "Li"));
-  ASSERT_TRUE(eventually([&] { return client.shared("carrier-b", person, line_b).size() == 10; }));
+  ASSERT_TRUE(eventually(
+      [&] { return client.shared("carrier-b", person, line_b).size() == 10; }));
   client.register_line("carrier-c", person, line_c, peers_of("carrier-c"));
-  ASSERT_TRUE(eventually([&] { return client.counts("carrier-c", person, line_c).added == 10; }));
+  ASSERT_TRUE(
+      eventually([&] { return client.counts("carrier-c", person, line_c).added == 10; }));
   // From now on carrier-c takes part: its upload reaches a and b.
   client.upload("carrier-c", person, line_c, {make_card("c1", "From C")},
                 store::upload_mode::delta);

@@ -41,7 +41,8 @@ TEST_F(mailbox, apply_moves_the_base_and_empties_the_mailbox) {
   EXPECT_EQ(*n, 2u);
   EXPECT_TRUE(fetch(line2).changes.empty());
   // line2 now holds u1, u2: its snapshot of them is no change.
-  auto r = upload(a.store, person, line2, {make_card("u1", "Li"), make_card("u2", "Wang")});
+  auto r =
+      upload(a.store, person, line2, {make_card("u1", "Li"), make_card("u2", "Wang")});
   EXPECT_EQ(r.unchanged, 2u);
   EXPECT_EQ(r.added + r.changed, 0u);
 }
@@ -65,8 +66,8 @@ TEST_F(mailbox, changes_after_the_fetch_stay_pending) {
   ASSERT_TRUE(a.store.ack_pending(person, line2, f.cursor, store::decision::apply));
   auto next = fetch(line2);
   // u1 was applied in its fetched version, so the newer one is a change.
-  EXPECT_EQ(kinds(next), (std::map<std::string, std::string>{{"u1", "changed"},
-                                                             {"u3", "added"}}));
+  EXPECT_EQ(kinds(next),
+            (std::map<std::string, std::string>{{"u1", "changed"}, {"u3", "added"}}));
 }
 
 TEST_F(mailbox, an_old_cursor_is_refused_and_changes_nothing) {
@@ -76,7 +77,8 @@ TEST_F(mailbox, an_old_cursor_is_refused_and_changes_nothing) {
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error(), ec::stale_cursor);
   EXPECT_EQ(fetch(line2).changes.size(), 2u);
-  auto bogus = a.store.ack_pending(person, line2, "not-a-cursor", store::decision::discard);
+  auto bogus =
+      a.store.ack_pending(person, line2, "not-a-cursor", store::decision::discard);
   ASSERT_FALSE(bogus);
   EXPECT_EQ(bogus.error(), ec::stale_cursor);
 }

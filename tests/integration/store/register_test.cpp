@@ -40,7 +40,8 @@ TEST(register_line, registering_again_reissues_the_token_only) {
 TEST(register_line, a_line_of_another_person_is_refused_and_nothing_changes) {
   carrier_store a("carrier-a");
   register_line(a.store, person, "+8613800138000");
-  store::register_request req{other_person, "+8613800138000", "898601", "x", "sealed", 1, {}};
+  store::register_request req{
+      other_person, "+8613800138000", "898601", "x", "sealed", 1, {}};
   auto r = a.store.register_line(req);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error(), ec::line_taken);
@@ -59,12 +60,13 @@ TEST(register_line, unknown_line_is_not_found) {
 TEST(register_line, a_line_added_later_gets_the_shared_book_pending) {
   carrier_store a("carrier-a");
   register_line(a.store, person, "+8613800138000");
-  upload(a.store, person, "+8613800138000", {make_card("u1", "Li"), make_card("u2", "Wang")});
+  upload(a.store, person, "+8613800138000",
+         {make_card("u1", "Li"), make_card("u2", "Wang")});
   register_line(a.store, person, "+8613900139000");
   auto fetch = a.store.fetch_pending(person, "+8613900139000");
   ASSERT_TRUE(fetch);
-  EXPECT_EQ(kinds(*fetch), (std::map<std::string, std::string>{{"u1", "added"},
-                                                               {"u2", "added"}}));
+  EXPECT_EQ(kinds(*fetch),
+            (std::map<std::string, std::string>{{"u1", "added"}, {"u2", "added"}}));
 }
 
 TEST(register_line, scripts_are_reloaded_after_a_redis_restart) {

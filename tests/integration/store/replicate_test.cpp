@@ -32,7 +32,8 @@ struct two_carriers : ::testing::Test {
 
   /// Carries every outbox entry from `from` to `to`, as a peer link does;
   /// returns the summed result of the batches.
-  store::replicate_result deliver(carrier_store& from, carrier_store& to, bool trim = true) {
+  store::replicate_result deliver(carrier_store& from, carrier_store& to,
+                                  bool trim = true) {
     store::replicate_result sum;
     const auto& to_id = to.store.carrier();
     auto entries = store::read_outbox(from.client, to_id, "0-0", 1000);
@@ -67,8 +68,8 @@ TEST_F(two_carriers, a_shared_upload_reaches_the_sibling_pending_mailbox) {
   EXPECT_EQ(r.applied, 2u);
   EXPECT_EQ(*store::outbox_depth(a.client, "carrier-b"), 0u);
   auto f = b.store.fetch_pending(person, line_b);
-  EXPECT_EQ(kinds(*f), (std::map<std::string, std::string>{{"u1", "added"},
-                                                           {"u2", "added"}}));
+  EXPECT_EQ(kinds(*f),
+            (std::map<std::string, std::string>{{"u1", "added"}, {"u2", "added"}}));
   EXPECT_EQ(shared_records(a.client, person), shared_records(b.client, person));
 }
 
@@ -86,8 +87,8 @@ TEST_F(two_carriers, a_duplicate_delivery_changes_nothing) {
 }
 
 TEST_F(two_carriers, private_uploads_do_not_travel) {
-  upload(a.store, person, line_a, {make_card("p1", "Doctor")}, store::upload_mode::snapshot,
-         store::scope::private_backup);
+  upload(a.store, person, line_a, {make_card("p1", "Doctor")},
+         store::upload_mode::snapshot, store::scope::private_backup);
   EXPECT_EQ(*store::outbox_depth(a.client, "carrier-b"), 0u);
 }
 

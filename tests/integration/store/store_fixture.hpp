@@ -27,7 +27,7 @@ inline core::book_entry make_card(const std::string& uid, const std::string& nam
 /// One carrier's store: a real redis-server, a connection and an account_store.
 struct carrier_store {
   explicit carrier_store(std::string carrier_id, redis_server::options opts = {})
-    : server(opts), client(server.connect()), store(client, std::move(carrier_id)) {}
+      : server(opts), client(server.connect()), store(client, std::move(carrier_id)) {}
 
   redis_server server;
   store::redis_client client;
@@ -38,9 +38,11 @@ inline const std::string person = std::string(64, 'a'); // an idcode
 inline const std::string other_person = std::string(64, 'b');
 
 inline void register_line(store::account_store& s, const std::string& idcode,
-                          const std::string& msisdn, std::vector<std::string> peers = {}) {
-  store::register_request req{idcode,   msisdn, "8986000000000000000", "token-hash-" + msisdn,
-                              "sealed", 1,      std::move(peers)};
+                          const std::string& msisdn,
+                          std::vector<std::string> peers = {}) {
+  store::register_request req{
+      idcode,   msisdn, "8986000000000000000", "token-hash-" + msisdn,
+      "sealed", 1,      std::move(peers)};
   auto r = s.register_line(req);
   ASSERT_TRUE(r) << describe(r.error());
 }

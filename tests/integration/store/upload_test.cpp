@@ -20,12 +20,14 @@ struct two_lines : ::testing::Test {
 } // namespace
 
 TEST_F(two_lines, snapshot_counts_added_changed_removed_unchanged) {
-  auto first = upload(a.store, person, line1,
-                      {make_card("u1", "Li"), make_card("u2", "Wang"), make_card("u3", "Zhao")});
+  auto first =
+      upload(a.store, person, line1,
+             {make_card("u1", "Li"), make_card("u2", "Wang"), make_card("u3", "Zhao")});
   EXPECT_EQ(first.added, 3u);
   EXPECT_EQ(first.version, 1u);
-  auto second = upload(a.store, person, line1,
-                       {make_card("u1", "Li"), make_card("u2", "Wang Wu"), make_card("u4", "Qian")});
+  auto second = upload(
+      a.store, person, line1,
+      {make_card("u1", "Li"), make_card("u2", "Wang Wu"), make_card("u4", "Qian")});
   EXPECT_EQ(second.added, 1u);
   EXPECT_EQ(second.changed, 1u);
   EXPECT_EQ(second.removed, 1u);
@@ -114,7 +116,8 @@ TEST_F(two_lines, a_book_with_rejected_cards_removes_nothing) {
 
 TEST_F(two_lines, delta_adds_and_changes_and_remove_deletes_by_uid) {
   upload(a.store, person, line1, {make_card("u1", "Li"), make_card("u2", "Wang")});
-  auto d = upload(a.store, person, line1, {make_card("u3", "Zhou")}, store::upload_mode::delta);
+  auto d = upload(a.store, person, line1, {make_card("u3", "Zhou")},
+                  store::upload_mode::delta);
   EXPECT_EQ(d.added, 1u);
   EXPECT_EQ(d.removed, 0u);
   store::upload_request req;
@@ -151,8 +154,9 @@ TEST_F(two_lines, a_line_of_another_account_cannot_be_written_through_this_one) 
 }
 
 TEST_F(two_lines, private_upload_stays_private_and_is_restorable) {
-  auto r = upload(a.store, person, line1, {make_card("p1", "Doctor"), make_card("p2", "Bank")},
-                  store::upload_mode::snapshot, store::scope::private_backup);
+  auto r =
+      upload(a.store, person, line1, {make_card("p1", "Doctor"), make_card("p2", "Bank")},
+             store::upload_mode::snapshot, store::scope::private_backup);
   EXPECT_EQ(r.added, 2u);
   EXPECT_TRUE(shared_records(a.client, person).empty());
   EXPECT_TRUE(a.store.fetch_pending(person, line2)->changes.empty());
