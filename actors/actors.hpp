@@ -38,7 +38,7 @@ using account_shard_actor = caf::typed_actor<
     /// F1 announce: (idcode, peer carrier) holds an account; true if new.
     caf::replies_to<atom::add_sibling, std::string, std::string>::with<bool>>;
 
-/// The shards a node owns: shard indices and their handles, pairwise.
+/// Shards of a carrier: shard indices and their handles, pairwise.
 struct node_shards {
   std::vector<int32_t> indices;
   std::vector<account_shard_actor> handles;
@@ -55,8 +55,11 @@ using federation_actor = caf::typed_actor<
     /// A peer carrier's outbox entry, applied by the owning shard; replies with
     /// the entry's id once it is persisted here (the acknowledgement).
     caf::replies_to<atom::deliver, peer_message>::with<std::string>,
-    /// The shards this node owns.
-    caf::replies_to<atom::shards>::with<node_shards>>;
+    /// Every shard of the carrier this node can reach (its own and its
+    /// sibling nodes'): what a gateway or another node routes with.
+    caf::replies_to<atom::shards>::with<node_shards>,
+    /// Join sibling node N of this carrier (self-sent, retried until it answers).
+    caf::reacts_to<atom::join, int32_t>>;
 
 /// Ships one peer carrier's outbox: reads it, sends in order, trims what the
 /// peer acknowledged, retries with backoff while the peer is unreachable.

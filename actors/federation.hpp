@@ -1,6 +1,7 @@
 #pragma once
 
 #include "actors/actors.hpp"
+#include "config/node_config.hpp"
 
 #include <caf/stateful_actor.hpp>
 
@@ -13,16 +14,23 @@ namespace simsync {
 struct federation_state {
   static inline const char* name = "federation";
 
-  int total_shards = 0;                    ///< shards of the whole carrier
-  std::vector<int> owned;                  ///< shard indices this node owns
-  std::vector<account_shard_actor> shards; ///< by position in `owned`
+  /// Every shard of the carrier by index: this node's own, and those of the
+  /// sibling nodes it has joined (empty while that node is unreachable).
+  std::vector<account_shard_actor> shards;
+  /// The other nodes of this carrier, and their endpoints once joined.
+  std::vector<config::node_entry> siblings;
+  std::vector<federation_actor> sibling_endpoints;
   std::uint64_t processed = 0;
 };
 
-/// Receives peer carriers' outbox entries and hands each to the shard that
-/// owns its account; the ack goes back only after that shard persisted it.
+/// A node's endpoint. Peer carriers deliver their outbox entries here; each
+/// goes to the shard that owns its account, on this node or a sibling node
+/// of the same carrier, and the ack goes back only after that shard persisted
+/// it. The node joins its sibling nodes (CAF remote actors) so that it can
+/// route to every shard of the carrier.
 federation_actor::behavior_type
 federation(federation_actor::stateful_pointer<federation_state> self, int total_shards,
-           std::vector<int> owned, std::vector<account_shard_actor> shards);
+           std::vector<int> owned, std::vector<account_shard_actor> local,
+           std::vector<config::node_entry> siblings);
 
 } // namespace simsync

@@ -18,7 +18,12 @@ caf::expected<node_actors> start_node(caf::actor_system& sys,
   for (int shard : owned)
     node.shards.push_back(
         sys.spawn<caf::detached>(account_shard, *redis_at, cfg.carrier, shard));
-  node.federation = sys.spawn(federation, cfg.shards, owned, node.shards);
+  std::vector<config::node_entry> siblings;
+  for (const auto& other : cfg.nodes)
+    if (other.id != cfg.node)
+      siblings.push_back(other);
+  node.federation =
+      sys.spawn(federation, cfg.shards, owned, node.shards, std::move(siblings));
   auto port =
       sys.middleman().publish(node.federation, static_cast<uint16_t>(cfg.federation.port),
                               cfg.federation.host.c_str(), true);

@@ -134,6 +134,7 @@ CAF_ADD_ATOM(simsync, simsync::atom, read_cards, "readcards")
 CAF_ADD_ATOM(simsync, simsync::atom, add_sibling, "addsibling")
 CAF_ADD_ATOM(simsync, simsync::atom, deliver, "deliver")
 CAF_ADD_ATOM(simsync, simsync::atom, shards, "shards")
+CAF_ADD_ATOM(simsync, simsync::atom, join, "join")
 CAF_ADD_ATOM(simsync, simsync::atom, tick, "tick")
 
 // The project's type-ID block is at the end of actors/actors.hpp: it also

@@ -51,58 +51,86 @@ deployment::deployment(std::vector<std::string> ids, options opts) : opts_(opts)
   write_file(dir_ + "/federation.key", "simsync-test-federation-key-0123456789");
   for (const auto& id : ids) {
     write_file(dir_ + "/" + id + ".seal.key", std::string(64, '7'));
-    carrier c;
-    c.redis = std::make_unique<redis_server>(redis_server::options{true});
-    c.federation_port = free_loopback_port();
-    c.config_path = dir_ + "/" + id + ".toml";
-    carriers_.emplace(id, std::move(c));
+    auto count = opts_.nodes.count(id) ? opts_.nodes.at(id) : 1;
+    auto& nodes = carriers_[id];
+    for (int i = 0; i < count; ++i) {
+      node n;
+      n.id = "n" + std::to_string(i + 1);
+      n.redis = std::make_unique<redis_server>(redis_server::options{true});
+      n.federation_port = free_loopback_port();
+      for (int s = i; s < opts_.shards; s += count)
+        n.shards.push_back(s);
+      n.config_path = dir_ + "/" + id + "-" + n.id + ".toml";
+      nodes.push_back(std::move(n));
+    }
   }
-  for (const auto& id : ids) {
-    write_config(id);
+  for (const auto& [id, nodes] : carriers_)
+    for (const auto& n : nodes)
+      write_config(id, n);
+  for (const auto& id : ids)
     start(id);
-  }
 }
 
 deployment::~deployment() {
-  for (auto& [id, c] : carriers_)
+  for (auto& [id, nodes] : carriers_)
     stop(id, SIGTERM);
   carriers_.clear(); // the redis-servers, by pid
   std::error_code ignored;
   std::filesystem::remove_all(dir_, ignored);
 }
 
-void deployment::write_config(const std::string& id) {
-  const auto& self = carriers_.at(id);
+std::string deployment::nodes_toml(const std::string& carrier,
+                                   const std::string& table) const {
+  std::string out;
+  for (const auto& n : carriers_.at(carrier)) {
+    std::string shards;
+    for (int s : n.shards)
+      shards += (shards.empty() ? "" : ", ") + std::to_string(s);
+    out += "\n[[" + table + "]]\nid = \"" + n.id +
+           "\"\nfederation = \"127.0.0.1:" + std::to_string(n.federation_port) +
+           "\"\nshards = [" + shards + "]\n";
+  }
+  return out;
+}
+
+void deployment::write_config(const std::string& carrier, const node& self) {
   std::string toml =
-      "carrier = \"" + id +
-      "\"\nnode = \"n1\"\nshards = " + std::to_string(opts_.shards) +
-      "\nfederation_key_file = \"federation.key\"\nseal_key_file = \"" + id +
-      ".seal.key\"\ndata_dir = \"" + id + "\"\n\n[redis]\naddress = \"" +
-      self.redis->endpoint().to_string() +
+      "carrier = \"" + carrier + "\"\nnode = \"" + self.id +
+      "\"\nshards = " + std::to_string(opts_.shards) +
+      "\nfederation_key_file = \"federation.key\"\nseal_key_file = \"" + carrier +
+      ".seal.key\"\ndata_dir = \"" + carrier + "-" + self.id +
+      "\"\n\n[redis]\naddress = \"" + self.redis->endpoint().to_string() +
       "\"\n\n[gateway]\nlisten = \"127.0.0.1:" + std::to_string(free_loopback_port()) +
       "\"\n\n[admin]\nlisten = \"127.0.0.1:" + std::to_string(free_loopback_port()) +
-      "\"\n\n[federation]\nlisten = \"127.0.0.1:" + std::to_string(self.federation_port) +
       "\"\n";
-  for (const auto& [peer, c] : carriers_) {
-    if (peer == id)
+  toml += nodes_toml(carrier, "nodes");
+  for (const auto& [peer, nodes] : carriers_) {
+    if (peer == carrier)
       continue;
-    std::string shards;
-    for (int s = 0; s < opts_.shards; ++s)
-      shards += (s ? ", " : "") + std::to_string(s);
     toml += "\n[[peers]]\nid = \"" + peer +
-            "\"\nshards = " + std::to_string(opts_.shards) +
-            "\n  [[peers.nodes]]\n  id = \"n1\"\n  federation = \"127.0.0.1:" +
-            std::to_string(c.federation_port) + "\"\n  shards = [" + shards + "]\n";
+            "\"\nshards = " + std::to_string(opts_.shards) + "\n" +
+            nodes_toml(peer, "peers.nodes");
   }
   write_file(self.config_path, toml);
 }
 
-void deployment::start(const std::string& id) {
-  auto& c = carriers_.at(id);
-  if (c.pid > 0)
+void deployment::start(const std::string& carrier) {
+  for (size_t i = 0; i < carriers_.at(carrier).size(); ++i)
+    start_node(carrier, static_cast<int>(i));
+}
+
+void deployment::stop(const std::string& carrier, int signal) {
+  for (size_t i = 0; i < carriers_.at(carrier).size(); ++i)
+    stop_node(carrier, static_cast<int>(i), signal);
+}
+
+void deployment::start_node(const std::string& carrier, int index) {
+  auto& n = carriers_.at(carrier).at(static_cast<size_t>(index));
+  if (n.pid > 0)
     return;
-  std::string log = dir_ + "/" + id + ".log";
-  std::vector<std::string> args{SIMSYNC_CARRIERD_PATH, "--config", c.config_path};
+  std::string name = carrier + "/" + n.id;
+  std::string log = dir_ + "/" + carrier + "-" + n.id + ".log";
+  std::vector<std::string> args{SIMSYNC_CARRIERD_PATH, "--config", n.config_path};
   std::vector<char*> argv;
   for (auto& a : args)
     argv.push_back(a.data());
@@ -113,43 +141,43 @@ void deployment::start(const std::string& id) {
                                    O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawn_file_actions_adddup2(&files, STDOUT_FILENO, STDERR_FILENO);
   int rc =
-      ::posix_spawn(&c.pid, SIMSYNC_CARRIERD_PATH, &files, nullptr, argv.data(), environ);
+      ::posix_spawn(&n.pid, SIMSYNC_CARRIERD_PATH, &files, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&files);
   if (rc != 0)
-    throw std::runtime_error("cannot start carrierd for " + id);
+    throw std::runtime_error("cannot start carrierd " + name);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{15};
   while (std::chrono::steady_clock::now() < deadline) {
     int status = 0;
-    if (::waitpid(c.pid, &status, WNOHANG) == c.pid) {
-      c.pid = -1;
-      throw std::runtime_error("carrierd for " + id + " exited at start; see " + log);
+    if (::waitpid(n.pid, &status, WNOHANG) == n.pid) {
+      n.pid = -1;
+      throw std::runtime_error("carrierd " + name + " exited at start; see " + log);
     }
-    if (accepts_connections(c.federation_port))
+    if (accepts_connections(n.federation_port))
       return;
     std::this_thread::sleep_for(std::chrono::milliseconds{20});
   }
-  throw std::runtime_error("carrierd for " + id + " did not listen in time; see " + log);
+  throw std::runtime_error("carrierd " + name + " did not listen in time; see " + log);
 }
 
-void deployment::stop(const std::string& id, int signal) {
-  auto& c = carriers_.at(id);
-  if (c.pid <= 0)
+void deployment::stop_node(const std::string& carrier, int index, int signal) {
+  auto& n = carriers_.at(carrier).at(static_cast<size_t>(index));
+  if (n.pid <= 0)
     return;
-  ::kill(c.pid, signal);
+  ::kill(n.pid, signal);
   int status = 0;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{20};
-  while (::waitpid(c.pid, &status, WNOHANG) == 0) {
+  while (::waitpid(n.pid, &status, WNOHANG) == 0) {
     if (std::chrono::steady_clock::now() > deadline) {
       // A carrierd that ignores SIGTERM is a bug: fail, but never hang the suite.
-      ::kill(c.pid, SIGKILL);
-      ::waitpid(c.pid, &status, 0);
-      ADD_FAILURE() << "carrierd for " << id << " did not stop within 20 s of signal "
-                    << signal;
+      ::kill(n.pid, SIGKILL);
+      ::waitpid(n.pid, &status, 0);
+      ADD_FAILURE() << "carrierd " << carrier << "/" << n.id
+                    << " did not stop within 20 s of signal " << signal;
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds{10});
   }
-  c.pid = -1;
+  n.pid = -1;
 }
 
 } // namespace simsync::testing

@@ -10,14 +10,16 @@
 
 namespace simsync::testing {
 
-/// A local multi-carrier deployment for one test: per carrier, a real
-/// redis-server (AOF on) and a real carrierd process, each on free loopback
-/// ports, with a generated config in a temporary folder. Everything is
-/// stopped by pid and the folder removed on destruction.
+/// A local multi-carrier deployment for one test or benchmark: every node of
+/// every carrier is a real carrierd process with its own redis-server (AOF
+/// on), on free loopback ports, with generated configs in a temporary folder.
+/// Everything is stopped by pid and the folder removed on destruction.
 class deployment {
 public:
   struct options {
-    int shards = 2;
+    int shards = 2; ///< per carrier
+    /// Nodes per carrier (default 1); shard s belongs to node s % count.
+    std::map<std::string, int> nodes = {};
   };
 
   explicit deployment(std::vector<std::string> carriers)
@@ -27,31 +29,38 @@ public:
   deployment(const deployment&) = delete;
   deployment& operator=(const deployment&) = delete;
 
-  /// Starts the carrier's carrierd (if not running) and waits until it listens.
+  /// Starts every node of the carrier that is not running; waits until they listen.
   void start(const std::string& carrier);
-  /// Stops the carrier's carrierd with `signal` (SIGKILL to crash it).
+  /// Stops every node of the carrier with `signal` (SIGKILL to crash them).
   void stop(const std::string& carrier, int signal);
+  void start_node(const std::string& carrier, int node);
+  void stop_node(const std::string& carrier, int node, int signal);
 
-  redis_server& redis(const std::string& carrier) { return *carriers_.at(carrier).redis; }
-  int federation_port(const std::string& carrier) const {
-    return carriers_.at(carrier).federation_port;
+  redis_server& redis(const std::string& carrier, int node = 0) {
+    return *carriers_.at(carrier).at(static_cast<size_t>(node)).redis;
+  }
+  int federation_port(const std::string& carrier, int node = 0) const {
+    return carriers_.at(carrier).at(static_cast<size_t>(node)).federation_port;
   }
   int shards() const { return opts_.shards; }
   const std::string& dir() const { return dir_; }
 
 private:
-  struct carrier {
+  struct node {
+    std::string id;
     std::unique_ptr<redis_server> redis;
     int federation_port = 0;
+    std::vector<int> shards;
     std::string config_path;
     pid_t pid = -1;
   };
 
-  void write_config(const std::string& id);
+  void write_config(const std::string& carrier, const node& self);
+  std::string nodes_toml(const std::string& carrier, const std::string& table) const;
 
   options opts_;
   std::string dir_;
-  std::map<std::string, carrier> carriers_;
+  std::map<std::string, std::vector<node>> carriers_;
 };
 
 } // namespace simsync::testing

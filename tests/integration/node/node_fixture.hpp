@@ -30,28 +30,21 @@ class carrier_client {
 public:
   explicit carrier_client(deployment& d) : deployment_(d), sys_(cfg_), self_(sys_) {}
 
-  /// The carrier's shard that owns `idcode` (connects on first use).
+  /// The carrier's shard that owns `idcode`, as the carrier's first node
+  /// knows it (its own shards and its sibling nodes'); asks again while the
+  /// node has not joined the sibling that owns it yet.
   account_shard_actor shard(const std::string& carrier, const std::string& idcode) {
+    auto index = static_cast<size_t>(config::shard_of(idcode, deployment_.shards()));
     auto& shards = shards_[carrier];
-    if (shards.empty()) {
-      auto fed = sys_.middleman().remote_actor<federation_actor>(
-          "127.0.0.1", static_cast<uint16_t>(deployment_.federation_port(carrier)));
-      if (!fed)
-        throw std::runtime_error("cannot reach " + carrier + ": " +
-                                 sys_.render(fed.error()));
-      self_->request(*fed, std::chrono::seconds{10}, atom::shards_v)
-          .receive(
-              [&](node_shards& owned) {
-                shards.resize(static_cast<size_t>(deployment_.shards()));
-                for (size_t i = 0; i < owned.indices.size(); ++i)
-                  shards[static_cast<size_t>(owned.indices[i])] = owned.handles[i];
-              },
-              [&](caf::error& err) {
-                throw std::runtime_error("shards of " + carrier + ": " +
-                                         sys_.render(err));
-              });
+    for (int attempt = 0; attempt < 200; ++attempt) {
+      if (index < shards.size() && shards[index])
+        return shards[index];
+      fetch_shards(carrier);
+      if (shards[index])
+        return shards[index];
+      std::this_thread::sleep_for(std::chrono::milliseconds{50});
     }
-    return shards[static_cast<size_t>(config::shard_of(idcode, deployment_.shards()))];
+    throw std::runtime_error(carrier + " does not know shard " + std::to_string(index));
   }
 
   /// Forget the handles of a carrier whose process was restarted.
@@ -115,6 +108,25 @@ public:
   }
 
 private:
+  void fetch_shards(const std::string& carrier) {
+    auto fed = sys_.middleman().remote_actor<federation_actor>(
+        "127.0.0.1", static_cast<uint16_t>(deployment_.federation_port(carrier)));
+    if (!fed)
+      throw std::runtime_error("cannot reach " + carrier + ": " +
+                               sys_.render(fed.error()));
+    auto& shards = shards_[carrier];
+    shards.assign(static_cast<size_t>(deployment_.shards()), account_shard_actor{});
+    self_->request(*fed, std::chrono::seconds{10}, atom::shards_v)
+        .receive(
+            [&](node_shards& known) {
+              for (size_t i = 0; i < known.indices.size(); ++i)
+                shards[static_cast<size_t>(known.indices[i])] = known.handles[i];
+            },
+            [&](caf::error& err) {
+              throw std::runtime_error("shards of " + carrier + ": " + sys_.render(err));
+            });
+  }
+
   deployment& deployment_;
   client_config cfg_;
   caf::actor_system sys_;
