@@ -29,11 +29,15 @@ auto with_store(shard_pointer self, F&& op) -> caf::result<
     typename decltype(op(std::declval<store::account_store&>()))::value_type> {
   ++self->state.processed;
   auto s = connected_store(self);
-  if (!s)
+  if (!s) {
+    self->state.last_error = describe(s.error());
     return std::move(s.error());
+  }
   auto r = op(**s);
-  if (!r)
+  if (!r) {
+    self->state.last_error = describe(r.error());
     return std::move(r.error());
+  }
   return std::move(*r);
 }
 
@@ -97,6 +101,16 @@ account_shard_actor::behavior_type account_shard(shard_pointer self,
       [=](atom::add_sibling, const std::string& idcode, const std::string& peer) {
         return with_store(
             self, [&](store::account_store& s) { return s.add_sibling(idcode, peer); });
+      },
+      [=](atom::status) {
+        actor_status st;
+        st.name = "account_shard/" + std::to_string(self->state.shard);
+        st.kind = "account_shard";
+        st.shard = self->state.shard;
+        st.mailbox = self->mailbox().size();
+        st.processed = self->state.processed;
+        st.last_error = self->state.last_error;
+        return st;
       },
   };
 }

@@ -22,6 +22,7 @@ struct account_shard_state {
   std::optional<store::redis_client> redis;
   std::unique_ptr<store::account_store> store;
   std::uint64_t processed = 0;
+  std::string last_error;
 };
 
 /// Spawn detached: its handlers block on Redis (hiredis' sync API), which must

@@ -12,6 +12,31 @@
 
 namespace simsync {
 
+/// What an actor reports about itself, for the console and the metrics.
+struct actor_status {
+  std::string name; ///< e.g. "account_shard/3", "peer_link/carrier-b"
+  std::string kind; ///< account_shard, federation or peer_link
+  int32_t shard = -1;
+  std::uint64_t mailbox = 0;   ///< messages waiting
+  std::uint64_t processed = 0; ///< messages handled since the actor started
+  std::uint32_t restarts = 0;  ///< filled in by the node
+  std::string last_error;
+  // Peer links only.
+  std::string peer;
+  std::string link_state;   ///< up, down or connecting
+  std::uint64_t outbox = 0; ///< entries waiting for the peer
+  std::uint64_t batches_sent = 0;
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t acknowledged = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, actor_status& x) {
+  return f(caf::meta::type_name("actor_status"), x.name, x.kind, x.shard, x.mailbox,
+           x.processed, x.restarts, x.last_error, x.peer, x.link_state, x.outbox,
+           x.batches_sent, x.bytes_sent, x.acknowledged);
+}
+
 /// Owns the accounts whose idcode hashes to its shard and serializes every
 /// operation on them; each handler is one store script (one Redis round trip).
 using account_shard_actor = caf::typed_actor<
@@ -36,7 +61,9 @@ using account_shard_actor = caf::typed_actor<
     caf::replies_to<atom::read_cards, std::string, std::string,
                     store::scope>::with<std::vector<store::stored_card>>,
     /// F1 announce: (idcode, peer carrier) holds an account; true if new.
-    caf::replies_to<atom::add_sibling, std::string, std::string>::with<bool>>;
+    caf::replies_to<atom::add_sibling, std::string, std::string>::with<bool>,
+    /// How the shard is doing.
+    caf::replies_to<atom::status>::with<actor_status>>;
 
 /// Shards of a carrier: shard indices and their handles, pairwise.
 struct node_shards {
@@ -59,13 +86,27 @@ using federation_actor = caf::typed_actor<
     /// sibling nodes'): what a gateway or another node routes with.
     caf::replies_to<atom::shards>::with<node_shards>,
     /// Join sibling node N of this carrier (self-sent, retried until it answers).
-    caf::reacts_to<atom::join, int32_t>>;
+    caf::reacts_to<atom::join, int32_t>,
+    /// The node restarted this node's shard N: route to the new handle.
+    caf::reacts_to<atom::replaced, int32_t, account_shard_actor>,
+    /// How the endpoint is doing.
+    caf::replies_to<atom::status>::with<actor_status>>;
 
 /// Ships one peer carrier's outbox: reads it, sends in order, trims what the
 /// peer acknowledged, retries with backoff while the peer is unreachable.
 using peer_link_actor = caf::typed_actor<
     /// Look at the outbox again (self-scheduled).
-    caf::reacts_to<atom::tick>>;
+    caf::reacts_to<atom::tick>,
+    /// How the link is doing: state, outbox depth, what it sent.
+    caf::replies_to<atom::status>::with<actor_status>>;
+
+/// Supervises a node's actors: restarts a shard or link that failed, with
+/// backoff; on exit, stops them all and waits for them first.
+using node_actor = caf::typed_actor<
+    /// Every actor of the node, restarts included.
+    caf::replies_to<atom::status>::with<std::vector<actor_status>>,
+    /// Respawn child N once its backoff has passed (self-sent).
+    caf::reacts_to<atom::restart, int32_t>>;
 
 } // namespace simsync
 
@@ -91,6 +132,8 @@ CAF_ADD_TYPE_ID(simsync, (caf::optional<simsync::store::line_info>))
 CAF_ADD_TYPE_ID(simsync, (simsync::peer_message))
 CAF_ADD_TYPE_ID(simsync, (simsync::account_shard_actor))
 CAF_ADD_TYPE_ID(simsync, (simsync::node_shards))
+CAF_ADD_TYPE_ID(simsync, (simsync::actor_status))
+CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::actor_status>))
 CAF_ADD_TYPE_ID(simsync, (simsync::federation_actor))
 
 CAF_END_TYPE_ID_BLOCK(simsync)

@@ -128,6 +128,17 @@ federation_actor::behavior_type federation(federation_pointer self, int total_sh
         return known;
       },
       [self](atom::join, int32_t sibling) { join(self, sibling); },
+      [self](atom::replaced, int32_t shard, account_shard_actor& handle) {
+        self->state.shards[static_cast<size_t>(shard)] = std::move(handle);
+      },
+      [self](atom::status) {
+        actor_status st;
+        st.name = "federation";
+        st.kind = "federation";
+        st.mailbox = self->mailbox().size();
+        st.processed = self->state.processed;
+        return st;
+      },
   };
 }
 

@@ -6,61 +6,200 @@
 
 #include <caf/io/middleman.hpp>
 
+#include <algorithm>
+#include <memory>
+
 namespace simsync {
 
-caf::expected<node_actors> start_node(caf::actor_system& sys,
-                                      const config::node_config& cfg) {
+namespace {
+
+using node_pointer = node_actor::stateful_pointer<node_state>;
+
+constexpr auto first_backoff = std::chrono::milliseconds{100};
+constexpr auto max_backoff = std::chrono::milliseconds{5000};
+constexpr auto status_timeout = std::chrono::seconds{2};
+
+caf::actor spawn_child(caf::actor_system& sys, const node_state& st,
+                       const node_state::child& c) {
+  if (c.is_shard)
+    return caf::actor_cast<caf::actor>(
+        sys.spawn<caf::detached>(account_shard, st.redis_at, st.carrier, c.index));
+  return caf::actor_cast<caf::actor>(sys.spawn<caf::detached>(
+      peer_link, st.carrier, st.peers[static_cast<size_t>(c.index)], st.redis_at));
+}
+
+void on_child_down(node_pointer self, const caf::down_msg& down) {
+  auto& st = self->state;
+  auto it = std::find_if(st.children.begin(), st.children.end(), [&](const auto& c) {
+    return c.handle.address() == down.source;
+  });
+  if (it == st.children.end())
+    return;
+  if (st.stopping) {
+    if (--st.still_running == 0)
+      self->quit(caf::exit_reason::user_shutdown);
+    return;
+  }
+  // A child failed: respawn it after a backoff that grows while it keeps failing.
+  it->last_error = self->system().render(down.reason);
+  it->backoff = std::min(max_backoff, std::max(first_backoff, it->backoff * 2));
+  self->delayed_send(self, it->backoff, atom::restart_v,
+                     static_cast<int32_t>(it - st.children.begin()));
+}
+
+void restart_child(node_pointer self, int32_t i) {
+  auto& st = self->state;
+  auto& c = st.children[static_cast<size_t>(i)];
+  if (st.stopping)
+    return;
+  c.handle = spawn_child(self->system(), st, c);
+  ++c.restarts;
+  self->monitor(c.handle);
+  if (c.is_shard)
+    self->send(st.federation, atom::replaced_v, c.index,
+               caf::actor_cast<account_shard_actor>(c.handle));
+}
+
+/// Stops every child and quits once all are down.
+void begin_stop(node_pointer self) {
+  auto& st = self->state;
+  if (st.stopping)
+    return;
+  st.stopping = true;
+  st.still_running = st.children.size();
+  for (auto& c : st.children)
+    self->send_exit(c.handle, caf::exit_reason::user_shutdown);
+  self->send_exit(st.federation, caf::exit_reason::user_shutdown);
+  if (st.still_running == 0)
+    self->quit(caf::exit_reason::user_shutdown);
+}
+
+caf::result<std::vector<actor_status>> collect_status(node_pointer self) {
+  struct collection {
+    std::vector<actor_status> statuses;
+    std::size_t pending = 0;
+    caf::typed_response_promise<std::vector<actor_status>> rp;
+  };
+  auto& st = self->state;
+  auto all = std::make_shared<collection>();
+  all->rp = self->make_response_promise<std::vector<actor_status>>();
+  all->pending = st.children.size() + 1;
+  auto done = [all] {
+    if (--all->pending == 0)
+      all->rp.deliver(std::move(all->statuses));
+  };
+  // The node adds what only it knows: restarts, and why the last one died.
+  auto ask = [&](const caf::actor& whom, actor_status fallback, std::uint32_t restarts,
+                 const std::string& death) {
+    fallback.restarts = restarts;
+    self->request(whom, status_timeout, atom::status_v)
+        .then(
+            [all, done, restarts, death](actor_status& s) {
+              s.restarts = restarts;
+              if (s.last_error.empty())
+                s.last_error = death;
+              all->statuses.push_back(std::move(s));
+              done();
+            },
+            [self, all, done, fallback](caf::error& err) mutable {
+              fallback.last_error = "no status: " + self->system().render(err);
+              all->statuses.push_back(std::move(fallback));
+              done();
+            });
+  };
+  actor_status federation_fallback;
+  federation_fallback.name = federation_fallback.kind = "federation";
+  ask(caf::actor_cast<caf::actor>(st.federation), std::move(federation_fallback), 0, {});
+  for (const auto& c : st.children) {
+    actor_status fallback;
+    fallback.kind = c.is_shard ? "account_shard" : "peer_link";
+    fallback.name = c.is_shard ? "account_shard/" + std::to_string(c.index)
+                               : "peer_link/" + st.peers[static_cast<size_t>(c.index)].id;
+    fallback.shard = c.is_shard ? c.index : -1;
+    ask(c.handle, std::move(fallback), c.restarts,
+        c.last_error.empty() ? std::string{} : "restarted after: " + c.last_error);
+  }
+  return all->rp;
+}
+
+node_actor::behavior_type node(node_pointer self, node_state init) {
+  self->state = std::move(init);
+  for (auto& c : self->state.children)
+    self->monitor(c.handle);
+  self->monitor(self->state.federation);
+  self->set_down_handler([self](const caf::down_msg& down) {
+    if (down.source == self->state.federation.address()) {
+      // Without its endpoint the node cannot be reached: stop, and let the
+      // process supervisor (tools/cluster) start it again.
+      if (!self->state.stopping)
+        begin_stop(self);
+      return;
+    }
+    on_child_down(self, down);
+  });
+  self->set_exit_handler([self](const caf::exit_msg&) { begin_stop(self); });
+  return {
+      [self](atom::status) { return collect_status(self); },
+      [self](atom::restart, int32_t i) { restart_child(self, i); },
+  };
+}
+
+} // namespace
+
+caf::expected<node_actor> start_node(caf::actor_system& sys,
+                                     const config::node_config& cfg) {
   auto redis_at = store::redis_endpoint::parse(cfg.redis_address);
   if (!redis_at)
     return std::move(redis_at.error());
-  node_actors node;
+  node_state st;
+  st.carrier = cfg.carrier;
+  st.redis_at = *redis_at;
+  st.peers = cfg.peers;
   auto owned = cfg.owned_shards();
-  for (int shard : owned)
-    node.shards.push_back(
-        sys.spawn<caf::detached>(account_shard, *redis_at, cfg.carrier, shard));
+  std::vector<account_shard_actor> shards;
+  for (int shard : owned) {
+    node_state::child c;
+    c.is_shard = true;
+    c.index = shard;
+    c.handle = spawn_child(sys, st, c);
+    shards.push_back(caf::actor_cast<account_shard_actor>(c.handle));
+    st.children.push_back(std::move(c));
+  }
   std::vector<config::node_entry> siblings;
   for (const auto& other : cfg.nodes)
     if (other.id != cfg.node)
       siblings.push_back(other);
-  node.federation =
-      sys.spawn(federation, cfg.shards, owned, node.shards, std::move(siblings));
+  st.federation = sys.spawn(federation, cfg.shards, owned, shards, std::move(siblings));
   auto port =
-      sys.middleman().publish(node.federation, static_cast<uint16_t>(cfg.federation.port),
+      sys.middleman().publish(st.federation, static_cast<uint16_t>(cfg.federation.port),
                               cfg.federation.host.c_str(), true);
   if (!port) {
-    stop_node(sys, node);
+    caf::anon_send_exit(st.federation, caf::exit_reason::user_shutdown);
+    for (auto& c : st.children)
+      caf::anon_send_exit(c.handle, caf::exit_reason::user_shutdown);
     return caf::make_error(ec::invalid_request, "cannot listen for federation on " +
                                                     cfg.federation.to_string() + ": " +
                                                     sys.render(port.error()));
   }
-  node.federation_port = *port;
-  for (const auto& peer : cfg.peers)
-    node.links.push_back(
-        sys.spawn<caf::detached>(peer_link, cfg.carrier, peer, *redis_at));
-  return node;
+  for (size_t i = 0; i < cfg.peers.size(); ++i) {
+    node_state::child c;
+    c.is_shard = false;
+    c.index = static_cast<int32_t>(i);
+    c.handle = spawn_child(sys, st, c);
+    st.children.push_back(std::move(c));
+  }
+  return sys.spawn(node, std::move(st));
 }
 
-bool stop_node(caf::actor_system& sys, const node_actors& node,
+bool stop_node(caf::actor_system& sys, const node_actor& node,
                std::chrono::milliseconds limit) {
-  std::vector<caf::actor_addr> actors;
-  for (const auto& link : node.links)
-    actors.push_back(link.address());
-  if (node.federation)
-    actors.push_back(node.federation.address());
-  for (const auto& shard : node.shards)
-    actors.push_back(shard.address());
   caf::scoped_actor self{sys};
-  for (const auto& a : actors) {
-    self->monitor(a);
-    caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
-  }
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  std::size_t running = actors.size();
-  while (running > 0 && std::chrono::steady_clock::now() < deadline) {
-    self->receive([&](const caf::down_msg&) { --running; },
-                  caf::after(std::chrono::milliseconds{100}) >> [] {});
-  }
-  return running == 0;
+  self->monitor(node);
+  self->send_exit(node, caf::exit_reason::user_shutdown);
+  bool stopped = false;
+  self->receive([&](const caf::down_msg&) { stopped = true; },
+                caf::after(limit) >> [] {});
+  return stopped;
 }
 
 } // namespace simsync

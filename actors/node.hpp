@@ -2,33 +2,52 @@
 
 #include "actors/actors.hpp"
 #include "config/node_config.hpp"
+#include "store/redis_client.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/expected.hpp>
+#include <caf/stateful_actor.hpp>
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace simsync {
 
-/// The actors of one running carrier node.
-struct node_actors {
-  std::vector<account_shard_actor> shards; ///< in the order of config.owned_shards()
+struct node_state {
+  static inline const char* name = "node";
+
+  /// A supervised actor: a shard (index = shard number) or a peer link
+  /// (index = position in `peers`).
+  struct child {
+    bool is_shard = true;
+    int32_t index = 0;
+    caf::actor handle;
+    std::uint32_t restarts = 0;
+    std::chrono::milliseconds backoff{0};
+    std::string last_error;
+  };
+
+  std::string carrier;
+  store::redis_endpoint redis_at;
+  std::vector<config::peer_entry> peers;
   federation_actor federation;
-  std::vector<peer_link_actor> links; ///< one per peer carrier
-  std::uint16_t federation_port = 0;  ///< where `federation` is published
+  std::vector<child> children;
+  bool stopping = false;
+  std::size_t still_running = 0; ///< children not yet down while stopping
 };
 
-/// Spawns a node's shards, its federation endpoint (published on the
-/// configured federation address) and a peer link per peer carrier.
-caf::expected<node_actors> start_node(caf::actor_system& sys,
-                                      const config::node_config& cfg);
+/// Spawns a node: its shards, its federation endpoint (published on the
+/// configured address), a peer link per peer carrier, and the node actor
+/// that supervises them. Fails if the federation address cannot be bound.
+caf::expected<node_actor> start_node(caf::actor_system& sys,
+                                     const config::node_config& cfg);
 
-/// Asks every actor of the node to stop and waits (at most `limit`) until
-/// they have: each finishes the message it is handling, and every change it
-/// acknowledged is already in Redis. Returns false if some did not stop in time.
-bool stop_node(caf::actor_system& sys, const node_actors& node,
+/// Stops the node, which stops its actors first: each finishes the message
+/// it is handling, and everything acknowledged is already in Redis. Waits at
+/// most `limit`; returns false if the node did not stop in time.
+bool stop_node(caf::actor_system& sys, const node_actor& node,
                std::chrono::milliseconds limit = std::chrono::seconds{10});
 
 } // namespace simsync

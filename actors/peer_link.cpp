@@ -150,6 +150,24 @@ peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
   self->send(self, atom::tick_v);
   return {
       [self](atom::tick) { send_window(self); },
+      [self](atom::status) {
+        auto& st = self->state;
+        actor_status out;
+        out.name = "peer_link/" + st.peer.id;
+        out.kind = "peer_link";
+        out.mailbox = self->mailbox().size();
+        out.processed = st.acknowledged;
+        out.last_error = st.last_error;
+        out.peer = st.peer.id;
+        out.link_state = st.link_state;
+        if (st.redis && st.redis->healthy())
+          if (auto depth = store::outbox_depth(*st.redis, st.peer.id))
+            out.outbox = *depth;
+        out.batches_sent = st.batches_sent;
+        out.bytes_sent = st.bytes_sent;
+        out.acknowledged = st.acknowledged;
+        return out;
+      },
   };
 }
 

@@ -135,6 +135,9 @@ CAF_ADD_ATOM(simsync, simsync::atom, add_sibling, "addsibling")
 CAF_ADD_ATOM(simsync, simsync::atom, deliver, "deliver")
 CAF_ADD_ATOM(simsync, simsync::atom, shards, "shards")
 CAF_ADD_ATOM(simsync, simsync::atom, join, "join")
+CAF_ADD_ATOM(simsync, simsync::atom, replaced, "replaced")
+CAF_ADD_ATOM(simsync, simsync::atom, restart, "restart")
+CAF_ADD_ATOM(simsync, simsync::atom, status, "status")
 CAF_ADD_ATOM(simsync, simsync::atom, tick, "tick")
 
 // The project's type-ID block is at the end of actors/actors.hpp: it also

@@ -49,9 +49,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::cout << "carrierd: " << cfg.carrier << "/" << cfg.node << " up, "
-            << node->shards.size() << " shard(s), federation on " << cfg.federation.host
-            << ":" << node->federation_port << ", " << node->links.size()
-            << " peer link(s)" << std::endl;
+            << cfg.owned_shards().size() << " shard(s), federation on "
+            << cfg.federation.to_string() << ", " << cfg.peers.size() << " peer link(s)"
+            << std::endl;
   int sig = 0;
   sigwait(&stop_signals, &sig);
   std::cout << "carrierd: " << cfg.carrier << "/" << cfg.node << " stopping (signal "

@@ -1,0 +1,121 @@
+// The node actor on CAF's real scheduler over a real redis-server: it reports
+// every actor's status, restarts a shard that died, and stops cleanly.
+#include "actors/node.hpp"
+#include "tests/integration/store/store_fixture.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/io/middleman.hpp>
+#include <caf/scoped_actor.hpp>
+
+#include <thread>
+
+using namespace simsync;
+using namespace simsync::testing;
+
+namespace {
+
+struct node_config_for_test : caf::actor_system_config {
+  node_config_for_test() {
+    add_message_types<caf::id_block::simsync>();
+    load<caf::io::middleman>();
+  }
+};
+
+config::node_config make_config(const redis_server& redis) {
+  config::node_config cfg;
+  cfg.carrier = "carrier-a";
+  cfg.node = "a1";
+  cfg.shards = 2;
+  cfg.redis_address = redis.endpoint().to_string();
+  cfg.federation = {"127.0.0.1", free_loopback_port()};
+  cfg.nodes = {{"a1", cfg.federation, {0, 1}}};
+  // A peer that never answers: its link must show as down, not block anything.
+  cfg.peers = {{"carrier-b", 2, {{"b1", {"127.0.0.1", free_loopback_port()}, {0, 1}}}}};
+  return cfg;
+}
+
+struct node_fixture : ::testing::Test {
+  node_fixture() : cfg(make_config(redis)), sys(sys_cfg), self(sys) {
+    auto started = start_node(sys, cfg);
+    if (!started)
+      throw std::runtime_error(describe(started.error()));
+    node = *started;
+  }
+
+  ~node_fixture() override { stop_node(sys, node); }
+
+  std::vector<actor_status> status() {
+    std::vector<actor_status> out;
+    self->request(node, std::chrono::seconds{10}, atom::status_v)
+        .receive([&](std::vector<actor_status>& s) { out = std::move(s); },
+                 [&](caf::error& err) { ADD_FAILURE() << sys.render(err); });
+    return out;
+  }
+
+  /// The node's shards as its federation endpoint routes to them.
+  node_shards shards() {
+    auto fed = sys.middleman().remote_actor<federation_actor>(
+        "127.0.0.1", static_cast<uint16_t>(cfg.federation.port));
+    EXPECT_TRUE(fed);
+    node_shards out;
+    self->request(*fed, std::chrono::seconds{10}, atom::shards_v)
+        .receive([&](node_shards& s) { out = std::move(s); },
+                 [&](caf::error& err) { ADD_FAILURE() << sys.render(err); });
+    return out;
+  }
+
+  redis_server redis;
+  config::node_config cfg;
+  node_config_for_test sys_cfg;
+  caf::actor_system sys;
+  caf::scoped_actor self;
+  node_actor node;
+};
+
+const actor_status* find(const std::vector<actor_status>& all, const std::string& name) {
+  for (const auto& s : all)
+    if (s.name == name)
+      return &s;
+  return nullptr;
+}
+
+} // namespace
+
+TEST_F(node_fixture, reports_every_actor) {
+  auto all = status();
+  ASSERT_EQ(all.size(), 4u); // federation, two shards, one link
+  ASSERT_NE(find(all, "federation"), nullptr);
+  ASSERT_NE(find(all, "account_shard/0"), nullptr);
+  ASSERT_NE(find(all, "account_shard/1"), nullptr);
+  auto link = find(all, "peer_link/carrier-b");
+  ASSERT_NE(link, nullptr);
+  EXPECT_EQ(link->kind, "peer_link");
+  EXPECT_TRUE(stop_node(sys, node));
+}
+
+TEST_F(node_fixture, a_dead_shard_is_restarted_and_takes_work_again) {
+  auto before = shards();
+  ASSERT_EQ(before.indices.size(), 2u);
+  auto victim = before.handles[before.indices[0] == 1 ? 0 : 1];
+  self->send_exit(victim, caf::exit_reason::kill);
+
+  bool restarted = false;
+  for (int i = 0; i < 100 && !restarted; ++i) {
+    auto s = find(status(), "account_shard/1");
+    restarted = s != nullptr && s->restarts == 1 && !s->last_error.empty();
+    if (!restarted)
+      std::this_thread::sleep_for(std::chrono::milliseconds{50});
+  }
+  ASSERT_TRUE(restarted);
+
+  // The endpoint routes to the new shard, which works.
+  auto after = shards();
+  auto fresh = after.handles[after.indices[0] == 1 ? 0 : 1];
+  EXPECT_NE(fresh.address(), victim.address());
+  store::register_request req{person, "+8613800138000", "898601", "h", "sealed", 1, {}};
+  self->request(fresh, std::chrono::seconds{10}, atom::register_line_v, req)
+      .receive([](const store::register_result& r) { EXPECT_TRUE(r.account_created); },
+               [&](caf::error& err) { ADD_FAILURE() << sys.render(err); });
+  EXPECT_TRUE(stop_node(sys, node));
+}
