@@ -146,8 +146,8 @@ node_actor::behavior_type node(node_pointer self, node_state init) {
 
 } // namespace
 
-caf::expected<node_actor> start_node(caf::actor_system& sys,
-                                     const config::node_config& cfg) {
+caf::expected<running_node> start_node(caf::actor_system& sys,
+                                       const config::node_config& cfg) {
   auto redis_at = store::redis_endpoint::parse(cfg.redis_address);
   if (!redis_at)
     return std::move(redis_at.error());
@@ -188,7 +188,8 @@ caf::expected<node_actor> start_node(caf::actor_system& sys,
     c.handle = spawn_child(sys, st, c);
     st.children.push_back(std::move(c));
   }
-  return sys.spawn(node, std::move(st));
+  auto endpoint = st.federation;
+  return running_node{sys.spawn(node, std::move(st)), endpoint};
 }
 
 bool stop_node(caf::actor_system& sys, const node_actor& node,

@@ -38,11 +38,18 @@ struct node_state {
   std::size_t still_running = 0; ///< children not yet down while stopping
 };
 
+/// A running node: its supervisor and its endpoint, which routes to every
+/// shard of the carrier (what the gateway talks to).
+struct running_node {
+  node_actor supervisor;
+  federation_actor federation;
+};
+
 /// Spawns a node: its shards, its federation endpoint (published on the
 /// configured address), a peer link per peer carrier, and the node actor
 /// that supervises them. Fails if the federation address cannot be bound.
-caf::expected<node_actor> start_node(caf::actor_system& sys,
-                                     const config::node_config& cfg);
+caf::expected<running_node> start_node(caf::actor_system& sys,
+                                       const config::node_config& cfg);
 
 /// Stops the node, which stops its actors first: each finishes the message
 /// it is handling, and everything acknowledged is already in Redis. Waits at

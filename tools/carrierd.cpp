@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
   sigwait(&stop_signals, &sig);
   std::cout << "carrierd: " << cfg.carrier << "/" << cfg.node << " stopping (signal "
             << sig << ")" << std::endl;
-  bool drained = simsync::stop_node(sys, *node);
+  bool drained = simsync::stop_node(sys, node->supervisor);
   std::cout << "carrierd: " << cfg.carrier << "/" << cfg.node
             << (drained ? " stopped" : " stopped with actors still busy") << std::endl;
   // Everything acknowledged is in Redis by now. CAF's own teardown can wait

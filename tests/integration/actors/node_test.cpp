@@ -40,7 +40,7 @@ struct node_fixture : ::testing::Test {
     auto started = start_node(sys, cfg);
     if (!started)
       throw std::runtime_error(describe(started.error()));
-    node = *started;
+    node = started->supervisor;
   }
 
   ~node_fixture() override { stop_node(sys, node); }
