@@ -1,0 +1,206 @@
+// The federation endpoint's routing and acknowledgement logic, deterministic:
+// CAF's test_coordinator runs every message on the test's thread and fakes
+// time. The shards are test doubles that record what reached them.
+#include "actors/federation.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <optional>
+
+using namespace simsync;
+
+namespace {
+
+/// What a test-double shard saw, and how it answers.
+struct shard_log {
+  std::vector<std::string>
+      calls;           ///< "replicate <idcode> <batch>" or "sibling <idcode> <peer>"
+  bool fail = false;   ///< answer store_unavailable
+  bool silent = false; ///< never answer (a shard that never persists)
+};
+
+struct fake_shard_state {
+  static inline const char* name = "fake_shard";
+  std::shared_ptr<shard_log> log;
+};
+
+account_shard_actor::behavior_type
+fake_shard(account_shard_actor::stateful_pointer<fake_shard_state> self,
+           std::shared_ptr<shard_log> log) {
+  self->state.log = log;
+  auto unused = [](auto&&...) { return caf::make_error(ec::invalid_request, "unused"); };
+  return {
+      [=](atom::replicate, const std::string& id,
+          const std::string& batch) -> caf::result<store::replicate_result> {
+        log->calls.push_back("replicate " + id + " " + batch);
+        if (log->fail)
+          return caf::make_error(ec::store_unavailable, "redis down");
+        if (log->silent)
+          return self->make_response_promise<store::replicate_result>();
+        return store::replicate_result{1, 0, 0};
+      },
+      [=](atom::add_sibling, const std::string& id,
+          const std::string& peer) -> caf::result<bool> {
+        log->calls.push_back("sibling " + id + " " + peer);
+        return true;
+      },
+      [=](atom::register_line, const store::register_request&)
+          -> caf::result<store::register_result> { return unused(); },
+      [=](atom::find_line, const std::string&)
+          -> caf::result<caf::optional<store::line_info>> { return unused(); },
+      [=](atom::upload, const store::upload_request&)
+          -> caf::result<store::upload_result> { return unused(); },
+      [=](atom::update, const std::string&,
+          const std::string&) -> caf::result<store::pending_counts> { return unused(); },
+      [=](atom::fetch, const std::string&,
+          const std::string&) -> caf::result<store::pending_fetch> { return unused(); },
+      [=](atom::ack, const std::string&, const std::string&, const std::string&,
+          store::decision) -> caf::result<std::uint64_t> { return unused(); },
+      [=](atom::read_cards, const std::string&, const std::string&, store::scope)
+          -> caf::result<std::vector<store::stored_card>> { return unused(); },
+      [=](atom::status) { return actor_status{}; },
+  };
+}
+
+struct testing_config : caf::actor_system_config {
+  testing_config() {
+    add_message_types<caf::id_block::simsync>();
+    set("scheduler.policy", caf::atom("testing"));
+  }
+};
+
+/// What a sender (a peer link) got back: the acked id or the error.
+struct outcome {
+  std::optional<std::string> acked;
+  std::optional<caf::error> failed;
+};
+
+// Shard 0 and shard 1 of two: the first 8 hex digits decide (config::shard_of).
+const std::string on_shard_0 = "00000000" + std::string(56, 'a');
+const std::string on_shard_1 = "00000001" + std::string(56, 'a');
+
+struct federation_fixture : ::testing::Test {
+  federation_fixture()
+      : sys(cfg),
+        sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())) {
+    shards = {sys.spawn(fake_shard, logs[0]), sys.spawn(fake_shard, logs[1])};
+    endpoint = sys.spawn(federation, 2, std::vector<int>{0, 1}, shards,
+                         std::vector<config::node_entry>{});
+    sched.run();
+  }
+
+  ~federation_fixture() override {
+    caf::anon_send_exit(endpoint, caf::exit_reason::user_shutdown);
+    for (auto& s : shards)
+      caf::anon_send_exit(s, caf::exit_reason::user_shutdown);
+    sched.run();
+  }
+
+  /// Sends one outbox entry as a peer link would; the outcome fills in as
+  /// the test runs the scheduler.
+  std::shared_ptr<outcome> deliver(const std::string& idcode, store::outbox_kind kind,
+                                   const std::string& batch = "b") {
+    auto out = std::make_shared<outcome>();
+    peer_message msg{"carrier-b", store::outbox_entry{"7-0", idcode, kind, batch}};
+    auto target = endpoint;
+    sys.spawn([out, msg, target](caf::event_based_actor* self) {
+      self->request(target, std::chrono::seconds{60}, atom::deliver_v, msg)
+          .then([out](const std::string& id) { out->acked = id; },
+                [out](caf::error& err) { out->failed = std::move(err); });
+    });
+    return out;
+  }
+
+  std::shared_ptr<shard_log> logs[2] = {std::make_shared<shard_log>(),
+                                        std::make_shared<shard_log>()};
+  testing_config cfg;
+  caf::actor_system sys;
+  caf::scheduler::test_coordinator& sched;
+  std::vector<account_shard_actor> shards;
+  federation_actor endpoint;
+};
+
+} // namespace
+
+TEST_F(federation_fixture, a_batch_goes_to_the_owning_shard_and_is_acked_with_its_id) {
+  auto out = deliver(on_shard_1, store::outbox_kind::batch, "payload");
+  sched.run();
+  ASSERT_TRUE(out->acked);
+  EXPECT_EQ(*out->acked, "7-0");
+  EXPECT_EQ(logs[1]->calls,
+            std::vector<std::string>{"replicate " + on_shard_1 + " payload"});
+  EXPECT_TRUE(logs[0]->calls.empty());
+}
+
+TEST_F(federation_fixture, an_announcement_adds_the_origin_as_sibling) {
+  auto out = deliver(on_shard_0, store::outbox_kind::announce);
+  sched.run();
+  ASSERT_TRUE(out->acked);
+  EXPECT_EQ(logs[0]->calls,
+            std::vector<std::string>{"sibling " + on_shard_0 + " carrier-b"});
+}
+
+TEST_F(federation_fixture, no_ack_until_the_shard_has_persisted) {
+  logs[1]->silent = true;
+  auto out = deliver(on_shard_1, store::outbox_kind::batch);
+  sched.run();
+  EXPECT_EQ(logs[1]->calls.size(), 1u);
+  EXPECT_FALSE(out->acked);
+  EXPECT_FALSE(out->failed);
+  // The shard never answers: the sender gets a timeout, not an ack, and will resend.
+  sched.advance_time(std::chrono::seconds{61});
+  sched.run();
+  EXPECT_FALSE(out->acked);
+  EXPECT_TRUE(out->failed);
+}
+
+TEST_F(federation_fixture, a_shard_error_reaches_the_sender) {
+  logs[0]->fail = true;
+  auto out = deliver(on_shard_0, store::outbox_kind::batch);
+  sched.run();
+  ASSERT_TRUE(out->failed);
+  EXPECT_EQ(*out->failed, ec::store_unavailable);
+  EXPECT_FALSE(out->acked);
+}
+
+TEST_F(federation_fixture, an_entry_without_a_valid_idcode_is_refused_untouched) {
+  for (const std::string& bad :
+       std::vector<std::string>{"", "zz", std::string(64, 'G'), std::string(63, 'a')}) {
+    auto out = deliver(bad, store::outbox_kind::batch);
+    sched.run();
+    ASSERT_TRUE(out->failed) << bad;
+    EXPECT_EQ(*out->failed, ec::invalid_request);
+  }
+  EXPECT_TRUE(logs[0]->calls.empty());
+  EXPECT_TRUE(logs[1]->calls.empty());
+}
+
+TEST_F(federation_fixture, a_replaced_shard_takes_the_next_entries) {
+  auto log = std::make_shared<shard_log>();
+  auto fresh = sys.spawn(fake_shard, log);
+  caf::anon_send(endpoint, atom::replaced_v, int32_t{1}, fresh);
+  sched.run();
+  auto out = deliver(on_shard_1, store::outbox_kind::batch);
+  sched.run();
+  EXPECT_TRUE(out->acked);
+  EXPECT_EQ(log->calls.size(), 1u);
+  EXPECT_TRUE(logs[1]->calls.empty());
+  caf::anon_send_exit(fresh, caf::exit_reason::user_shutdown);
+}
+
+TEST_F(federation_fixture, it_reports_every_reachable_shard) {
+  auto known = std::make_shared<node_shards>();
+  auto target = endpoint;
+  sys.spawn([known, target](caf::event_based_actor* self) {
+    self->request(target, std::chrono::seconds{1}, atom::shards_v)
+        .then([known](node_shards& s) { *known = std::move(s); });
+  });
+  sched.run();
+  EXPECT_EQ(known->indices, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(known->handles.size(), 2u);
+}
