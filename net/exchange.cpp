@@ -1,0 +1,133 @@
+#include "net/exchange.hpp"
+
+#include "store/error.hpp"
+
+namespace simsync::net {
+
+namespace {
+
+const char* reason_phrase(int status) {
+  switch (status) {
+  case 200:
+    return "OK";
+  case 201:
+    return "Created";
+  case 400:
+    return "Bad Request";
+  case 401:
+    return "Unauthorized";
+  case 403:
+    return "Forbidden";
+  case 404:
+    return "Not Found";
+  case 405:
+    return "Method Not Allowed";
+  case 409:
+    return "Conflict";
+  case 413:
+    return "Content Too Large";
+  case 415:
+    return "Unsupported Media Type";
+  case 422:
+    return "Unprocessable Content";
+  case 501:
+    return "Not Implemented";
+  case 503:
+    return "Service Unavailable";
+  case 504:
+    return "Gateway Timeout";
+  default:
+    return status < 500 ? "Client Error" : "Server Error";
+  }
+}
+
+problem problem_of(const caf::error& err) {
+  auto detail = describe(err);
+  if (err.category() == caf::atom("simsync")) {
+    switch (static_cast<ec>(err.code())) {
+    case ec::unknown_line:
+      return {404, "unknown-line", "The line is not registered", detail};
+    case ec::line_taken:
+      return {409, "line-taken", "The line belongs to another account", detail};
+    case ec::stale_cursor:
+      return {409, "stale-cursor", "The cursor is not the last one fetched", detail};
+    case ec::invalid_request:
+      return {400, "invalid-request", "The request is invalid", detail};
+    case ec::store_unavailable:
+      return {503, "store-unavailable", "The store is unavailable", detail};
+    default:
+      break;
+    }
+  } else if (err == caf::sec::request_timeout) {
+    return {504, "timeout", "The account's shard did not answer in time", detail};
+  } else if (err == caf::sec::request_receiver_down) {
+    return {503, "shard-unavailable", "The account's shard is not reachable", detail};
+  }
+  return {500, "internal", "Internal error", detail};
+}
+
+} // namespace
+
+gateway_context::gateway_context(caf::actor_system& sys, const config::node_config& cfg,
+                                 federation_actor federation, gateway_limits limits)
+    : sys(sys), federation(std::move(federation)), shards(cfg.shards),
+      shard_count(cfg.shards), federation_key(cfg.federation_key), seal_key(cfg.seal_key),
+      limits(limits) {
+  for (const auto& peer : cfg.peers)
+    peers.push_back(peer.id);
+}
+
+exchange::exchange(context_ptr ctx, restinio::request_handle_t req,
+                   caf::event_based_actor* self, std::vector<std::string> params)
+    : ctx_(std::move(ctx)), req_(std::move(req)), self_(self),
+      params_(std::move(params)) {}
+
+exchange::~exchange() {
+  if (!answered_)
+    fail(problem{500, "internal", "Internal error", "the request was left unanswered"});
+}
+
+void exchange::reply(int status, const std::string& content_type, std::string body,
+                     std::vector<std::pair<std::string, std::string>> headers) {
+  if (answered_)
+    return;
+  answered_ = true;
+  auto response = req_->create_response(restinio::http_status_line_t{
+      restinio::http_status_code_t{static_cast<std::uint16_t>(status)},
+      reason_phrase(status)});
+  response.append_header(restinio::http_field::content_type, content_type);
+  for (auto& [name, value] : headers)
+    response.append_header(name, value);
+  response.set_body(std::move(body)).done();
+  ctx_->in_flight.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void exchange::reply_json(int status, const nlohmann::json& body) {
+  reply(status, "application/json",
+        body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+void exchange::fail(const problem& p) {
+  std::vector<std::pair<std::string, std::string>> headers;
+  if (p.status == 401)
+    headers.emplace_back("WWW-Authenticate", "Bearer");
+  if (p.status == 503)
+    headers.emplace_back("Retry-After", "1");
+  reply(p.status, "application/problem+json", p.body(), std::move(headers));
+}
+
+void exchange::fail(const caf::error& err) {
+  fail(problem_of(err));
+}
+
+void exchange::refresh(std::function<void()> next) {
+  self_->request(ctx_->federation, ctx_->limits.actor_timeout, atom::shards_v)
+      .then(
+          [ex = shared_from_this(), next](const node_shards& known) {
+            ex->ctx_->shards.update(known);
+            next();
+          },
+          [ex = shared_from_this()](caf::error& err) { ex->fail(err); });
+}
+
+} // namespace simsync::net

@@ -1,0 +1,117 @@
+#pragma once
+
+// One HTTP request in flight: the RESTinio request it answers and the CAF
+// actor that works on it. Handlers never block: they ask shards and answer
+// from the continuation, on a CAF thread (RESTinio's response builder posts
+// the write to the connection's own executor, so this is safe).
+
+#include "actors/actors.hpp"
+#include "config/node_config.hpp"
+#include "net/limits.hpp"
+#include "net/problem.hpp"
+#include "net/shard_directory.hpp"
+
+#include <caf/event_based_actor.hpp>
+#include <restinio/all.hpp>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace simsync::net {
+
+/// What every request of one gateway shares.
+struct gateway_context {
+  gateway_context(caf::actor_system& sys, const config::node_config& cfg,
+                  federation_actor federation, gateway_limits limits);
+
+  caf::actor_system& sys;
+  federation_actor federation;
+  shard_directory shards;
+  int shard_count;
+  std::string federation_key;
+  std::string seal_key;
+  std::vector<std::string>
+      peers; ///< every peer carrier: a new account is announced to all
+  gateway_limits limits;
+  std::atomic<std::size_t> in_flight{0};
+};
+
+using context_ptr = std::shared_ptr<gateway_context>;
+
+class exchange : public std::enable_shared_from_this<exchange> {
+public:
+  exchange(context_ptr ctx, restinio::request_handle_t req, caf::event_based_actor* self,
+           std::vector<std::string> params);
+  /// A request whose actor ended without answering gets a 500 rather than
+  /// hanging its connection until RESTinio's timeout.
+  ~exchange();
+
+  const restinio::request_t& request() const { return *req_; }
+  /// The decoded path parameters, in route order.
+  const std::string& param(std::size_t i) const { return params_.at(i); }
+  gateway_context& ctx() { return *ctx_; }
+
+  void reply(int status, const std::string& content_type, std::string body,
+             std::vector<std::pair<std::string, std::string>> headers = {});
+  void reply_json(int status, const nlohmann::json& body);
+  void fail(const problem& p);
+  /// An actor's error as a problem: simsync codes by kind, timeouts 504.
+  void fail(const caf::error& err);
+
+  /// Asks the shard that owns `idcode`; `on_ok` takes the reply. When the
+  /// shard is not known yet, or its actor is gone (restarted), the directory
+  /// is refreshed from the federation endpoint and the request sent once more:
+  /// a dead receiver never handled it, so resending is safe.
+  template <class OnOk, class... Ts>
+  void ask(const std::string& idcode, OnOk on_ok, Ts... xs) {
+    ask_shard(config::shard_of(idcode, ctx_->shard_count), true, std::move(on_ok),
+              std::make_tuple(std::move(xs)...));
+  }
+
+private:
+  template <class OnOk, class Args>
+  void ask_shard(int index, bool may_refresh, OnOk on_ok, Args args) {
+    auto shard = ctx_->shards.find(index);
+    auto retry = [ex = shared_from_this(), index, on_ok, args]() mutable {
+      ex->ask_shard(index, false, std::move(on_ok), std::move(args));
+    };
+    if (!shard) {
+      if (may_refresh)
+        refresh(std::move(retry));
+      else
+        fail(problem{503, "shard-unavailable", "The account's shard is not reachable",
+                     "shard " + std::to_string(index) + " is not known to this node"});
+      return;
+    }
+    std::apply(
+        [&](auto&... xs) {
+          self_->request(shard, ctx_->limits.actor_timeout, xs...)
+              .then(on_ok, [ex = shared_from_this(), may_refresh,
+                            retry](caf::error& err) mutable {
+                if (may_refresh && err == caf::sec::request_receiver_down)
+                  ex->refresh(std::move(retry));
+                else
+                  ex->fail(err);
+              });
+        },
+        args);
+  }
+
+  /// Asks the federation endpoint for the carrier's shards, then runs `next`.
+  void refresh(std::function<void()> next);
+
+  context_ptr ctx_;
+  restinio::request_handle_t req_;
+  caf::event_based_actor* self_;
+  std::vector<std::string> params_;
+  bool answered_ = false;
+};
+
+using exchange_ptr = std::shared_ptr<exchange>;
+
+} // namespace simsync::net

@@ -1,0 +1,29 @@
+#pragma once
+
+// The handlers of the terminal API (DESIGN.md §7). Each runs in the request's
+// actor and answers through the exchange; path parameters are param(0) =
+// msisdn and param(1) = uid where the route has them.
+
+#include "net/exchange.hpp"
+#include "store/account_store.hpp"
+
+namespace simsync::net {
+
+/// POST /v1/register
+void handle_register(const exchange_ptr& ex);
+/// PUT (snapshot) and POST (delta) /v1/lines/{msisdn}/contacts?scope=
+void handle_upload(const exchange_ptr& ex, store::upload_mode mode);
+/// DELETE /v1/lines/{msisdn}/contacts/{uid}?scope=
+void handle_delete_card(const exchange_ptr& ex);
+/// GET /v1/lines/{msisdn}/contacts?scope=&version=
+void handle_read_contacts(const exchange_ptr& ex);
+/// POST /v1/lines/{msisdn}/update
+void handle_update(const exchange_ptr& ex);
+/// GET /v1/lines/{msisdn}/pending?version=
+void handle_pending(const exchange_ptr& ex);
+/// POST /v1/lines/{msisdn}/pending/ack
+void handle_ack(const exchange_ptr& ex);
+/// DELETE /v1/lines/{msisdn}: not implemented yet (501 after authorization).
+void handle_delete_line(const exchange_ptr& ex);
+
+} // namespace simsync::net

@@ -1,0 +1,29 @@
+#pragma once
+
+// Which vCard version a phone asked for, and cards written in it.
+
+#include "core/vcard.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace simsync::net {
+
+/// The version asked: `?version=` wins over `Accept: text/vcard;version=`.
+/// Neither: nullopt, and cards go out as their original bytes.
+struct version_choice {
+  std::optional<core::vcard_version> version;
+  std::string error; ///< set when ?version= names no version the gateway writes
+};
+
+version_choice requested_version(std::optional<std::string_view> query_version,
+                                 std::string_view accept);
+
+/// A stored card as the phone asked for it: its original bytes, or rewritten
+/// in `version`. A card that no longer parses goes out as stored rather than
+/// being lost from the answer.
+std::string render_card(const std::string& original,
+                        std::optional<core::vcard_version> version);
+
+} // namespace simsync::net
