@@ -91,6 +91,29 @@ TEST_F(node_fixture, reports_every_actor) {
   auto link = find(all, "peer_link/carrier-b");
   ASSERT_NE(link, nullptr);
   EXPECT_EQ(link->kind, "peer_link");
+  EXPECT_EQ(link->peer, "carrier-b");
+}
+
+TEST_F(node_fixture, an_unreachable_peer_shows_as_down_with_its_reason) {
+  // A registration announces the account to carrier-b, which is not running.
+  auto known = shards();
+  store::register_request req{person, "+8613800138000", "898601", "h", "sealed",
+                              1,      {"carrier-b"}};
+  auto owner = config::shard_of(person, 2) == known.indices[0] ? 0 : 1;
+  self->request(known.handles[owner], std::chrono::seconds{10}, atom::register_line_v,
+                req)
+      .receive([](const store::register_result&) {},
+               [&](caf::error& err) { ADD_FAILURE() << sys.render(err); });
+  actor_status link;
+  for (int i = 0; i < 100; ++i) {
+    link = *find(status(), "peer_link/carrier-b");
+    if (link.link_state == "down" && link.outbox == 1)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds{50});
+  }
+  EXPECT_EQ(link.link_state, "down");
+  EXPECT_EQ(link.outbox, 1u); // the announcement waits, nothing is lost
+  EXPECT_NE(link.last_error.find("carrier-b"), std::string::npos) << link.last_error;
   EXPECT_TRUE(stop_node(sys, node));
 }
 
