@@ -106,7 +106,8 @@ TEST_F(node_fixture, an_unreachable_peer_shows_as_down_with_its_reason) {
                [&](caf::error& err) { ADD_FAILURE() << sys.render(err); });
   actor_status link;
   for (int i = 0; i < 100; ++i) {
-    link = *find(status(), "peer_link/carrier-b");
+    auto all = status();
+    link = *find(all, "peer_link/carrier-b");
     if (link.link_state == "down" && link.outbox == 1)
       break;
     std::this_thread::sleep_for(std::chrono::milliseconds{50});
@@ -125,7 +126,8 @@ TEST_F(node_fixture, a_dead_shard_is_restarted_and_takes_work_again) {
 
   bool restarted = false;
   for (int i = 0; i < 100 && !restarted; ++i) {
-    auto s = find(status(), "account_shard/1");
+    auto all = status();
+    auto s = find(all, "account_shard/1");
     restarted = s != nullptr && s->restarts == 1 && !s->last_error.empty();
     if (!restarted)
       std::this_thread::sleep_for(std::chrono::milliseconds{50});
