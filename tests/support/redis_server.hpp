@@ -29,13 +29,15 @@ public:
   /// again on the same port and folder, as an operator restart would.
   void restart(bool crash = false);
 
+  /// Starts the server (again) on its port and folder; waits until it answers.
+  void start();
+  /// Stops the server with `signal` (SIGKILL to crash it); start() brings it back.
+  void stop(int signal);
+
   pid_t pid() const { return pid_; }
   const std::string& dir() const { return dir_; }
 
 private:
-  void start();
-  void stop(int signal);
-
   options opts_;
   std::string dir_;
   store::redis_endpoint endpoint_;

@@ -80,8 +80,12 @@ TEST_F(sibling_outage, a_crashed_sibling_process_catches_up_when_it_returns) {
 }
 
 TEST_F(sibling_outage, a_sibling_redis_crash_loses_nothing_acknowledged) {
-  d.redis("carrier-b").restart(/*crash=*/true); // AOF with appendfsync always
+  // carrier-b's Redis is down while carrier-a takes the edits: the link's
+  // deliveries fail and are retried until it is back (AOF, appendfsync always).
+  d.redis("carrier-b").stop(SIGKILL);
   edit_at_a();
+  std::this_thread::sleep_for(std::chrono::milliseconds{300}); // some deliveries fail
+  d.redis("carrier-b").start();
   expect_converged_with_exact_mailbox();
 }
 
