@@ -7,6 +7,7 @@
 // changes and filled the mailboxes). Checked afterwards: every line at B has
 // exactly the book pending.
 #include "actors/actors.hpp"
+#include "bench/sample_book.hpp"
 #include "store/account_store.hpp"
 #include "store/outbox.hpp"
 #include "tests/support/carrier_process.hpp"
@@ -30,21 +31,6 @@ std::string idcode_of(int person) {
   return buf;
 }
 
-std::vector<core::book_entry> make_book(int cards) {
-  std::vector<core::book_entry> book;
-  for (int i = 0; i < cards; ++i) {
-    core::book_entry e;
-    e.uid = "uid-" + std::to_string(i);
-    e.card = "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:" + e.uid + "\r\nFN:张伟 " +
-             std::to_string(i) + "\r\nN:张;伟;;;\r\nTEL;TYPE=CELL:+86138" +
-             std::to_string(10000000 + i) + "\r\nEMAIL:zhang.wei" + std::to_string(i) +
-             "@example.com\r\nEND:VCARD\r\n";
-    e.hash = core::content_hash::of(e.card);
-    book.push_back(std::move(e));
-  }
-  return book;
-}
-
 bool wait_until_empty(store::redis_client& redis, const std::string& peer,
                       std::chrono::seconds limit) {
   auto deadline = std::chrono::steady_clock::now() + limit;
@@ -60,7 +46,7 @@ bool wait_until_empty(store::redis_client& redis, const std::string& peer,
 void BM_replication(benchmark::State& state) {
   const int persons = static_cast<int>(state.range(0));
   const int cards = 1000;
-  auto book = make_book(cards);
+  auto book = bench::sample_book(cards);
   for (auto _ : state) {
     testing::deployment d({"carrier-a", "carrier-b"}, {4});
     auto a = d.redis("carrier-a").connect();

@@ -2,6 +2,7 @@
 // redis-server: cards per second and Redis round trips per upload. The
 // account has two lines and one sibling carrier, so every upload also fills a
 // pending mailbox and writes an outbox entry, as in production.
+#include "bench/sample_book.hpp"
 #include "store/account_store.hpp"
 #include "tests/support/redis_server.hpp"
 
@@ -14,30 +15,14 @@ using namespace simsync;
 
 namespace {
 
-std::vector<core::book_entry> make_book(int cards, const std::string& variant) {
-  std::vector<core::book_entry> book;
-  book.reserve(cards);
-  for (int i = 0; i < cards; ++i) {
-    core::book_entry e;
-    e.uid = "uid-" + std::to_string(i);
-    e.card = "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:" + e.uid + "\r\nFN:张伟 " + variant +
-             std::to_string(i) + "\r\nN:张;伟;;;\r\nTEL;TYPE=CELL:+86138" +
-             std::to_string(10000000 + i) + "\r\nEMAIL:zhang.wei" + std::to_string(i) +
-             "@example.com\r\nEND:VCARD\r\n";
-    e.hash = core::content_hash::of(e.card);
-    book.push_back(std::move(e));
-  }
-  return book;
-}
-
 void shared_upload(benchmark::State& state, store::upload_mode mode) {
   const int cards = static_cast<int>(state.range(0));
   testing::redis_server server;
   auto client = server.connect();
   store::account_store s(client, "carrier-a");
   // Two books that differ in every card: each upload changes all of them.
-  std::vector<std::vector<core::book_entry>> books{make_book(cards, "a"),
-                                                   make_book(cards, "b")};
+  std::vector<std::vector<core::book_entry>> books{bench::sample_book(cards, "a"),
+                                                   bench::sample_book(cards, "b")};
   int account = 0;
   std::uint64_t trips = 0;
   std::uint64_t uploads = 0;
