@@ -1,6 +1,7 @@
 // carrierd: one carrier node. Thin main: load the configuration, start the
 // node's actors, run until SIGTERM or SIGINT, then stop them.
 #include "actors/node.hpp"
+#include "net/terminal_gateway.hpp"
 
 #include <caf/actor_system_config.hpp>
 #include <caf/io/middleman.hpp>
@@ -48,14 +49,22 @@ int main(int argc, char** argv) {
     std::cerr << "carrierd: " << simsync::describe(node.error()) << "\n";
     return 1;
   }
+  auto gateway = simsync::net::terminal_gateway::start(sys, cfg, node->federation);
+  if (!gateway) {
+    std::cerr << "carrierd: " << simsync::describe(gateway.error()) << "\n";
+    simsync::stop_node(sys, node->supervisor);
+    std::_Exit(1); // see the end of main
+  }
   std::cout << "carrierd: " << cfg.carrier << "/" << cfg.node << " up, "
             << cfg.owned_shards().size() << " shard(s), federation on "
-            << cfg.federation.to_string() << ", " << cfg.peers.size() << " peer link(s)"
-            << std::endl;
+            << cfg.federation.to_string() << ", gateway on " << cfg.gateway.to_string()
+            << ", " << cfg.peers.size() << " peer link(s)" << std::endl;
   int sig = 0;
   sigwait(&stop_signals, &sig);
   std::cout << "carrierd: " << cfg.carrier << "/" << cfg.node << " stopping (signal "
             << sig << ")" << std::endl;
+  // Answer the phones' requests in flight before their shards go away.
+  (*gateway)->stop();
   bool drained = simsync::stop_node(sys, node->supervisor);
   std::cout << "carrierd: " << cfg.carrier << "/" << cfg.node
             << (drained ? " stopped" : " stopped with actors still busy") << std::endl;

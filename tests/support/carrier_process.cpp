@@ -58,6 +58,7 @@ deployment::deployment(std::vector<std::string> ids, options opts) : opts_(opts)
       n.id = "n" + std::to_string(i + 1);
       n.redis = std::make_unique<redis_server>(redis_server::options{true});
       n.federation_port = free_loopback_port();
+      n.gateway_port = free_loopback_port();
       for (int s = i; s < opts_.shards; s += count)
         n.shards.push_back(s);
       n.config_path = dir_ + "/" + id + "-" + n.id + ".toml";
@@ -100,7 +101,7 @@ void deployment::write_config(const std::string& carrier, const node& self) {
       "\nfederation_key_file = \"federation.key\"\nseal_key_file = \"" + carrier +
       ".seal.key\"\ndata_dir = \"" + carrier + "-" + self.id +
       "\"\n\n[redis]\naddress = \"" + self.redis->endpoint().to_string() +
-      "\"\n\n[gateway]\nlisten = \"127.0.0.1:" + std::to_string(free_loopback_port()) +
+      "\"\n\n[gateway]\nlisten = \"127.0.0.1:" + std::to_string(self.gateway_port) +
       "\"\n\n[admin]\nlisten = \"127.0.0.1:" + std::to_string(free_loopback_port()) +
       "\"\n";
   toml += nodes_toml(carrier, "nodes");
@@ -152,7 +153,8 @@ void deployment::start_node(const std::string& carrier, int index) {
       n.pid = -1;
       throw std::runtime_error("carrierd " + name + " exited at start; see " + log);
     }
-    if (accepts_connections(n.federation_port))
+    // The gateway starts after the node's actors: both up means ready.
+    if (accepts_connections(n.federation_port) && accepts_connections(n.gateway_port))
       return;
     std::this_thread::sleep_for(std::chrono::milliseconds{20});
   }

@@ -42,6 +42,10 @@ public:
   int federation_port(const std::string& carrier, int node = 0) const {
     return carriers_.at(carrier).at(static_cast<size_t>(node)).federation_port;
   }
+  /// Where the node's terminal HTTP API listens (on 127.0.0.1).
+  int gateway_port(const std::string& carrier, int node = 0) const {
+    return carriers_.at(carrier).at(static_cast<size_t>(node)).gateway_port;
+  }
   int shards() const { return opts_.shards; }
   const std::string& dir() const { return dir_; }
 
@@ -50,6 +54,7 @@ private:
     std::string id;
     std::unique_ptr<redis_server> redis;
     int federation_port = 0;
+    int gateway_port = 0;
     std::vector<int> shards;
     std::string config_path;
     pid_t pid = -1;

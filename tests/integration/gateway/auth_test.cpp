@@ -1,0 +1,106 @@
+// Who may touch a line: only the holder of the token issued for it.
+#include "tests/integration/gateway/gateway_fixture.hpp"
+
+using namespace simsync::testing;
+
+namespace {
+
+struct auth : ::testing::Test {
+  static void SetUpTestSuite() { d = new deployment({"carrier-a", "carrier-b"}); }
+  static void TearDownTestSuite() {
+    delete d;
+    d = nullptr;
+  }
+  static deployment* d;
+  gateway_client http{*d};
+};
+
+deployment* auth::d = nullptr;
+
+/// Every /v1/lines route of a line, with a body where it needs one.
+struct route {
+  std::string method;
+  std::string suffix;
+  std::string body;
+  std::string content_type;
+};
+
+std::vector<route> routes_of() {
+  return {{"PUT", "/contacts", card("x", "Intruder"), "text/vcard"},
+          {"POST", "/contacts", card("x", "Intruder"), "text/vcard"},
+          {"GET", "/contacts", "", ""},
+          {"DELETE", "/contacts/x", "", ""},
+          {"POST", "/update", "", ""},
+          {"GET", "/pending", "", ""},
+          {"POST", "/pending/ack", R"({"cursor":"1","decision":"apply"})",
+           "application/json"},
+          {"DELETE", "", "", ""}};
+}
+
+} // namespace
+
+TEST_F(auth, a_token_opens_its_own_line_and_no_other) {
+  auto mine = http.register_line("carrier-a", "+8613800139000", 10);
+  auto my_other_line = http.register_line("carrier-a", "+8613800139001", 10);
+  auto someone_else = http.register_line("carrier-a", "+8613800139002", 11);
+  auto at_b = http.register_line("carrier-b", "+8618600189000", 10);
+  ASSERT_EQ(http.push(mine, card("m1", "Mine")).status, 200);
+  std::string path = "/v1/lines/" + mine.msisdn;
+
+  for (const auto& r : routes_of()) {
+    SCOPED_TRACE(r.method + " " + r.suffix);
+    auto none =
+        http.send("carrier-a", r.method, path + r.suffix, "", r.body, r.content_type);
+    EXPECT_EQ(none.status, 401) << none;
+    EXPECT_TRUE(none.is_problem()) << none;
+    auto garbage = http.send("carrier-a", r.method, path + r.suffix, "not-a-token",
+                             r.body, r.content_type);
+    EXPECT_EQ(garbage.status, 401) << garbage;
+    // Well-formed tokens that do not open this line: another person's, the
+    // same person's other line at this carrier, and the same person's line at
+    // another carrier.
+    for (const auto* other : {&someone_else, &my_other_line, &at_b}) {
+      auto denied = http.send("carrier-a", r.method, path + r.suffix, other->token,
+                              r.body, r.content_type);
+      EXPECT_EQ(denied.status, 403) << other->msisdn << ": " << denied;
+      EXPECT_TRUE(denied.is_problem()) << denied;
+    }
+    // A token whose secret was altered.
+    auto forged = mine.token;
+    forged.back() = forged.back() == 'A' ? 'B' : 'A';
+    auto bad =
+        http.send("carrier-a", r.method, path + r.suffix, forged, r.body, r.content_type);
+    EXPECT_EQ(bad.status, 403) << bad;
+  }
+  // A token of carrier-a's line used at carrier-b, where that number is not a line.
+  auto elsewhere = http.send("carrier-b", "GET", path + "/contacts", mine.token);
+  EXPECT_TRUE(elsewhere.status == 401 || elsewhere.status == 403) << elsewhere;
+
+  // Nothing the refused requests carried reached the store.
+  auto held = http.contacts(mine);
+  ASSERT_EQ(held.status, 200) << held;
+  EXPECT_NE(held.body.find("Mine"), std::string::npos);
+  EXPECT_EQ(held.body.find("Intruder"), std::string::npos);
+  // The rightful token still works on each of its lines.
+  EXPECT_EQ(http.update(my_other_line).status, 200);
+  EXPECT_EQ(http.update(at_b).status, 200);
+}
+
+TEST_F(auth, registering_again_replaces_the_token) {
+  auto first = http.register_line("carrier-a", "+8613800139100", 12);
+  auto second = http.register_line("carrier-a", "+8613800139100", 12);
+  ASSERT_NE(first.token, second.token);
+  EXPECT_EQ(http.update(second).status, 200);
+  EXPECT_EQ(http.update(first).status, 403);
+}
+
+TEST_F(auth, a_line_of_another_person_cannot_be_taken) {
+  http.register_line("carrier-a", "+8613800139200", 13);
+  auto taken = http.register_raw("carrier-a", {{"msisdn", "+8613800139200"},
+                                               {"iccid", "89860012345678901234"},
+                                               {"name", "Person 14"},
+                                               {"id_number", id_number_of(14)}});
+  EXPECT_EQ(taken.status, 409) << taken;
+  EXPECT_TRUE(taken.is_problem()) << taken;
+  EXPECT_FALSE(taken.json.contains("token"));
+}

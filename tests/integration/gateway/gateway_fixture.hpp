@@ -1,0 +1,154 @@
+#pragma once
+
+// Drives carrierd processes through their terminal HTTP API, as a phone does:
+// real carrierd and redis-server processes on loopback, a blocking
+// cpp-httplib client on the test's side only.
+
+#include "tests/integration/node/node_fixture.hpp" // eventually()
+#include "tests/support/carrier_process.hpp"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <string>
+
+namespace simsync::testing {
+
+/// One HTTP answer, with its JSON body parsed when it is JSON.
+struct http_answer {
+  int status = 0;
+  std::string content_type;
+  std::string body;
+  nlohmann::json json; ///< null unless the body parsed as JSON
+
+  bool is_problem() const {
+    return content_type == "application/problem+json" && json.is_object() &&
+           json.contains("type") && json.contains("title") && json.contains("detail") &&
+           json.value("status", 0) == status;
+  }
+};
+
+inline std::ostream& operator<<(std::ostream& os, const http_answer& a) {
+  return os << a.status << " " << a.content_type << " " << a.body.substr(0, 400);
+}
+
+/// A registered line as the phone holds it.
+struct line {
+  std::string carrier;
+  std::string msisdn;
+  std::string token;
+  std::string idcode;
+};
+
+/// Person i's user info: a distinct, valid (non-PRC form) ID number each.
+inline std::string id_number_of(int person) {
+  return "TEST" + std::to_string(100000 + person);
+}
+
+class gateway_client {
+public:
+  explicit gateway_client(deployment& d) : d_(d) {}
+
+  http_answer send(const std::string& carrier, const std::string& method,
+                   const std::string& path, const std::string& token = "",
+                   const std::string& body = "", const std::string& content_type = "",
+                   httplib::Headers headers = {}) {
+    httplib::Client client("127.0.0.1", d_.gateway_port(carrier));
+    client.set_url_encode(false); // paths are written as a phone sends them
+    client.set_read_timeout(std::chrono::seconds{60});
+    client.set_write_timeout(std::chrono::seconds{60});
+    if (!token.empty())
+      headers.emplace("Authorization", "Bearer " + token);
+    auto r = [&] {
+      if (method == "GET")
+        return client.Get(path, headers);
+      if (method == "DELETE")
+        return client.Delete(path, headers);
+      if (method == "PUT")
+        return client.Put(path, headers, body, content_type);
+      return client.Post(path, headers, body, content_type);
+    }();
+    http_answer out;
+    if (!r) {
+      ADD_FAILURE() << method << " " << path << " at " << carrier
+                    << ": no answer (httplib error " << static_cast<int>(r.error())
+                    << ")";
+      return out;
+    }
+    out.status = r->status;
+    out.content_type = r->get_header_value("Content-Type");
+    out.body = r->body;
+    out.json = nlohmann::json::parse(out.body, nullptr, false);
+    if (out.json.is_discarded())
+      out.json = nullptr;
+    return out;
+  }
+
+  http_answer register_raw(const std::string& carrier, const nlohmann::json& body) {
+    return send(carrier, "POST", "/v1/register", "", body.dump(), "application/json");
+  }
+
+  /// Registers a line of person `person`; fails the test unless it succeeds.
+  line register_line(const std::string& carrier, const std::string& msisdn, int person) {
+    auto a = register_raw(carrier, {{"msisdn", msisdn},
+                                    {"iccid", "89860012345678901234"},
+                                    {"name", "Person " + std::to_string(person)},
+                                    {"id_number", id_number_of(person)}});
+    EXPECT_TRUE(a.status == 200 || a.status == 201) << a;
+    line out{carrier, msisdn, "", ""};
+    if (a.json.is_object()) {
+      out.token = a.json.value("token", "");
+      out.idcode = a.json.value("idcode", "");
+    }
+    return out;
+  }
+
+  static std::string lines(const line& l) { return "/v1/lines/" + l.msisdn; }
+
+  http_answer push(const line& l, const std::string& book, const std::string& scope = "",
+                   const std::string& method = "PUT") {
+    return send(l.carrier, method,
+                lines(l) + "/contacts" + (scope.empty() ? "" : "?scope=" + scope),
+                l.token, book, "text/vcard");
+  }
+
+  http_answer contacts(const line& l, const std::string& query = "") {
+    return send(l.carrier, "GET", lines(l) + "/contacts" + query, l.token);
+  }
+
+  http_answer update(const line& l) {
+    return send(l.carrier, "POST", lines(l) + "/update", l.token);
+  }
+
+  http_answer pending(const line& l, const std::string& query = "",
+                      httplib::Headers headers = {}) {
+    return send(l.carrier, "GET", lines(l) + "/pending" + query, l.token, "", "",
+                std::move(headers));
+  }
+
+  http_answer ack(const line& l, const std::string& cursor, const std::string& decision) {
+    nlohmann::json body{{"cursor", cursor}, {"decision", decision}};
+    return send(l.carrier, "POST", lines(l) + "/pending/ack", l.token, body.dump(),
+                "application/json");
+  }
+
+  /// The line's pending "added" count after an update request (-1 on error).
+  long pending_added(const line& l) {
+    auto a = update(l);
+    return a.status == 200 ? a.json.value("added", -1L) : -1L;
+  }
+
+private:
+  deployment& d_;
+};
+
+/// A vCard 3.0 card with a UID.
+inline std::string card(const std::string& uid, const std::string& name,
+                        const std::string& tel = "+8613911112222") {
+  return "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:" + uid + "\r\nFN:" + name + "\r\nN:" + name +
+         ";;;;\r\nTEL;TYPE=CELL:" + tel + "\r\nEND:VCARD\r\n";
+}
+
+} // namespace simsync::testing
