@@ -27,8 +27,10 @@ using route_fn = std::function<void(const exchange_ptr&)>;
 std::string decode_param(restinio::string_view_t raw) {
   std::string out;
   for (std::size_t i = 0; i < raw.size(); ++i) {
-    if (raw[i] == '%' && i + 2 < raw.size() + 0 && std::isxdigit(raw[i + 1]) &&
-        std::isxdigit(raw[i + 2])) {
+    auto hex = [&](std::size_t at) {
+      return std::isxdigit(static_cast<unsigned char>(raw[at])) != 0;
+    };
+    if (raw[i] == '%' && i + 2 < raw.size() && hex(i + 1) && hex(i + 2)) {
       out += static_cast<char>(std::stoi(std::string(raw.substr(i + 1, 2)), nullptr, 16));
       i += 2;
     } else {
