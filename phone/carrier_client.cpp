@@ -1,0 +1,161 @@
+#include "phone/carrier_client.hpp"
+
+#include "phone/error.hpp"
+
+#include <httplib.h>
+
+#include <chrono>
+
+namespace simsync::phone {
+
+namespace {
+
+std::string network_reason(httplib::Error error) {
+  switch (error) {
+  case httplib::Error::Connection:
+    return "connection refused";
+  case httplib::Error::ConnectionTimeout:
+    return "connection timed out";
+  case httplib::Error::Read:
+    return "the connection broke while reading the answer";
+  case httplib::Error::Write:
+    return "the connection broke while sending the request";
+  default:
+    return httplib::to_string(error);
+  }
+}
+
+/// The reason phrases of the statuses a gateway answers (cpp-httplib's table is
+/// not part of its public API).
+std::string reason_phrase(int status) {
+  switch (status) {
+  case 400:
+    return "Bad Request";
+  case 401:
+    return "Unauthorized";
+  case 403:
+    return "Forbidden";
+  case 404:
+    return "Not Found";
+  case 405:
+    return "Method Not Allowed";
+  case 409:
+    return "Conflict";
+  case 413:
+    return "Content Too Large";
+  case 415:
+    return "Unsupported Media Type";
+  case 422:
+    return "Unprocessable Content";
+  case 429:
+    return "Too Many Requests";
+  case 500:
+    return "Internal Server Error";
+  case 501:
+    return "Not Implemented";
+  case 503:
+    return "Service Unavailable";
+  default:
+    return "HTTP error";
+  }
+}
+
+/// "(403 Forbidden): <detail>" from a problem+json body, else its first line.
+std::string refusal(const httplib::Response& r) {
+  std::string text = "(" + std::to_string(r.status) + " " + reason_phrase(r.status) + ")";
+  auto problem = nlohmann::json::parse(r.body, nullptr, false);
+  std::string detail;
+  if (problem.is_object()) {
+    detail = problem.value("detail", "");
+    if (detail.empty())
+      detail = problem.value("title", "");
+  } else {
+    detail = r.body.substr(0, r.body.find('\n'));
+  }
+  return detail.empty() ? text : text + ": " + detail;
+}
+
+} // namespace
+
+carrier_client::carrier_client(std::string gateway, std::string msisdn, std::string token)
+    : gateway_(std::move(gateway)), msisdn_(std::move(msisdn)), token_(std::move(token)) {
+}
+
+std::string carrier_client::line_path(const std::string& rest) const {
+  return "/v1/lines/" + msisdn_ + rest;
+}
+
+std::string carrier_client::send(const std::string& action, const std::string& method,
+                                 const std::string& path, const std::string& body,
+                                 const std::string& content_type) {
+  httplib::Client client(gateway_);
+  if (!client.is_valid())
+    throw usage_error("not a gateway URL: " + gateway_ + " (expected http://host:port)");
+  client.set_url_encode(false); // the msisdn's '+' is a literal in a path
+  client.set_connection_timeout(std::chrono::seconds{5});
+  client.set_read_timeout(std::chrono::seconds{60});
+  client.set_write_timeout(std::chrono::seconds{60});
+  httplib::Headers headers;
+  if (!token_.empty())
+    headers.emplace("Authorization", "Bearer " + token_);
+  auto r = [&] {
+    if (method == "GET")
+      return client.Get(path, headers);
+    if (method == "PUT")
+      return client.Put(path, headers, body, content_type.c_str());
+    if (content_type.empty())
+      return client.Post(path, headers);
+    return client.Post(path, headers, body, content_type.c_str());
+  }();
+  if (!r)
+    throw failure("cannot reach carrier at " + gateway_ + ": " +
+                  network_reason(r.error()));
+  if (r->status < 200 || r->status > 299)
+    throw failure(action + " refused " + refusal(*r));
+  return r->body;
+}
+
+nlohmann::json carrier_client::send_json(const std::string& action,
+                                         const std::string& method,
+                                         const std::string& path, const std::string& body,
+                                         const std::string& content_type) {
+  auto text = send(action, method, path, body, content_type);
+  auto json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_discarded() || !json.is_object())
+    throw failure(action + ": the carrier at " + gateway_ +
+                  " answered something not JSON");
+  return json;
+}
+
+nlohmann::json carrier_client::register_line(const nlohmann::json& request) {
+  return send_json("register", "POST", "/v1/register", request.dump(),
+                   "application/json");
+}
+
+nlohmann::json carrier_client::upload(const std::string& book, bool private_scope) {
+  return send_json(
+      "push", "PUT",
+      line_path(private_scope ? "/contacts?scope=private" : "/contacts?scope=shared"),
+      book, "text/vcard; charset=utf-8");
+}
+
+nlohmann::json carrier_client::update() {
+  return send_json("update request", "POST", line_path("/update"));
+}
+
+nlohmann::json carrier_client::pending() {
+  return send_json("pending fetch", "GET", line_path("/pending"));
+}
+
+void carrier_client::ack(const std::string& cursor, const std::string& decision) {
+  nlohmann::json body{{"cursor", cursor}, {"decision", decision}};
+  send(decision, "POST", line_path("/pending/ack"), body.dump(), "application/json");
+}
+
+std::string carrier_client::contacts(bool private_scope) {
+  return send(
+      "restore", "GET",
+      line_path(private_scope ? "/contacts?scope=private" : "/contacts?scope=shared"));
+}
+
+} // namespace simsync::phone

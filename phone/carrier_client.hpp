@@ -1,0 +1,42 @@
+#pragma once
+// The terminal HTTP API of a carrier (DESIGN §7), as the phone calls it.
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace simsync::phone {
+
+/// Blocking calls to one carrier's gateway for one line. Each call returns
+/// the answer or throws phone_error with one line that says what failed:
+/// "push refused (403 Forbidden): <detail>" or
+/// "cannot reach carrier at http://…: connection refused".
+class carrier_client {
+public:
+  /// `gateway` is "http://host:port"; `token` may be empty before registration.
+  carrier_client(std::string gateway, std::string msisdn, std::string token);
+
+  nlohmann::json register_line(const nlohmann::json& request);
+  /// PUT the whole book (a snapshot) to the shared or private store.
+  nlohmann::json upload(const std::string& book, bool private_scope);
+  nlohmann::json update();
+  nlohmann::json pending();
+  void ack(const std::string& cursor, const std::string& decision);
+  /// The line's stored cards (vCard text) of the shared or private store.
+  std::string contacts(bool private_scope);
+
+private:
+  std::string send(const std::string& action, const std::string& method,
+                   const std::string& path, const std::string& body = "",
+                   const std::string& content_type = "");
+  nlohmann::json send_json(const std::string& action, const std::string& method,
+                           const std::string& path, const std::string& body = "",
+                           const std::string& content_type = "");
+  std::string line_path(const std::string& rest) const;
+
+  std::string gateway_;
+  std::string msisdn_;
+  std::string token_;
+};
+
+} // namespace simsync::phone

@@ -1,0 +1,173 @@
+#include "phone/cli.hpp"
+
+#include "phone/error.hpp"
+#include "phone/verbs.hpp"
+
+#include <ostream>
+#include <vector>
+
+namespace simsync::phone {
+
+namespace {
+
+struct verb {
+  const char* name;
+  const char* summary;
+  const char* usage; ///< the verb's own options, shown by --help
+  std::vector<std::string> values;
+  std::vector<std::string> flags;
+  void (*run)(phone_context&);
+};
+
+const char* const common_options = R"(
+Common options:
+  --book FILE      the address book (default ./book.vcf); the phone's state
+                   (token, base, cursor) is kept in FILE.state.json
+  --gateway URL    the carrier's gateway, e.g. http://127.0.0.1:18080; without it,
+                   the gateway the line registered at, else the local deployment
+                   that tools/cluster runs
+  --carrier ID     the carrier of the local deployment (tools/cluster status)
+  --help           this text
+)";
+
+const std::vector<verb>& verbs() {
+  static const std::vector<verb> all{
+      {"register",
+       "register this phone's line with its owner's identity",
+       R"(usage: phone register --msisdn +86... --iccid 8986... --name NAME --id-number ID
+
+Registers the line (msisdn, iccid) of the SIM with its owner's name and
+national ID number. The carrier answers with a SIM token, kept in the state
+file; a second line of the same person joins the same account.
+)",
+       {"--msisdn", "--iccid", "--name", "--id-number"},
+       {},
+       register_verb},
+      {"push",
+       "upload the whole book (shared, or --private)",
+       R"(usage: phone push [--private]
+
+Uploads the whole book as a snapshot. Shared (the default): the carrier
+stores it and replicates the changes to your other lines, at every carrier.
+--private: a backup at this carrier only; it goes nowhere (see restore).
+Shows what the carrier took, and any card it rejected.
+)",
+       {},
+       {"--private"},
+       push_verb},
+      {"pull",
+       "fetch the changes from your other lines, then apply or discard them",
+       R"(usage: phone pull [--apply | --discard]
+
+Asks the carrier for updates, shows a summary and the contacts added (+),
+changed (~) and removed (-), then:
+  --apply     merges them into the book and acknowledges them
+  --discard   refuses them: the book stays as it is
+Without either, asks on a terminal; otherwise only shows them.
+Either way, what was acknowledged leaves the pending mailbox.
+)",
+       {},
+       {"--apply", "--discard"},
+       pull_verb},
+      {"restore",
+       "replace the book with the private backup",
+       R"(usage: phone restore [--yes]
+
+Fetches this carrier's private backup of the line (phone push --private) and
+writes it to the book. Asks before overwriting a book that holds cards,
+unless --yes.
+)",
+       {},
+       {"--yes"},
+       restore_verb},
+      {"status",
+       "show the line, the book, local changes and pending changes",
+       R"(usage: phone status
+
+Shows the line, its carrier, the cards in the book, the changes made to the
+book since the last sync, and the changes waiting at the carrier.
+)",
+       {},
+       {},
+       status_verb},
+  };
+  return all;
+}
+
+void overview(std::ostream& out) {
+  out << "usage: phone <verb> [options]   (phone <verb> --help for details)\n\n"
+         "A phone in a terminal: keeps an address book file and syncs it with\n"
+         "the carrier, like the phone on one of your lines.\n\nVerbs:\n";
+  for (const auto& v : verbs())
+    out << "  " << v.name << std::string(10 - std::string(v.name).size(), ' ')
+        << v.summary << "\n";
+}
+
+bool contains(const std::vector<std::string>& list, const std::string& item) {
+  for (const auto& x : list)
+    if (x == item)
+      return true;
+  return false;
+}
+
+arguments parse(const verb& v, int argc, const char* const* argv) {
+  static const std::vector<std::string> common_values{"--book", "--gateway", "--carrier"};
+  arguments args;
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto eq = arg.find('=');
+    std::string name = arg.substr(0, eq);
+    if (contains(v.values, name) || contains(common_values, name)) {
+      if (eq != std::string::npos)
+        args.values[name] = arg.substr(eq + 1);
+      else if (i + 1 < argc)
+        args.values[name] = argv[++i];
+      else
+        throw usage_error(name + " needs a value");
+    } else if (eq == std::string::npos && (contains(v.flags, arg) || arg == "--help")) {
+      args.flags.insert(arg);
+    } else {
+      throw usage_error("unknown option " + arg + " for " + v.name);
+    }
+  }
+  return args;
+}
+
+} // namespace
+
+int run(int argc, const char* const* argv, std::istream& in, std::ostream& out,
+        std::ostream& err, bool interactive) {
+  std::string name = argc > 1 ? argv[1] : "";
+  if (name == "--help" || name == "-h" || name == "help") {
+    overview(out);
+    return exit_ok;
+  }
+  const verb* chosen = nullptr;
+  for (const auto& v : verbs())
+    if (name == v.name)
+      chosen = &v;
+  if (!chosen) {
+    err << "phone: " << (name.empty() ? "no verb given" : "unknown verb " + name) << "\n";
+    overview(err);
+    return exit_usage;
+  }
+  try {
+    phone_context ctx{parse(*chosen, argc, argv), "", in, out, interactive};
+    if (ctx.args.has("--help")) {
+      out << chosen->usage << common_options;
+      return exit_ok;
+    }
+    ctx.book_path = ctx.args.value("--book");
+    if (ctx.book_path.empty())
+      ctx.book_path = "book.vcf";
+    chosen->run(ctx);
+    return exit_ok;
+  } catch (const phone_error& e) {
+    err << "phone: " << e.what() << "\n";
+    if (e.code == exit_usage)
+      err << "(see phone " << name << " --help)\n";
+    return e.code;
+  }
+}
+
+} // namespace simsync::phone
