@@ -37,8 +37,8 @@ change_set fetch(carrier_client& client) {
   return set;
 }
 
-/// The summary and one line per contact: "+" new to this book, "~" a card the
-/// book holds in another version, "-" removed.
+/// The summary and one line per contact: first "+" new to this book, then "~"
+/// a card the book holds in another version, then "-" removed.
 void show(phone_context& ctx, const change_set& set,
           const std::vector<local_card>& book) {
   std::unordered_map<std::string, const local_card*> held;
@@ -47,9 +47,11 @@ void show(phone_context& ctx, const change_set& set,
   ctx.out << "pending from your other lines: " << set.counts.value("added", 0)
           << " added, " << set.counts.value("changed", 0) << " changed, "
           << set.counts.value("removed", 0) << " removed\n";
-  for (const auto& entry : set.cards.entries)
-    ctx.out << (held.count(entry.uid) ? "  ~ " : "  + ")
-            << card_label(entry.card, entry.uid) << "\n";
+  for (bool in_book : {false, true})
+    for (const auto& entry : set.cards.entries)
+      if ((held.count(entry.uid) > 0) == in_book)
+        ctx.out << (in_book ? "  ~ " : "  + ") << card_label(entry.card, entry.uid)
+                << "\n";
   for (const auto& uid : set.removed_uids) {
     auto it = held.find(uid);
     ctx.out << "  - " << (it == held.end() ? uid : card_label(it->second->bytes, uid))

@@ -1,0 +1,260 @@
+// tools/phone driven as a user drives it: the real binary, run in a folder of
+// its own, against real carrierd and redis-server processes of two carriers.
+#include "core/book.hpp"
+#include "tests/integration/node/node_fixture.hpp" // eventually()
+#include "tests/support/carrier_process.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <sys/wait.h>
+
+using namespace simsync::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// What a run of the phone printed (stdout and stderr together) and its exit code.
+struct run_result {
+  int code = -1;
+  std::string output;
+};
+
+std::ostream& operator<<(std::ostream& os, const run_result& r) {
+  return os << "exit " << r.code << ":\n" << r.output;
+}
+
+std::string quoted(const std::string& arg) {
+  std::string out = "'";
+  for (char c : arg)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+/// What a book means: uid -> hash of its canonical form, for every good card.
+std::map<std::string, std::string> meaning(const std::string& book) {
+  std::map<std::string, std::string> out;
+  for (const auto& entry : simsync::core::prepare_book(book).entries)
+    out.emplace(entry.uid, entry.hash.hex());
+  return out;
+}
+
+std::string card(const std::string& uid, const std::string& name,
+                 const std::string& tel) {
+  return "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:" + uid + "\r\nFN:" + name + "\r\nN:" + name +
+         ";;;;\r\nTEL;TYPE=CELL:" + tel + "\r\nEND:VCARD\r\n";
+}
+
+struct phone_cli : ::testing::Test {
+  static void SetUpTestSuite() { d = new deployment({"carrier-a", "carrier-b"}); }
+  static void TearDownTestSuite() {
+    delete d;
+    d = nullptr;
+  }
+  static deployment* d;
+
+  void SetUp() override {
+    dir = fs::temp_directory_path() /
+          ("simsync-phone-" + std::to_string(::getpid()) + "-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  static std::string gateway(const std::string& carrier) {
+    return "http://127.0.0.1:" + std::to_string(d->gateway_port(carrier));
+  }
+
+  /// Runs `phone args...` in the test's folder, with no terminal on stdin.
+  run_result phone(const std::vector<std::string>& args) const {
+    std::string command = "cd " + quoted(dir.string()) + " && " + SIMSYNC_PHONE_BINARY;
+    for (const auto& arg : args)
+      command += " " + quoted(arg);
+    command += " </dev/null 2>&1";
+    run_result r;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    if (!pipe)
+      return r;
+    char buffer[4096];
+    for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+      r.output.append(buffer, n);
+    int status = ::pclose(pipe);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+  }
+
+  /// Registers line `book` of person `person` at `carrier`; fails the test otherwise.
+  void register_line(const std::string& book, const std::string& carrier,
+                     const std::string& msisdn, const std::string& person) {
+    auto r = phone({"register", "--book", book, "--gateway", gateway(carrier), "--msisdn",
+                    msisdn, "--iccid", "89860012345678901234", "--name", "李明",
+                    "--id-number", person});
+    ASSERT_EQ(r.code, 0) << r;
+  }
+
+  /// Waits until the line of `book` has `counts` ("3 added, 0 changed, 0 removed")
+  /// pending.
+  bool pending(const std::string& book, const std::string& counts) const {
+    return eventually([&] {
+      return phone({"status", "--book", book}).output.find(counts) != std::string::npos;
+    });
+  }
+
+  fs::path dir;
+};
+
+deployment* phone_cli::d = nullptr;
+
+} // namespace
+
+TEST_F(phone_cli, every_verb_has_help) {
+  for (std::string verb : {"register", "push", "pull", "restore", "status"}) {
+    auto r = phone({verb, "--help"});
+    EXPECT_EQ(r.code, 0) << r;
+    EXPECT_NE(r.output.find("usage: phone " + verb), std::string::npos) << r;
+    EXPECT_NE(r.output.find("--book FILE"), std::string::npos) << r;
+  }
+  auto overview = phone({"--help"});
+  EXPECT_EQ(overview.code, 0) << overview;
+  EXPECT_NE(overview.output.find("restore"), std::string::npos) << overview;
+  EXPECT_EQ(phone({}).code, 2);
+  EXPECT_EQ(phone({"dance"}).code, 2);
+  EXPECT_EQ(phone({"pull", "--apply", "--discard"}).code, 2);
+  EXPECT_EQ(phone({"register", "--msisdn"}).code, 2);
+}
+
+TEST_F(phone_cli, push_on_one_line_and_pull_apply_on_the_other_keeps_the_meaning) {
+  register_line("a.vcf", "carrier-a", "+8613800100001", "PHONE100001");
+  register_line("b.vcf", "carrier-b", "+8618600100001", "PHONE100001");
+  // An Android export: vCard 2.1, quoted-printable UTF-8 Chinese names, no UIDs.
+  auto book = read_text(fs::path(SIMSYNC_TEST_DATA_DIR) / "android-2.1-qp-utf8.vcf") +
+              card("u-1", "Li Lei", "+8613911112222");
+  write_text(dir / "a.vcf", book);
+  auto pushed = phone({"push", "--book", "a.vcf"});
+  ASSERT_EQ(pushed.code, 0) << pushed;
+  EXPECT_NE(pushed.output.find("6 added, 0 changed, 0 removed"), std::string::npos)
+      << pushed;
+
+  ASSERT_TRUE(pending("b.vcf", "pending  6 added, 0 changed, 0 removed"));
+  auto pulled = phone({"pull", "--book", "b.vcf", "--apply"});
+  ASSERT_EQ(pulled.code, 0) << pulled;
+  EXPECT_NE(pulled.output.find("+ Li Lei +8613911112222"), std::string::npos) << pulled;
+  EXPECT_EQ(meaning(read_text(dir / "b.vcf")), meaning(book));
+  EXPECT_EQ(meaning(book).size(), 6u);
+
+  // Applied: nothing is pending, and line b's book is in sync with its base.
+  auto status = phone({"status", "--book", "b.vcf"});
+  EXPECT_NE(status.output.find("local    0 added, 0 changed, 0 removed"),
+            std::string::npos)
+      << status;
+  EXPECT_NE(status.output.find("pending  0 added, 0 changed, 0 removed"),
+            std::string::npos)
+      << status;
+
+  // An edit and removals on line a reach b's book as a replaced and a dropped card.
+  auto edited = card("u-1", "Li Lei", "+8613900000000");
+  write_text(dir / "a.vcf", edited);
+  ASSERT_EQ(phone({"push", "--book", "a.vcf"}).code, 0);
+  ASSERT_TRUE(pending("b.vcf", "pending  0 added, 1 changed, 5 removed"));
+  ASSERT_EQ(phone({"pull", "--book", "b.vcf", "--apply"}).code, 0);
+  EXPECT_EQ(meaning(read_text(dir / "b.vcf")), meaning(edited));
+}
+
+TEST_F(phone_cli, pull_without_a_decision_shows_and_discard_leaves_the_book) {
+  register_line("a.vcf", "carrier-a", "+8613800100002", "PHONE100002");
+  register_line("b.vcf", "carrier-b", "+8618600100002", "PHONE100002");
+  write_text(dir / "b.vcf", card("mine", "Only On B", "+8613000000000"));
+  write_text(dir / "a.vcf", card("u-1", "Wang Fang", "+8613911112222"));
+  ASSERT_EQ(phone({"push", "--book", "a.vcf"}).code, 0);
+  ASSERT_TRUE(pending("b.vcf", "pending  1 added, 0 changed, 0 removed"));
+
+  // Not a terminal and no flag: shown, not acknowledged.
+  auto shown = phone({"pull", "--book", "b.vcf"});
+  EXPECT_EQ(shown.code, 0) << shown;
+  EXPECT_NE(shown.output.find("+ Wang Fang"), std::string::npos) << shown;
+  EXPECT_NE(shown.output.find("--discard"), std::string::npos) << shown;
+  ASSERT_TRUE(pending("b.vcf", "pending  1 added, 0 changed, 0 removed"));
+
+  auto before = read_text(dir / "b.vcf");
+  auto discarded = phone({"pull", "--book", "b.vcf", "--discard"});
+  EXPECT_EQ(discarded.code, 0) << discarded;
+  EXPECT_EQ(read_text(dir / "b.vcf"), before);
+  EXPECT_TRUE(pending("b.vcf", "pending  0 added, 0 changed, 0 removed"));
+  auto again = phone({"pull", "--book", "b.vcf"});
+  EXPECT_NE(again.output.find("nothing new"), std::string::npos) << again;
+}
+
+TEST_F(phone_cli, private_push_does_not_travel_and_restores) {
+  register_line("a.vcf", "carrier-a", "+8613800100003", "PHONE100003");
+  register_line("b.vcf", "carrier-b", "+8618600100003", "PHONE100003");
+  auto book =
+      card("p-1", "张医生", "+8613811110000") + card("p-2", "Dr. Brown", "+14155550100");
+  write_text(dir / "a.vcf", book);
+  auto pushed = phone({"push", "--book", "a.vcf", "--private"});
+  ASSERT_EQ(pushed.code, 0) << pushed;
+  EXPECT_NE(pushed.output.find("private backup"), std::string::npos) << pushed;
+  // A private push is no sync: line a still has 2 local additions to share.
+  EXPECT_NE(phone({"status", "--book", "a.vcf"}).output.find("local    2 added"),
+            std::string::npos);
+
+  // A non-empty book is not overwritten without --yes when nobody can be asked.
+  auto refused = phone({"restore", "--book", "a.vcf"});
+  EXPECT_EQ(refused.code, 2) << refused;
+  EXPECT_NE(refused.output.find("--yes"), std::string::npos) << refused;
+
+  fs::remove(dir / "a.vcf");
+  auto restored = phone({"restore", "--book", "a.vcf"});
+  ASSERT_EQ(restored.code, 0) << restored;
+  EXPECT_EQ(meaning(read_text(dir / "a.vcf")), meaning(book));
+
+  auto b = phone({"pull", "--book", "b.vcf"});
+  EXPECT_NE(b.output.find("nothing new"), std::string::npos) << b;
+}
+
+TEST_F(phone_cli, errors_are_one_line_with_a_non_zero_exit) {
+  register_line("a.vcf", "carrier-a", "+8613800100004", "PHONE100004");
+  write_text(dir / "a.vcf", card("u-1", "Li Lei", "+8613911112222"));
+
+  // Line a's token at carrier-b: refused there.
+  auto refused = phone({"push", "--book", "a.vcf", "--gateway", gateway("carrier-b")});
+  EXPECT_EQ(refused.code, 1) << refused;
+  EXPECT_EQ(refused.output.rfind("phone: push refused (403 Forbidden): ", 0), 0u)
+      << refused;
+  EXPECT_EQ(std::count(refused.output.begin(), refused.output.end(), '\n'), 1) << refused;
+
+  auto bad = phone({"register", "--book", "x.vcf", "--gateway", gateway("carrier-a"),
+                    "--msisdn", "13800138000", "--iccid", "89860012345678901234",
+                    "--name", "Li", "--id-number", "PHONE100004"});
+  EXPECT_EQ(bad.code, 1) << bad;
+  EXPECT_EQ(bad.output.rfind("phone: register refused (400 Bad Request): ", 0), 0u)
+      << bad;
+  EXPECT_NE(bad.output.find("msisdn"), std::string::npos) << bad;
+  EXPECT_EQ(std::count(bad.output.begin(), bad.output.end(), '\n'), 1) << bad;
+
+  auto unreachable =
+      phone({"pull", "--book", "a.vcf", "--gateway", "http://127.0.0.1:1"});
+  EXPECT_EQ(unreachable.code, 1) << unreachable;
+  EXPECT_EQ(unreachable.output,
+            "phone: cannot reach carrier at http://127.0.0.1:1: connection refused\n");
+
+  auto unregistered = phone({"push", "--book", "nobody.vcf"});
+  EXPECT_EQ(unregistered.code, 1) << unregistered;
+}
