@@ -1,6 +1,7 @@
 // tools/phone driven as a user drives it: the real binary, run in a folder of
 // its own, against real carrierd and redis-server processes of two carriers.
 #include "core/book.hpp"
+#include "phone/cli.hpp"
 #include "tests/integration/node/node_fixture.hpp" // eventually()
 #include "tests/support/carrier_process.hpp"
 
@@ -257,4 +258,66 @@ TEST_F(phone_cli, errors_are_one_line_with_a_non_zero_exit) {
 
   auto unregistered = phone({"push", "--book", "nobody.vcf"});
   EXPECT_EQ(unregistered.code, 1) << unregistered;
+}
+
+TEST_F(phone_cli, pull_asks_on_a_terminal) {
+  register_line("a.vcf", "carrier-a", "+8613800100005", "PHONE100005");
+  register_line("b.vcf", "carrier-b", "+8618600100005", "PHONE100005");
+  auto book = (dir / "b.vcf").string();
+  // In process, so that a stream can stand in for the person at the terminal.
+  auto pull_answering = [&](const std::string& answer) {
+    std::istringstream in(answer);
+    std::ostringstream out, err;
+    const char* argv[] = {"phone", "pull", "--book", book.c_str()};
+    EXPECT_EQ(simsync::phone::run(4, argv, in, out, err, true), 0) << err.str();
+    EXPECT_NE(out.str().find("apply these changes? [y/N]"), std::string::npos)
+        << out.str();
+    return out.str();
+  };
+
+  write_text(dir / "a.vcf", card("u-1", "Wang Fang", "+8613911112222"));
+  ASSERT_EQ(phone({"push", "--book", "a.vcf"}).code, 0);
+  ASSERT_TRUE(pending("b.vcf", "pending  1 added, 0 changed, 0 removed"));
+  EXPECT_NE(pull_answering("n\n").find("discarded"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir / "b.vcf"));
+
+  write_text(dir / "a.vcf", card("u-1", "Wang Fang", "+8613900000000"));
+  ASSERT_EQ(phone({"push", "--book", "a.vcf"}).code, 0);
+  // Whether the carrier counts it as added or changed for a line that refused it before.
+  ASSERT_TRUE(eventually([&] {
+    return phone({"status", "--book", "b.vcf"})
+               .output.find("pending  0 added, 0 changed") == std::string::npos;
+  }));
+  EXPECT_NE(pull_answering("y\n").find("applied"), std::string::npos);
+  EXPECT_EQ(meaning(read_text(dir / "b.vcf")), meaning(read_text(dir / "a.vcf")));
+}
+
+TEST_F(phone_cli, without_a_gateway_the_local_deployment_is_asked) {
+  // A stand-in for tools/cluster that lists this test's carriers.
+  auto script = dir / "cluster";
+  write_text(
+      script,
+      "#!/bin/sh\ncat <<'JSON'\n{\"carriers\":[{\"id\":\"carrier-a\",\"gateway\":\"" +
+          gateway("carrier-a") + "\"},{\"id\":\"carrier-b\",\"gateway\":\"" +
+          gateway("carrier-b") + "\"}]}\nJSON\n");
+  fs::permissions(script, fs::perms::owner_all);
+  ::setenv("SIMSYNC_CLUSTER", script.c_str(), 1);
+  auto first =
+      phone({"register", "--book", "a.vcf", "--msisdn", "+8613800100006", "--iccid",
+             "89860012345678901234", "--name", "Li", "--id-number", "PHONE100006"});
+  auto chosen = phone({"register", "--book", "b.vcf", "--carrier", "carrier-b",
+                       "--msisdn", "+8618600100006", "--iccid", "89860012345678901234",
+                       "--name", "Li", "--id-number", "PHONE100006"});
+  auto unknown = phone({"status", "--book", "c.vcf", "--carrier", "carrier-z"});
+  ::unsetenv("SIMSYNC_CLUSTER");
+  EXPECT_EQ(first.code, 0) << first;
+  EXPECT_NE(first.output.find("at " + gateway("carrier-a")), std::string::npos) << first;
+  EXPECT_EQ(chosen.code, 0) << chosen;
+  EXPECT_NE(chosen.output.find("at " + gateway("carrier-b")), std::string::npos)
+      << chosen;
+  EXPECT_EQ(unknown.code, 2) << unknown;
+  // Once registered, the line's own carrier is used.
+  auto status = phone({"status", "--book", "b.vcf"});
+  EXPECT_NE(status.output.find("carrier  " + gateway("carrier-b")), std::string::npos)
+      << status;
 }
