@@ -334,7 +334,7 @@ bool vcard_reader::parse_line(std::string_view line, vcard_property* prop,
     return false;
   }
   for (const vcard_param& param : prop->params)
-    if (!is_valid_utf8(param.value)) {
+    if (!detail::is_valid_utf8(param.value)) {
       *reason = "invalid UTF-8 in a parameter of " + prop->name;
       return false;
     }
@@ -394,7 +394,7 @@ bool vcard_reader::decode_value(std::string_view raw, std::string_view encoding,
       return false;
     }
   }
-  if (!is_valid_utf8(text)) {
+  if (!detail::is_valid_utf8(text)) {
     *reason = "invalid UTF-8 in " + prop->name;
     return false;
   }
@@ -542,6 +542,10 @@ void append_property(std::string* line, const vcard_property& prop,
 }
 
 } // namespace
+
+bool is_valid_utf8(std::string_view bytes) {
+  return detail::is_valid_utf8(bytes);
+}
 
 std::string serialize(const vcard& card, vcard_version version) {
   std::string out = "BEGIN:VCARD\r\n";

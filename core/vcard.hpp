@@ -95,4 +95,8 @@ enum class vcard_version { v3_0, v4_0 };
 /// inline binaries as ENCODING=b (3.0) or a data: URI (4.0).
 std::string serialize(const vcard& card, vcard_version version);
 
+/// True if `bytes` are well-formed UTF-8. A card exported in another charset
+/// (GBK, Big5...) is not, and cannot travel as JSON text as it is.
+bool is_valid_utf8(std::string_view bytes);
+
 } // namespace simsync::core

@@ -55,8 +55,14 @@ version_choice requested_version(std::optional<std::string_view> query_version,
 
 std::string render_card(const std::string& original,
                         std::optional<core::vcard_version> version) {
-  if (!version)
-    return original;
+  if (!version) {
+    if (core::is_valid_utf8(original))
+      return original;
+    // Original bytes in another charset (a feature phone's GBK) would be
+    // mangled in a JSON string or a UTF-8 body: send the same card as 3.0,
+    // which is UTF-8 and means the same.
+    version = core::vcard_version::v3_0;
+  }
   auto blocks = core::parse_vcards(original);
   if (blocks.size() != 1 || !blocks.front().ok())
     return original;

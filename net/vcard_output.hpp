@@ -20,9 +20,9 @@ struct version_choice {
 version_choice requested_version(std::optional<std::string_view> query_version,
                                  std::string_view accept);
 
-/// A stored card as the phone asked for it: its original bytes, or rewritten
-/// in `version`. A card that no longer parses goes out as stored rather than
-/// being lost from the answer.
+/// A stored card as the phone asked for it: its original bytes (rewritten as
+/// 3.0 when they are not UTF-8), or rewritten in `version`. A card that no
+/// longer parses goes out as stored rather than being lost from the answer.
 std::string render_card(const std::string& original,
                         std::optional<core::vcard_version> version);
 
