@@ -25,3 +25,21 @@ function(simsync_test name)
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES LABELS "${arg_LABELS}" TIMEOUT 600)
 endfunction()
+
+# simsync_tests_in(FOLDER PREFIX [LINK libs...] [LABELS labels...]
+#                  [DEPENDS targets...] [DEFINITIONS defs...]):
+# one ctest PREFIX_<name> per FOLDER/<name>_test.cpp (tests mirror sources).
+function(simsync_tests_in folder prefix)
+  cmake_parse_arguments(arg "" "" "LINK;LABELS;DEPENDS;DEFINITIONS" ${ARGN})
+  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/${folder}/*_test.cpp)
+  foreach(source ${sources})
+    get_filename_component(name ${source} NAME_WE)
+    simsync_test(${prefix}_${name} SOURCES ${source} LINK ${arg_LINK} LABELS ${arg_LABELS})
+    if(arg_DEPENDS)
+      add_dependencies(${prefix}_${name} ${arg_DEPENDS})
+    endif()
+    if(arg_DEFINITIONS)
+      target_compile_definitions(${prefix}_${name} PRIVATE ${arg_DEFINITIONS})
+    endif()
+  endforeach()
+endfunction()
