@@ -1,45 +1,11 @@
 #include "net/exchange.hpp"
 
+#include "net/http_status.hpp"
 #include "store/error.hpp"
 
 namespace simsync::net {
 
 namespace {
-
-const char* reason_phrase(int status) {
-  switch (status) {
-  case 200:
-    return "OK";
-  case 201:
-    return "Created";
-  case 400:
-    return "Bad Request";
-  case 401:
-    return "Unauthorized";
-  case 403:
-    return "Forbidden";
-  case 404:
-    return "Not Found";
-  case 405:
-    return "Method Not Allowed";
-  case 409:
-    return "Conflict";
-  case 413:
-    return "Content Too Large";
-  case 415:
-    return "Unsupported Media Type";
-  case 422:
-    return "Unprocessable Content";
-  case 501:
-    return "Not Implemented";
-  case 503:
-    return "Service Unavailable";
-  case 504:
-    return "Gateway Timeout";
-  default:
-    return status < 500 ? "Client Error" : "Server Error";
-  }
-}
 
 problem problem_of(const caf::error& err) {
   auto detail = describe(err);

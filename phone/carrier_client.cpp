@@ -1,5 +1,6 @@
 #include "phone/carrier_client.hpp"
 
+#include "net/http_status.hpp"
 #include "phone/error.hpp"
 
 #include <httplib.h>
@@ -25,44 +26,10 @@ std::string network_reason(httplib::Error error) {
   }
 }
 
-/// The reason phrases of the statuses a gateway answers (cpp-httplib's table is
-/// not part of its public API).
-std::string reason_phrase(int status) {
-  switch (status) {
-  case 400:
-    return "Bad Request";
-  case 401:
-    return "Unauthorized";
-  case 403:
-    return "Forbidden";
-  case 404:
-    return "Not Found";
-  case 405:
-    return "Method Not Allowed";
-  case 409:
-    return "Conflict";
-  case 413:
-    return "Content Too Large";
-  case 415:
-    return "Unsupported Media Type";
-  case 422:
-    return "Unprocessable Content";
-  case 429:
-    return "Too Many Requests";
-  case 500:
-    return "Internal Server Error";
-  case 501:
-    return "Not Implemented";
-  case 503:
-    return "Service Unavailable";
-  default:
-    return "HTTP error";
-  }
-}
-
 /// "(403 Forbidden): <detail>" from a problem+json body, else its first line.
 std::string refusal(const httplib::Response& r) {
-  std::string text = "(" + std::to_string(r.status) + " " + reason_phrase(r.status) + ")";
+  std::string text =
+      "(" + std::to_string(r.status) + " " + net::reason_phrase(r.status) + ")";
   auto problem = nlohmann::json::parse(r.body, nullptr, false);
   std::string detail;
   if (problem.is_object()) {
