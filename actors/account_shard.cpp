@@ -102,6 +102,15 @@ account_shard_actor::behavior_type account_shard(shard_pointer self,
         return with_store(
             self, [&](store::account_store& s) { return s.add_sibling(idcode, peer); });
       },
+      [=](atom::remove_sibling, const std::string& idcode, const std::string& peer) {
+        return with_store(self, [&](store::account_store& s) {
+          return s.remove_sibling(idcode, peer);
+        });
+      },
+      [=](atom::remove_line, const std::string& idcode, const std::string& line) {
+        return with_store(
+            self, [&](store::account_store& s) { return s.remove_line(idcode, line); });
+      },
       [=](atom::status) {
         actor_status st;
         st.name = "account_shard/" + std::to_string(self->state.shard);

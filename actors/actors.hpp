@@ -62,6 +62,10 @@ using account_shard_actor = caf::typed_actor<
                     store::scope>::with<std::vector<store::stored_card>>,
     /// F1 announce: (idcode, peer carrier) holds an account; true if new.
     caf::replies_to<atom::add_sibling, std::string, std::string>::with<bool>,
+    /// A peer's retirement: (idcode, peer carrier) no longer holds an account.
+    caf::replies_to<atom::remove_sibling, std::string, std::string>::with<bool>,
+    /// Removes (idcode, line) and its data; true if the account went with it.
+    caf::replies_to<atom::remove_line, std::string, std::string>::with<bool>,
     /// How the shard is doing.
     caf::replies_to<atom::status>::with<actor_status>>;
 

@@ -106,15 +106,24 @@ federation_actor::behavior_type federation(federation_pointer self, int total_sh
         auto rp = self->make_response_promise<std::string>();
         auto id = msg.entry.id;
         auto fail = [rp](caf::error& err) mutable { rp.deliver(std::move(err)); };
-        if (msg.entry.kind == store::outbox_kind::announce)
+        auto acked = [rp, id](auto&&...) mutable { rp.deliver(id); };
+        switch (msg.entry.kind) {
+        case store::outbox_kind::announce:
           self->request(target, apply_timeout, atom::add_sibling_v, msg.entry.idcode,
                         msg.origin)
-              .then([rp, id](bool) mutable { rp.deliver(id); }, fail);
-        else
+              .then([acked](bool) mutable { acked(); }, fail);
+          break;
+        case store::outbox_kind::retire:
+          self->request(target, apply_timeout, atom::remove_sibling_v, msg.entry.idcode,
+                        msg.origin)
+              .then([acked](bool) mutable { acked(); }, fail);
+          break;
+        case store::outbox_kind::batch:
           self->request(target, apply_timeout, atom::replicate_v, msg.entry.idcode,
                         msg.entry.batch)
-              .then([rp, id](const store::replicate_result&) mutable { rp.deliver(id); },
-                    fail);
+              .then([acked](const store::replicate_result&) mutable { acked(); }, fail);
+          break;
+        }
         return rp;
       },
       [self](atom::shards) {

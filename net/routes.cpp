@@ -342,9 +342,14 @@ void handle_ack(const exchange_ptr& ex) {
 }
 
 void handle_delete_line(const exchange_ptr& ex) {
-  authorize(ex, ex->param(0), [ex](const std::string&) {
-    ex->fail(problem{501, "not-implemented", "Deleting a line is not implemented yet",
-                     "DELETE /v1/lines/{msisdn} will remove the line and its data"});
+  authorize(ex, ex->param(0), [ex](const std::string& idcode) {
+    ex->ask(
+        idcode,
+        [ex](bool account_removed) {
+          ex->reply_json(200,
+                         {{"line_removed", true}, {"account_removed", account_removed}});
+        },
+        atom::remove_line_v, idcode, ex->param(0));
   });
 }
 

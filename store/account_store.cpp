@@ -85,6 +85,28 @@ caf::expected<bool> account_store::add_sibling(const std::string& idcode,
   return v[0] != 0;
 }
 
+caf::expected<bool> account_store::remove_sibling(const std::string& idcode,
+                                                  const std::string& peer) {
+  auto r = run_script(redis_, script::remove_sibling, {idcode, peer});
+  if (!r)
+    return std::move(r.error());
+  std::uint64_t v[1];
+  if (!read_counts(r->view(), 1, v))
+    return corrupt("remove_sibling answered an unexpected reply");
+  return v[0] != 0;
+}
+
+caf::expected<bool> account_store::remove_line(const std::string& idcode,
+                                               const std::string& msisdn) {
+  auto r = run_script(redis_, script::remove_line, {idcode, msisdn});
+  if (!r)
+    return std::move(r.error());
+  std::uint64_t v[2];
+  if (!read_counts(r->view(), 2, v))
+    return corrupt("remove_line answered an unexpected reply");
+  return v[1] != 0;
+}
+
 caf::expected<std::optional<line_info>>
 account_store::find_line(const std::string& msisdn) {
   auto key = keys::sim(msisdn);

@@ -111,6 +111,12 @@ public:
   /// announcement back through its outbox. Returns whether it was new.
   caf::expected<bool> add_sibling(const std::string& idcode, const std::string& peer);
   caf::expected<std::optional<line_info>> find_line(const std::string& msisdn);
+  /// Takes a peer's word that it no longer holds an account for `idcode`.
+  /// Returns whether it was a sibling.
+  caf::expected<bool> remove_sibling(const std::string& idcode, const std::string& peer);
+  /// Removes a line and its data; the last line removes the account and
+  /// tells the siblings. Returns whether the account went too.
+  caf::expected<bool> remove_line(const std::string& idcode, const std::string& msisdn);
 
   // -- F2, F7 -----------------------------------------------------------------
   caf::expected<upload_result> upload(const upload_request& req);

@@ -49,8 +49,10 @@ caf::expected<std::vector<outbox_entry>> read_outbox(redis_client& redis,
     auto entry = v[i];
     if (entry.size() != 2)
       return caf::make_error(ec::store_corrupt, "malformed outbox entry for " + peer);
-    auto kind = field(entry[1], "kind") == "announce" ? outbox_kind::announce
-                                                      : outbox_kind::batch;
+    auto kind_name = field(entry[1], "kind");
+    auto kind = kind_name == "announce" ? outbox_kind::announce
+                : kind_name == "retire" ? outbox_kind::retire
+                                        : outbox_kind::batch;
     out.push_back(outbox_entry{std::string(entry[0].str()), field(entry[1], "id"), kind,
                                field(entry[1], "batch")});
   }

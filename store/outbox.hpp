@@ -14,6 +14,7 @@ namespace simsync::store {
 enum class outbox_kind {
   batch,    ///< apply stamped changes (account_store::replicate_in)
   announce, ///< this carrier holds an account for the idcode (add_sibling)
+  retire,   ///< this carrier no longer holds it (remove_sibling)
 };
 
 /// One message for a peer carrier about one account. Written by the store's

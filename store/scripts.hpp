@@ -18,6 +18,8 @@ enum class script {
   fetch_pending,
   ack_pending,
   add_sibling,
+  remove_sibling,
+  remove_line,
 };
 
 /// Runs a script with ARGV `args` in one round trip (EVALSHA), loading it

@@ -167,6 +167,11 @@ local function announce(id, peer)
   redis.call('XADD', outbox_key(peer), '*', 'id', id, 'kind', 'announce')
 end
 
+-- Tells a peer carrier that this carrier no longer holds the account.
+local function retire(id, peer)
+  redis.call('XADD', outbox_key(peer), '*', 'id', id, 'kind', 'retire')
+end
+
 local function send_to_siblings(id, changes)
   if #changes == 0 then return end
   local peers = redis.call('SMEMBERS', dir_key(id))

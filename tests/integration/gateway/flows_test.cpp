@@ -194,3 +194,29 @@ TEST_F(flows, pending_cards_in_the_version_asked) {
   auto restored = http.contacts(a, "?version=4.0");
   EXPECT_NE(restored.body.find("VERSION:4.0"), std::string::npos) << restored;
 }
+
+TEST_F(flows, deleting_lines_removes_their_data_and_then_the_account) {
+  auto first = http.register_line("carrier-a", "+8613800138300", 3);
+  auto second = http.register_line("carrier-a", "+8613800138301", 3);
+  ASSERT_EQ(http.push(first, card("k1", "Kept")).status, 200);
+
+  auto gone =
+      http.send("carrier-a", "DELETE", gateway_client::lines(second), second.token);
+  ASSERT_EQ(gone.status, 200) << gone;
+  EXPECT_EQ(gone.json.value("line_removed", false), true) << gone;
+  EXPECT_EQ(gone.json.value("account_removed", true), false) << gone;
+  // The removed line's token opens nothing any more; the other line is untouched.
+  EXPECT_EQ(http.contacts(second).status, 403);
+  auto kept = http.contacts(first);
+  ASSERT_EQ(kept.status, 200) << kept;
+  EXPECT_NE(kept.body.find("Kept"), std::string::npos) << kept;
+
+  auto last = http.send("carrier-a", "DELETE", gateway_client::lines(first), first.token);
+  ASSERT_EQ(last.status, 200) << last;
+  EXPECT_EQ(last.json.value("account_removed", false), true) << last;
+  // Registering again starts a new, empty account.
+  auto again = http.register_line("carrier-a", "+8613800138300", 3);
+  auto empty = http.contacts(again);
+  ASSERT_EQ(empty.status, 200) << empty;
+  EXPECT_EQ(empty.body.find("Kept"), std::string::npos) << empty;
+}

@@ -78,3 +78,53 @@ TEST(register_line, scripts_are_reloaded_after_a_redis_restart) {
   register_line(fresh, person, "+8613800138000");
   EXPECT_TRUE((*fresh.find_line("+8613800138000")).has_value());
 }
+
+TEST(remove_line, removes_the_line_and_its_data_but_not_the_other_lines) {
+  carrier_store a("carrier-a");
+  register_line(a.store, person, "+8613800138000");
+  register_line(a.store, person, "+8613900139000");
+  upload(a.store, person, "+8613800138000", {make_card("u1", "Li")});
+  upload(a.store, person, "+8613900139000", {make_card("p1", "Bank")},
+         store::upload_mode::snapshot, store::scope::private_backup);
+  auto gone = a.store.remove_line(person, "+8613900139000");
+  ASSERT_TRUE(gone) << describe(gone.error());
+  EXPECT_FALSE(*gone); // the account keeps its other line
+  EXPECT_FALSE(a.store.find_line("+8613900139000")->has_value());
+  for (std::string key : {"pending:{" + person + "}:+8613900139000",
+                          "private:{" + person + "}:+8613900139000",
+                          "base:{" + person + "}:+8613900139000"})
+    EXPECT_EQ(a.client.call({"EXISTS", key})->view().integer(), 0) << key;
+  EXPECT_TRUE(a.store.find_line("+8613800138000")->has_value());
+  EXPECT_EQ(a.store.read_cards(person, "+8613800138000", store::scope::shared)->size(),
+            1u);
+  // Once removed, the line is unknown.
+  auto again = a.store.remove_line(person, "+8613900139000");
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error(), ec::unknown_line);
+}
+
+TEST(remove_line, the_last_line_takes_the_account_and_tells_the_siblings) {
+  carrier_store a("carrier-a");
+  register_line(a.store, person, "+8613800138000");
+  ASSERT_TRUE(a.store.add_sibling(person, "carrier-b"));
+  upload(a.store, person, "+8613800138000", {make_card("u1", "Li")});
+  auto gone = a.store.remove_line(person, "+8613800138000");
+  ASSERT_TRUE(gone);
+  EXPECT_TRUE(*gone);
+  for (std::string key : {"acct:{" + person + "}", "shared:{" + person + "}",
+                          "sims:{" + person + "}", "dir:{" + person + "}"})
+    EXPECT_EQ(a.client.call({"EXISTS", key})->view().integer(), 0) << key;
+  auto last = a.client.call({"XREVRANGE", "outbox:carrier-b", "+", "-", "COUNT", "1"});
+  ASSERT_EQ(last->view().size(), 1u);
+  auto fields = last->view()[0][1];
+  EXPECT_EQ(fields[3].str(), "retire");
+}
+
+TEST(remove_line, a_line_of_another_account_is_not_removed) {
+  carrier_store a("carrier-a");
+  register_line(a.store, other_person, "+8613800138000");
+  auto r = a.store.remove_line(person, "+8613800138000");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error(), ec::unknown_line);
+  EXPECT_TRUE(a.store.find_line("+8613800138000")->has_value());
+}

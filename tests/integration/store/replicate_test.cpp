@@ -43,6 +43,10 @@ struct two_carriers : ::testing::Test {
         EXPECT_TRUE(to.store.add_sibling(e.idcode, from.store.carrier()));
         continue;
       }
+      if (e.kind == store::outbox_kind::retire) {
+        EXPECT_TRUE(to.store.remove_sibling(e.idcode, from.store.carrier()));
+        continue;
+      }
       auto r = to.store.replicate_in(e.idcode, e.batch);
       EXPECT_TRUE(r) << describe(r.error());
       sum.applied += r->applied;
@@ -149,6 +153,21 @@ TEST_F(two_carriers, an_announcement_to_a_carrier_without_the_account_is_not_ans
   // When the person registers at carrier-c later, carrier-a hears of it.
   register_line(c.store, person, "+8615000150000", {"carrier-a", "carrier-b"});
   EXPECT_EQ(*store::outbox_depth(c.client, "carrier-a"), 1u);
+}
+
+TEST_F(two_carriers, a_retired_sibling_gets_nothing_more_until_it_registers_again) {
+  upload(a.store, person, line_a, {make_card("u1", "Li")});
+  deliver(a, b);
+  ASSERT_TRUE(*b.store.remove_line(person, line_b)); // B's only line: the account goes
+  deliver(b, a);                                     // the retirement
+  upload(a.store, person, line_a, {make_card("u1", "Li"), make_card("u2", "Wang")});
+  EXPECT_EQ(*store::outbox_depth(a.client, "carrier-b"), 0u);
+  // The person registers at B again: B announces, A bootstraps it with the whole store.
+  register_line(b.store, person, line_b, {"carrier-a"});
+  deliver(b, a);
+  deliver(a, b);
+  EXPECT_EQ(kinds(*b.store.fetch_pending(person, line_b)),
+            (std::map<std::string, std::string>{{"u1", "added"}, {"u2", "added"}}));
 }
 
 TEST_F(two_carriers, a_batch_for_an_account_this_carrier_lacks_is_dropped) {

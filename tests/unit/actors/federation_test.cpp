@@ -49,6 +49,13 @@ fake_shard(account_shard_actor::stateful_pointer<fake_shard_state> self,
         log->calls.push_back("sibling " + id + " " + peer);
         return true;
       },
+      [=](atom::remove_sibling, const std::string& id,
+          const std::string& peer) -> caf::result<bool> {
+        log->calls.push_back("retire " + id + " " + peer);
+        return true;
+      },
+      [=](atom::remove_line, const std::string&,
+          const std::string&) -> caf::result<bool> { return unused(); },
       [=](atom::register_line, const store::register_request&)
           -> caf::result<store::register_result> { return unused(); },
       [=](atom::find_line, const std::string&)
@@ -157,6 +164,14 @@ TEST_F(federation_fixture, no_ack_until_the_shard_has_persisted) {
   sched.run();
   EXPECT_FALSE(out->acked);
   EXPECT_TRUE(out->failed);
+}
+
+TEST_F(federation_fixture, a_retirement_removes_the_origin_as_sibling) {
+  auto out = deliver(on_shard_1, store::outbox_kind::retire);
+  sched.run();
+  ASSERT_TRUE(out->acked);
+  EXPECT_EQ(logs[1]->calls,
+            std::vector<std::string>{"retire " + on_shard_1 + " carrier-b"});
 }
 
 TEST_F(federation_fixture, a_shard_error_reaches_the_sender) {
