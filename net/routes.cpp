@@ -66,6 +66,14 @@ std::optional<store::scope> scope_of(const exchange_ptr& ex,
   return std::nullopt;
 }
 
+/// The request's ?scope=, or nullopt after answering 400.
+std::optional<store::scope> requested_scope(const exchange_ptr& ex) {
+  auto query = query_of(ex);
+  if (!query)
+    return std::nullopt;
+  return scope_of(ex, *query);
+}
+
 /// The vCard version asked for, or false after answering 400.
 bool version_of(const exchange_ptr& ex, const restinio::query_string_params_t& q,
                 std::optional<core::vcard_version>& out) {
@@ -194,10 +202,7 @@ void handle_register(const exchange_ptr& ex) {
 // -- F2, F7 -------------------------------------------------------------------
 
 void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
-  auto query = query_of(ex);
-  if (!query)
-    return;
-  auto scope = scope_of(ex, *query);
+  auto scope = requested_scope(ex);
   if (!scope)
     return;
   auto type = media_type(*ex);
@@ -233,10 +238,7 @@ void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
 }
 
 void handle_delete_card(const exchange_ptr& ex) {
-  auto query = query_of(ex);
-  if (!query)
-    return;
-  auto scope = scope_of(ex, *query);
+  auto scope = requested_scope(ex);
   if (!scope)
     return;
   authorize(ex, ex->param(0), [ex, scope = *scope](const std::string& idcode) {
