@@ -5,17 +5,9 @@ using namespace simsync::testing;
 
 namespace {
 
-struct auth : ::testing::Test {
-  static void SetUpTestSuite() { d = new deployment({"carrier-a", "carrier-b"}); }
-  static void TearDownTestSuite() {
-    delete d;
-    d = nullptr;
-  }
-  static deployment* d;
-  gateway_client http{*d};
+struct auth : shared_deployment<auth> {
+  static std::vector<std::string> carriers() { return {"carrier-a", "carrier-b"}; }
 };
-
-deployment* auth::d = nullptr;
 
 /// Every /v1/lines route of a line, with a body where it needs one.
 struct route {

@@ -6,17 +6,9 @@ using namespace simsync::testing;
 
 namespace {
 
-struct bad_input : ::testing::Test {
-  static void SetUpTestSuite() { d = new deployment({"carrier-a"}); }
-  static void TearDownTestSuite() {
-    delete d;
-    d = nullptr;
-  }
-  static deployment* d;
-  gateway_client http{*d};
+struct bad_input : shared_deployment<bad_input> {
+  static std::vector<std::string> carriers() { return {"carrier-a"}; }
 };
-
-deployment* bad_input::d = nullptr;
 
 nlohmann::json registration(const std::string& msisdn, int person) {
   return {{"msisdn", msisdn},

@@ -50,17 +50,9 @@ void PrintTo(const export_file& f, std::ostream* os) {
   *os << f.name;
 }
 
-struct exports : ::testing::TestWithParam<export_file> {
-  static void SetUpTestSuite() { d = new deployment({"carrier-a", "carrier-b"}); }
-  static void TearDownTestSuite() {
-    delete d;
-    d = nullptr;
-  }
-  static deployment* d;
-  gateway_client http{*d};
+struct exports : shared_deployment<exports, ::testing::TestWithParam<export_file>> {
+  static std::vector<std::string> carriers() { return {"carrier-a", "carrier-b"}; }
 };
-
-deployment* exports::d = nullptr;
 
 /// Registers person `file.person + offset` at both carriers, pushes the file on
 /// the line at carrier-a and waits until it is pending on the line at carrier-b.

@@ -8,19 +8,11 @@ using namespace simsync::testing;
 
 namespace {
 
-struct flows : ::testing::Test {
-  static void SetUpTestSuite() {
-    d = new deployment({"carrier-a", "carrier-b", "carrier-c"});
+struct flows : shared_deployment<flows> {
+  static std::vector<std::string> carriers() {
+    return {"carrier-a", "carrier-b", "carrier-c"};
   }
-  static void TearDownTestSuite() {
-    delete d;
-    d = nullptr;
-  }
-  static deployment* d;
-  gateway_client http{*d};
 };
-
-deployment* flows::d = nullptr;
 
 } // namespace
 

@@ -151,4 +151,16 @@ inline std::string card(const std::string& uid, const std::string& name,
          ";;;;\r\nTEL;TYPE=CELL:" + tel + "\r\nEND:VCARD\r\n";
 }
 
+/// A test suite sharing one deployment of `Suite::carriers()`: started once
+/// for the suite, since real processes are slow to start.
+template <class Suite, class Base = ::testing::Test> struct shared_deployment : Base {
+  static void SetUpTestSuite() { d = new deployment(Suite::carriers()); }
+  static void TearDownTestSuite() {
+    delete d;
+    d = nullptr;
+  }
+  static inline deployment* d = nullptr;
+  gateway_client http{*d};
+};
+
 } // namespace simsync::testing

@@ -1,4 +1,5 @@
 #include "core/canonical.hpp"
+#include "tests/unit/core/parse_one.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,15 +8,6 @@
 
 namespace simsync::core {
 namespace {
-
-vcard parse_one(std::string_view body) {
-  std::vector<vcard_block> blocks = parse_vcards(body);
-  EXPECT_EQ(blocks.size(), 1u);
-  if (blocks.empty())
-    return {};
-  EXPECT_TRUE(blocks[0].ok()) << blocks[0].error << " at line " << blocks[0].error_line;
-  return blocks[0].card;
-}
 
 content_hash hash_of(std::string_view body) {
   return canonical_hash(parse_one(body));

@@ -1,4 +1,5 @@
 #include "core/vcard.hpp"
+#include "tests/unit/core/parse_one.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,16 +10,6 @@ namespace simsync::core {
 namespace {
 
 // -- helpers --------------------------------------------------------------------
-
-/// Parses a body that must hold exactly one good card.
-vcard parse_one(std::string_view body) {
-  std::vector<vcard_block> blocks = parse_vcards(body);
-  EXPECT_EQ(blocks.size(), 1u);
-  if (blocks.empty())
-    return {};
-  EXPECT_TRUE(blocks[0].ok()) << blocks[0].error << " at line " << blocks[0].error_line;
-  return blocks[0].card;
-}
 
 const vcard_property& prop(const vcard& card, std::string_view name,
                            std::size_t nth = 0) {
