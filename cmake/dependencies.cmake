@@ -27,3 +27,7 @@ add_library(simsync_caf INTERFACE)
 target_include_directories(simsync_caf INTERFACE ${CAF_INCLUDE_DIR})
 target_link_libraries(simsync_caf INTERFACE ${CAF_CORE_LIBRARY} ${CAF_IO_LIBRARY}
                       ${CAF_OPENSSL_LIBRARY} Threads::Threads)
+
+# Metrics exposition (the admin port's /metrics) and the load tool's HTTP client.
+find_package(prometheus-cpp CONFIG REQUIRED)
+find_package(CURL REQUIRED)
