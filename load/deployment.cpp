@@ -1,0 +1,148 @@
+#include "load/deployment.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <sys/wait.h>
+
+namespace simsync::load {
+
+const carrier_info* deployment::find(const std::string& id) const {
+  for (const auto& c : carriers)
+    if (c.id == id)
+      return &c;
+  return nullptr;
+}
+
+bool deployment::has_redis() const {
+  if (carriers.empty())
+    return false;
+  for (const auto& c : carriers)
+    if (c.redis.empty())
+      return false;
+  return true;
+}
+
+namespace {
+
+std::string trim_slash(std::string url) {
+  while (!url.empty() && url.back() == '/')
+    url.pop_back();
+  return url;
+}
+
+/// "a=x,b=y" as pairs; throws naming `what` when an item has no '='.
+std::vector<std::pair<std::string, std::string>> pairs_of(const std::string& list,
+                                                          const std::string& what) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::size_t pos = 0;
+  while (pos < list.size()) {
+    auto comma = list.find(',', pos);
+    if (comma == std::string::npos)
+      comma = list.size();
+    auto item = list.substr(pos, comma - pos);
+    auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+      throw std::runtime_error(what + ": expected CARRIER=ADDRESS, got '" + item + "'");
+    out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+    pos = comma + 1;
+  }
+  if (out.empty())
+    throw std::runtime_error(what + ": empty list");
+  return out;
+}
+
+std::string cluster_script() {
+  if (const char* script = std::getenv("SIMSYNC_CLUSTER"); script && *script)
+    return script;
+  return SIMSYNC_CLUSTER_SCRIPT;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+} // namespace
+
+deployment deployment_from_json(const nlohmann::json& json) {
+  if (!json.is_object() || !json.contains("carriers") || !json["carriers"].is_array())
+    throw std::runtime_error("deployment JSON: no \"carriers\" array");
+  deployment d;
+  for (const auto& c : json["carriers"]) {
+    carrier_info info;
+    info.id = c.value("id", "");
+    info.gateway = trim_slash(c.value("gateway", ""));
+    if (info.id.empty() || info.gateway.empty())
+      throw std::runtime_error("deployment JSON: a carrier lacks \"id\" or \"gateway\"");
+    if (c.contains("redis") && c["redis"].is_string())
+      info.redis.push_back(c["redis"].get<std::string>());
+    if (c.contains("nodes") && c["nodes"].is_array())
+      for (const auto& n : c["nodes"]) {
+        if (n.contains("redis") && n["redis"].is_string())
+          info.redis.push_back(n["redis"].get<std::string>());
+        if (n.contains("pid") && n["pid"].is_number_integer())
+          info.carrierd_pids.push_back(n["pid"].get<int>());
+      }
+    d.carriers.push_back(std::move(info));
+  }
+  if (d.carriers.empty())
+    throw std::runtime_error("deployment JSON: no carriers");
+  return d;
+}
+
+deployment deployment_from_cluster(const std::string& configs) {
+  auto script = cluster_script();
+  auto command = shell_quote(script) + " status --json";
+  if (!configs.empty())
+    command += " --configs " + shell_quote(configs);
+  command += " 2>/dev/null";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe)
+    throw std::runtime_error("cannot run " + script);
+  std::string text;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+    text.append(buffer, n);
+  int status = ::pclose(pipe);
+  auto hint = " (start it with tools/cluster up, or pass --gateway / --deployment)";
+  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw std::runtime_error("no local deployment: " + command + " failed" + hint);
+  auto json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_discarded())
+    throw std::runtime_error("no local deployment: " + script + " printed no JSON" +
+                             hint);
+  auto d = deployment_from_json(json);
+  // A node that is down has no pid; the deployment must be up to be loaded.
+  for (const auto& c : json["carriers"])
+    for (const auto& n : c.value("nodes", nlohmann::json::array()))
+      if (!n.value("up", false))
+        throw std::runtime_error("carrier " + c.value("id", "?") + " node " +
+                                 n.value("id", "?") + " is down" + hint);
+  return d;
+}
+
+deployment deployment_from_gateways(const std::string& list) {
+  deployment d;
+  for (auto& [id, url] : pairs_of(list, "--gateway")) {
+    if (d.find(id))
+      throw std::runtime_error("--gateway: carrier " + id + " named twice");
+    d.carriers.push_back(carrier_info{id, trim_slash(url), {}, {}});
+  }
+  return d;
+}
+
+void add_redis(deployment& d, const std::string& list) {
+  for (auto& [id, address] : pairs_of(list, "--redis")) {
+    auto it = std::find_if(d.carriers.begin(), d.carriers.end(),
+                           [&](const carrier_info& c) { return c.id == id; });
+    if (it == d.carriers.end())
+      throw std::runtime_error("--redis: no carrier " + id + " in the deployment");
+    it->redis.push_back(address);
+  }
+}
+
+} // namespace simsync::load

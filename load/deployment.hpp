@@ -1,0 +1,44 @@
+#pragma once
+// Where the deployment under load is: each carrier's gateway and, when
+// known, its nodes' Redis servers and carrierd pids. From `tools/cluster
+// status --json` (the default), a file of that JSON (`--deployment FILE`),
+// or the command line (`--gateway id=URL,...`, `--redis id=host:port,...`),
+// because a deployment in network namespaces is not on loopback.
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace simsync::load {
+
+struct carrier_info {
+  std::string id;
+  std::string gateway; ///< "http://host:port", no trailing slash
+  std::vector<std::string>
+      redis; ///< "host:port" of each node's redis-server; may be empty
+  std::vector<int> carrierd_pids; ///< local pids, for resident memory; may be empty
+};
+
+struct deployment {
+  std::vector<carrier_info> carriers;
+
+  const carrier_info* find(const std::string& id) const;
+  /// True when every carrier lists its Redis servers.
+  bool has_redis() const;
+};
+
+/// The JSON of `tools/cluster status --json`: {"carriers":[{"id","gateway",
+/// "nodes":[{"redis","pid",...}]}]}. Throws std::runtime_error when malformed.
+deployment deployment_from_json(const nlohmann::json& json);
+/// Runs `<cluster> status --json [--configs DIR]` (cluster: $SIMSYNC_CLUSTER
+/// or the source tree's tools/cluster). Throws when there is no deployment.
+deployment deployment_from_cluster(const std::string& configs);
+/// "carrier-a=http://127.0.0.1:18080,carrier-b=..." (gateways); the order
+/// given is kept. Throws on a malformed list.
+deployment deployment_from_gateways(const std::string& list);
+/// Adds "carrier-a=127.0.0.1:16379,..." Redis addresses (a carrier may be
+/// named more than once, one per node). Throws on an unknown carrier.
+void add_redis(deployment& d, const std::string& list);
+
+} // namespace simsync::load

@@ -1,0 +1,224 @@
+#include "load/http_client.hpp"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace simsync::load {
+
+struct http_driver::transfer {
+  http_request request;
+  http_callback done;
+  http_response response;
+  CURL* easy = nullptr;
+  curl_slist* headers = nullptr;
+  char error[CURL_ERROR_SIZE] = {};
+};
+
+namespace {
+
+std::size_t write_body(char* data, std::size_t size, std::size_t n, void* user) {
+  static_cast<std::string*>(user)->append(data, size * n);
+  return size * n;
+}
+
+struct curl_global {
+  curl_global() { curl_global_init(CURL_GLOBAL_DEFAULT); }
+};
+
+} // namespace
+
+http_driver::http_driver(std::size_t connections) : connections_(connections) {
+  static curl_global init;
+  multi_ = curl_multi_init();
+  if (!multi_)
+    throw std::runtime_error("curl_multi_init failed");
+  auto* m = static_cast<CURLM*>(multi_);
+  curl_multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, static_cast<long>(connections));
+  curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, static_cast<long>(connections));
+}
+
+http_driver::~http_driver() {
+  auto* m = static_cast<CURLM*>(multi_);
+  // Transfers still running are abandoned: their callbacks never run.
+  for (auto* h : idle_handles_)
+    curl_easy_cleanup(static_cast<CURL*>(h));
+  curl_multi_cleanup(m);
+}
+
+void http_driver::submit(http_request request, http_callback done) {
+  auto t = std::make_unique<transfer>();
+  t->request = std::move(request);
+  t->done = std::move(done);
+  queue_.push_back(std::move(t));
+  start_queued();
+}
+
+void http_driver::submit_at(clock::time_point when, http_request request,
+                            http_callback done) {
+  auto t = std::make_unique<transfer>();
+  t->request = std::move(request);
+  t->done = std::move(done);
+  delayed_.emplace(when, std::move(t));
+}
+
+void http_driver::watch_fd(int fd, std::function<void()> on_readable) {
+  fds_[fd] = std::move(on_readable);
+}
+
+void http_driver::unwatch_fd(int fd) {
+  fds_.erase(fd);
+}
+
+void http_driver::start_queued() {
+  while (active_ < connections_ && !queue_.empty()) {
+    auto t = std::move(queue_.front());
+    queue_.pop_front();
+    start(std::move(t));
+  }
+}
+
+void http_driver::start(std::unique_ptr<transfer> t) {
+  CURL* easy;
+  if (!idle_handles_.empty()) {
+    easy = static_cast<CURL*>(idle_handles_.back());
+    idle_handles_.pop_back();
+    curl_easy_reset(easy);
+  } else {
+    easy = curl_easy_init();
+    if (!easy)
+      throw std::runtime_error("curl_easy_init failed");
+  }
+  t->easy = easy;
+  const auto& r = t->request;
+  curl_easy_setopt(easy, CURLOPT_URL, r.url.c_str());
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, t->error);
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, write_body);
+  curl_easy_setopt(easy, CURLOPT_WRITEDATA, &t->response.body);
+  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, 10'000L);
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, 60'000L);
+  if (r.method == "GET") {
+    curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
+  } else {
+    if (r.method != "POST")
+      curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, r.body.data());
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE,
+                     static_cast<curl_off_t>(r.body.size()));
+  }
+  // No "Expect: 100-continue": curl would wait for it before sending a body.
+  t->headers = curl_slist_append(t->headers, "Expect:");
+  if (!r.content_type.empty())
+    t->headers =
+        curl_slist_append(t->headers, ("Content-Type: " + r.content_type).c_str());
+  if (!r.token.empty())
+    t->headers =
+        curl_slist_append(t->headers, ("Authorization: Bearer " + r.token).c_str());
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, t->headers);
+  curl_easy_setopt(easy, CURLOPT_PRIVATE, t.get());
+  t->response.started = clock::now();
+  curl_multi_add_handle(static_cast<CURLM*>(multi_), easy);
+  ++active_;
+  t.release(); // owned by the multi handle until harvest()
+}
+
+void http_driver::harvest() {
+  auto* m = static_cast<CURLM*>(multi_);
+  int left = 0;
+  while (CURLMsg* msg = curl_multi_info_read(m, &left)) {
+    if (msg->msg != CURLMSG_DONE)
+      continue;
+    CURL* easy = msg->easy_handle;
+    transfer* raw = nullptr;
+    curl_easy_getinfo(easy, CURLINFO_PRIVATE, &raw);
+    std::unique_ptr<transfer> t(raw);
+    auto& resp = t->response;
+    resp.done = clock::now();
+    if (msg->data.result == CURLE_OK) {
+      curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &resp.status);
+      curl_header* h = nullptr;
+      if (resp.status == 503 &&
+          curl_easy_header(easy, "Retry-After", 0, CURLH_HEADER, -1, &h) == CURLHE_OK)
+        resp.retry_after_s = std::atof(h->value);
+    } else {
+      resp.status = 0;
+      resp.error = t->error[0] ? t->error : curl_easy_strerror(msg->data.result);
+    }
+    curl_multi_remove_handle(m, easy);
+    curl_slist_free_all(t->headers);
+    t->headers = nullptr;
+    idle_handles_.push_back(easy);
+    --active_;
+    ++completed_;
+    auto done = std::move(t->done);
+    done(std::move(resp));
+  }
+}
+
+void http_driver::poll(std::chrono::milliseconds max_wait) {
+  auto now = clock::now();
+  while (!delayed_.empty() && delayed_.begin()->first <= now) {
+    queue_.push_back(std::move(delayed_.begin()->second));
+    delayed_.erase(delayed_.begin());
+  }
+  start_queued();
+  auto* m = static_cast<CURLM*>(multi_);
+  int running = 0;
+  curl_multi_perform(m, &running);
+  harvest();
+  start_queued();
+
+  auto wait = max_wait;
+  if (!delayed_.empty()) {
+    auto until = std::chrono::duration_cast<std::chrono::milliseconds>(
+        delayed_.begin()->first - clock::now());
+    wait = std::clamp(until, std::chrono::milliseconds{0}, wait);
+  }
+  std::vector<curl_waitfd> extra;
+  extra.reserve(fds_.size());
+  for (const auto& entry : fds_)
+    extra.push_back(curl_waitfd{entry.first, CURL_WAIT_POLLIN, 0});
+  int ready = 0;
+  curl_multi_poll(m, extra.data(), static_cast<unsigned>(extra.size()),
+                  static_cast<int>(wait.count()), &ready);
+  for (const auto& w : extra)
+    if (w.revents != 0) {
+      auto it = fds_.find(w.fd);
+      if (it != fds_.end())
+        it->second();
+    }
+  curl_multi_perform(m, &running);
+  harvest();
+  start_queued();
+}
+
+bool http_driver::run_until_idle(clock::time_point deadline) {
+  while (active_ > 0 || !queue_.empty() || !delayed_.empty()) {
+    if (clock::now() >= deadline)
+      return false;
+    poll(std::chrono::milliseconds{5});
+  }
+  return true;
+}
+
+std::string url_escape(const std::string& segment) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : segment) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
+} // namespace simsync::load

@@ -1,0 +1,218 @@
+#include "load/population.hpp"
+
+#include "core/vcard.hpp"
+#include "load/progress.hpp"
+#include "store/keys.hpp"
+#include "store/redis_client.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+#include <thread>
+
+namespace simsync::load {
+
+namespace {
+
+std::string digits(std::uint64_t value, int width) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%0*llu", width, static_cast<unsigned long long>(value));
+  return buf;
+}
+
+line make_line(const carrier_info& c, unsigned tag, std::size_t person,
+               std::size_t index) {
+  line l;
+  l.carrier = c.id;
+  l.gateway = c.gateway;
+  // +86 1 TTTT PPPPPP L: 13 digits after '+', unique per run tag, person, line.
+  l.msisdn = "+861" + digits(tag % 10000, 4) + digits(person % 1000000, 6) +
+             digits(index % 10, 1);
+  l.iccid = "8986" + digits(tag % 10000, 4) + digits(person % 1000000, 6) +
+            digits(index % 10, 1) + "000";
+  return l;
+}
+
+} // namespace
+
+std::vector<person> make_persons(const deployment& d, std::size_t count, unsigned tag,
+                                 std::size_t first) {
+  auto n = d.carriers.size();
+  if (n < 2)
+    throw std::runtime_error("the load test needs at least two carriers");
+  std::vector<person> persons;
+  persons.reserve(count);
+  for (std::size_t i = first; i < first + count; ++i) {
+    person p;
+    p.name = "Load Person " + std::to_string(i);
+    p.id_number = "LT" + digits(tag % 10000, 4) + digits(i, 8);
+    // 2 or 3 lines, each at a different carrier, the first carrier rotating.
+    std::size_t lines = std::min<std::size_t>(2 + i % 2, n);
+    for (std::size_t k = 0; k < lines; ++k)
+      p.lines.push_back(make_line(d.carriers[(i + k) % n], tag, i, k));
+    // Every fourth person: a second line at the first line's carrier.
+    if (i % 4 == 3)
+      p.lines.push_back(make_line(d.carriers[i % n], tag, i, lines));
+    persons.push_back(std::move(p));
+  }
+  return persons;
+}
+
+void register_all(http_driver& http, std::vector<person>& persons) {
+  std::size_t done = 0, total = 0, retries = 0;
+  std::string failure;
+  ticker tick;
+  std::function<void(person*, line*, clock::time_point)> send =
+      [&](person* p, line* l, clock::time_point when) {
+        nlohmann::json body{{"msisdn", l->msisdn},
+                            {"iccid", l->iccid},
+                            {"name", p->name},
+                            {"id_number", p->id_number}};
+        http_request req{"POST", l->gateway + "/v1/register", body.dump(),
+                         "application/json", ""};
+        http.submit_at(when, std::move(req), [&, p, l](http_response&& r) {
+          if (r.status == 503) { // shed: retry after Retry-After
+            ++retries;
+            auto wait = std::chrono::duration<double>(
+                r.retry_after_s > 0 ? r.retry_after_s : 1.0);
+            return send(p, l,
+                        clock::now() + std::chrono::duration_cast<clock::duration>(wait));
+          }
+          ++done;
+          if (r.status != 200 && r.status != 201) {
+            failure = "register " + l->msisdn + " at " + l->gateway + ": " +
+                      (r.status ? std::to_string(r.status) + " " + r.body : r.error);
+            return;
+          }
+          auto j = nlohmann::json::parse(r.body, nullptr, false);
+          if (j.is_discarded() || !j.contains("token") || !j.contains("idcode")) {
+            failure = "register " + l->msisdn + ": unexpected answer " + r.body;
+            return;
+          }
+          l->token = j["token"];
+          std::string idcode = j["idcode"];
+          if (!p->idcode.empty() && p->idcode != idcode)
+            failure = "register " + l->msisdn + ": idcode differs from its person's";
+          p->idcode = idcode;
+        });
+      };
+  auto now = clock::now();
+  for (auto& p : persons)
+    for (auto& l : p.lines) {
+      ++total;
+      send(&p, &l, now);
+    }
+  auto deadline = clock::now() + std::chrono::minutes(10);
+  while (done < total && failure.empty() && clock::now() < deadline) {
+    http.poll(std::chrono::milliseconds{20});
+    if (tick())
+      say("setup: registered " + std::to_string(done) + " of " + std::to_string(total) +
+          " lines" +
+          (retries ? " (" + std::to_string(retries) + " retried after 503)" : ""));
+  }
+  if (!failure.empty())
+    throw std::runtime_error(failure);
+  if (done < total)
+    throw std::runtime_error("registration did not finish in 10 minutes");
+}
+
+void wait_for_siblings(const deployment& d, const std::vector<person>& persons,
+                       std::chrono::seconds timeout, std::chrono::milliseconds fallback) {
+  if (!d.has_redis()) {
+    std::this_thread::sleep_for(fallback);
+    return;
+  }
+  // Per carrier: the idcodes there and how many siblings each must know.
+  std::map<std::string, std::vector<std::pair<std::string, std::size_t>>> wanted;
+  for (const auto& p : persons) {
+    std::map<std::string, bool> at;
+    for (const auto& l : p.lines)
+      at[l.carrier] = true;
+    for (const auto& [carrier, yes] : at)
+      wanted[carrier].emplace_back(p.idcode, at.size() - 1);
+  }
+  auto deadline = clock::now() + timeout;
+  for (const auto& [carrier, accounts] : wanted) {
+    const auto* c = d.find(carrier);
+    std::vector<store::redis_client> clients;
+    for (const auto& address : c->redis) {
+      auto where = store::redis_endpoint::parse(address);
+      if (!where)
+        throw std::runtime_error("bad redis address " + address);
+      auto client = store::redis_client::connect(*where);
+      if (!client)
+        throw std::runtime_error("cannot connect to redis " + address + " of " + carrier);
+      clients.push_back(std::move(*client));
+    }
+    std::vector<std::string> keys;
+    for (const auto& a : accounts)
+      keys.push_back(store::keys::siblings(a.first));
+    for (;;) {
+      std::vector<std::size_t> known(accounts.size(), 0);
+      for (auto& client : clients) {
+        std::vector<store::command> cmds;
+        for (const auto& k : keys)
+          cmds.push_back({"SCARD", k});
+        auto replies = client.pipeline(cmds);
+        if (!replies)
+          throw std::runtime_error("redis of " + carrier + " failed during setup");
+        for (std::size_t i = 0; i < replies->size(); ++i)
+          known[i] = std::max<std::size_t>(
+              known[i], static_cast<std::size_t>((*replies)[i].view().integer()));
+      }
+      std::size_t missing = 0;
+      for (std::size_t i = 0; i < accounts.size(); ++i)
+        missing += known[i] < accounts[i].second;
+      if (missing == 0)
+        break;
+      if (clock::now() > deadline)
+        throw std::runtime_error(std::to_string(missing) + " accounts at " + carrier +
+                                 " still miss sibling announcements");
+      std::this_thread::sleep_for(std::chrono::milliseconds{50});
+    }
+  }
+}
+
+std::string make_card(const std::string& uid, std::uint64_t serial,
+                      std::uint64_t variant) {
+  core::vcard card;
+  card.version = "3.0";
+  auto prop = [&](std::string name, std::vector<std::string> values,
+                  std::vector<std::string> types = {}) {
+    core::vcard_property p;
+    p.name = std::move(name);
+    p.values = std::move(values);
+    p.types = std::move(types);
+    card.properties.push_back(std::move(p));
+  };
+  auto number = digits(serial % 100000000, 8);
+  prop("UID", {uid});
+  prop("FN", {"Contact " + number});
+  prop("N", {"Contact", number, "", "", ""});
+  prop("TEL", {"+86139" + number}, {"cell"});
+  prop("EMAIL", {"c" + number + "@example.com"}, {"home"});
+  prop("ORG", {"Example Co."});
+  if (variant)
+    prop("NOTE", {"edit " + std::to_string(variant)});
+  return core::serialize(card, core::vcard_version::v3_0);
+}
+
+std::string pending_key(const person& p, const line& l) {
+  return store::keys::pending(p.idcode, l.msisdn);
+}
+
+std::string line_url(const line& l, const std::string& rest) {
+  return l.gateway + "/v1/lines/" + url_escape(l.msisdn) + rest;
+}
+
+std::vector<std::size_t> sibling_lines(const person& p, std::size_t from) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < p.lines.size(); ++i)
+    if (i != from)
+      out.push_back(i);
+  return out;
+}
+
+} // namespace simsync::load

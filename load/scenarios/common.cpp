@@ -1,0 +1,134 @@
+#include "core/vcard.hpp"
+#include "load/progress.hpp"
+#include "load/scenarios/scenario.hpp"
+
+#include <fstream>
+#include <sstream>
+
+namespace simsync::load {
+
+std::vector<person> context::new_persons(std::size_t count) {
+  auto persons = make_persons(dep, count, opts.tag, next_person);
+  next_person += count;
+  std::size_t lines = 0;
+  for (const auto& p : persons)
+    lines += p.lines.size();
+  say("setup: registering " + std::to_string(count) + " persons (" +
+      std::to_string(lines) + " lines)");
+  register_all(http, persons);
+  wait_for_siblings(dep, persons, std::chrono::seconds{120},
+                    std::chrono::milliseconds{2000});
+  return persons;
+}
+
+std::vector<std::string> uids_of(const std::string& body) {
+  std::vector<std::string> uids;
+  core::vcard_reader reader(body);
+  core::vcard_block block;
+  while (reader.next(&block)) {
+    if (!block.ok()) {
+      uids.push_back("(unparsable card: " + block.error + ")");
+      continue;
+    }
+    const auto* uid = block.card.find("UID");
+    uids.push_back(uid ? uid->value() : "(no UID)");
+  }
+  return uids;
+}
+
+std::string compare_pending(const nlohmann::json& answer, const expectation& want) {
+  std::ostringstream why;
+  auto count = [&](const char* name, std::size_t expected) {
+    auto got = answer.value(name, std::size_t{0});
+    if (got != expected)
+      why << name << " " << got << " (expected " << expected << ") ";
+  };
+  count("added", want.added);
+  count("changed", want.changed);
+  count("removed", want.removed);
+  std::set<std::string> got;
+  std::size_t n = 0;
+  for (auto& uid : uids_of(answer.value("cards", std::string()))) {
+    got.insert(uid);
+    ++n;
+  }
+  if (answer.contains("removed_uids"))
+    for (const auto& uid : answer["removed_uids"]) {
+      got.insert(uid.get<std::string>());
+      ++n;
+    }
+  if (n != got.size())
+    why << "a uid is listed twice ";
+  if (got != want.uids) {
+    std::size_t missing = 0, extra = 0;
+    for (const auto& u : want.uids)
+      missing += got.count(u) == 0;
+    for (const auto& u : got)
+      extra += want.uids.count(u) == 0;
+    why << missing << " expected uids missing, " << extra << " unexpected uids ";
+  }
+  auto text = why.str();
+  if (!text.empty())
+    text = want.at->msisdn + " at " + want.at->carrier + ": " + text;
+  return text;
+}
+
+check_result check_mailboxes(http_driver& http, const std::vector<expectation>& want) {
+  check_result out;
+  ticker tick;
+  std::size_t done = 0;
+  for (const auto& w : want) {
+    http.submit({"GET", line_url(*w.at, "/pending"), "", "", w.at->token},
+                [&out, &w, &done](http_response&& r) {
+                  ++done;
+                  ++out.lines;
+                  std::string problem;
+                  if (r.status != 200) {
+                    problem = w.at->msisdn + ": GET pending answered " +
+                              (r.status ? std::to_string(r.status) : r.error);
+                  } else {
+                    auto j = nlohmann::json::parse(r.body, nullptr, false);
+                    if (j.is_discarded())
+                      problem = w.at->msisdn + ": GET pending is not JSON";
+                    else {
+                      out.entries += j.value("added", std::size_t{0}) +
+                                     j.value("changed", std::size_t{0}) +
+                                     j.value("removed", std::size_t{0});
+                      problem = compare_pending(j, w);
+                    }
+                  }
+                  if (!problem.empty()) {
+                    out.ok = false;
+                    if (out.problems.size() < 5)
+                      out.problems.push_back(problem);
+                  }
+                });
+  }
+  while (done < want.size()) {
+    http.poll(std::chrono::milliseconds{20});
+    if (tick())
+      say("verify: checked " + std::to_string(done) + " of " +
+          std::to_string(want.size()) + " mailboxes");
+  }
+  return out;
+}
+
+void put_latency(nlohmann::json& out, const histogram& h, const std::string& prefix) {
+  auto ms = [](std::uint64_t us) { return static_cast<double>(us) / 1000.0; };
+  out[prefix + "p50_ms"] = ms(h.percentile(50));
+  out[prefix + "p99_ms"] = ms(h.percentile(99));
+  out[prefix + "p999_ms"] = ms(h.percentile(99.9));
+  out[prefix + "max_ms"] = ms(h.max());
+  out[prefix + "samples"] = h.count();
+}
+
+std::uint64_t resident_kib(int pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0)
+      return std::stoull(line.substr(6));
+  return 0;
+}
+
+} // namespace simsync::load

@@ -1,0 +1,259 @@
+// Large book: one person pushes a book of 50,000 cards (PUT), timed until
+// the sibling line's mailbox holds all of it; the sibling applies it
+// (untimed); then a delta of 100 edited cards (one POST), each edit timed
+// until it is in the sibling's mailbox. With Redis addresses it also
+// measures the Redis bytes each stored card costs (INFO memory before and
+// after, MEMORY USAGE of the shared store), against the vCard's own size.
+
+#include "load/progress.hpp"
+#include "load/scenarios/scenario.hpp"
+#include "store/keys.hpp"
+#include "store/redis_client.hpp"
+
+#include <stdexcept>
+#include <thread>
+
+namespace simsync::load {
+
+namespace {
+
+/// used_memory of every Redis of a carrier, summed; -1 without Redis.
+long long used_memory(const deployment& d, const std::string& carrier) {
+  const auto* c = d.find(carrier);
+  if (!c || c->redis.empty())
+    return -1;
+  long long total = 0;
+  for (const auto& address : c->redis) {
+    auto where = store::redis_endpoint::parse(address);
+    auto client = where ? store::redis_client::connect(*where) : caf::error{};
+    if (!client)
+      return -1;
+    auto info = client->call({"INFO", "memory"});
+    if (!info)
+      return -1;
+    auto text = std::string(info->view().str());
+    auto at = text.find("used_memory:");
+    if (at == std::string::npos)
+      return -1;
+    total += std::stoll(text.substr(at + 12));
+  }
+  return total;
+}
+
+/// MEMORY USAGE of a key, from whichever Redis of the carrier holds it; -1 if none.
+long long memory_usage(const deployment& d, const std::string& carrier,
+                       const std::string& key) {
+  const auto* c = d.find(carrier);
+  if (!c)
+    return -1;
+  for (const auto& address : c->redis) {
+    auto where = store::redis_endpoint::parse(address);
+    auto client = where ? store::redis_client::connect(*where) : caf::error{};
+    if (!client)
+      continue;
+    auto r = client->call({"MEMORY", "USAGE", key, "SAMPLES", "0"});
+    if (r && r->view().is_integer())
+      return r->view().integer();
+  }
+  return -1;
+}
+
+std::uint64_t micros(clock::duration d) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(d).count());
+}
+
+/// Runs the driver until `done()` or the deadline; false on timeout.
+bool wait_for(context& ctx, const std::function<bool()>& done, double seconds,
+              const std::string& what) {
+  auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(
+                                     std::chrono::duration<double>(seconds));
+  ticker tick;
+  while (!done()) {
+    if (clock::now() > deadline)
+      return false;
+    ctx.http.poll(std::chrono::milliseconds{2});
+    ctx.watch.tick();
+    if (tick())
+      say("large: " + what);
+  }
+  return true;
+}
+
+} // namespace
+
+result run_large(context& ctx) {
+  const auto& o = ctx.opts;
+  say("large: one book of " + std::to_string(o.large_cards) + " cards, then a delta of " +
+      std::to_string(o.delta_edits) + " edits");
+  auto persons = ctx.new_persons(1);
+  auto& p = persons[0];
+  // The sibling: the first line at another carrier.
+  std::size_t sib = 1;
+  while (sib < p.lines.size() && p.lines[sib].carrier == p.lines[0].carrier)
+    ++sib;
+  auto& from = p.lines[0];
+  auto& to = p.lines[sib];
+
+  std::string book;
+  std::set<std::string> uids;
+  std::vector<std::string> order;
+  for (std::size_t i = 0; i < o.large_cards; ++i) {
+    auto uid = "lg-" + from.msisdn.substr(1) + "-" + std::to_string(i);
+    book += make_card(uid, i, 0);
+    uids.insert(uid);
+    order.push_back(uid);
+  }
+  result r{{"scenario", "large"},
+           {"cards", o.large_cards},
+           {"book_bytes", book.size()},
+           {"card_bytes_avg", static_cast<double>(book.size()) / o.large_cards},
+           {"from", from.carrier},
+           {"to", to.carrier},
+           {"detection", ctx.watch.method()},
+           {"resolution_ms", ctx.watch.resolution_ms()}};
+  std::vector<std::string> problems;
+
+  auto mem_from_before = used_memory(ctx.dep, from.carrier);
+  auto mem_to_before = used_memory(ctx.dep, to.carrier);
+
+  // -- the book ---------------------------------------------------------------
+  bool arrived = false, put_done = false;
+  clock::time_point seen_at{}, put_at{};
+  long put_status = 0;
+  std::string put_body;
+  ctx.watch.watch_count(p, to, o.large_cards, [&](clock::time_point when) {
+    arrived = true;
+    seen_at = when;
+  });
+  auto start = clock::now();
+  ctx.http.submit(
+      {"PUT", line_url(from, "/contacts?scope=shared"), book, "text/vcard", from.token},
+      [&](http_response&& resp) {
+        put_done = true;
+        put_at = resp.done;
+        put_status = resp.status;
+        put_body = resp.body.substr(0, 300);
+      });
+  if (!wait_for(
+          ctx, [&] { return arrived && put_done; }, o.timeout_seconds,
+          "waiting for the book at the sibling"))
+    problems.push_back("the book did not arrive in time (PUT answered " +
+                       std::to_string(put_status) + ")");
+  ctx.watch.clear();
+  if (put_status != 200)
+    problems.push_back("PUT answered " + std::to_string(put_status) + ": " + put_body);
+  double book_s = arrived ? std::chrono::duration<double>(seen_at - start).count() : -1;
+  r["book_seconds"] = book_s;
+  r["put_seconds"] = std::chrono::duration<double>(put_at - start).count();
+  r["changes_per_s"] = book_s > 0 ? static_cast<double>(o.large_cards) / book_s : 0.0;
+  say("large: book of " + std::to_string(o.large_cards) + " cards visible at " +
+      to.carrier + " after " + std::to_string(book_s) + " s");
+
+  // -- Redis bytes per card (the outbox is trimmed once the peer acked) --------
+  if (mem_from_before >= 0 && mem_to_before >= 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds{500});
+    auto from_after = used_memory(ctx.dep, from.carrier);
+    auto to_after = used_memory(ctx.dep, to.carrier);
+    auto per_card = [&](long long before, long long after) {
+      return static_cast<double>(after - before) / static_cast<double>(o.large_cards);
+    };
+    auto shared = memory_usage(ctx.dep, from.carrier, store::keys::shared(p.idcode));
+    nlohmann::json mem{
+        {"origin_used_memory_per_card", per_card(mem_from_before, from_after)},
+        {"sibling_used_memory_per_card", per_card(mem_to_before, to_after)},
+        {"shared_store_bytes_per_card",
+         shared >= 0 ? static_cast<double>(shared) / o.large_cards : -1.0},
+        {"card_bytes_avg", static_cast<double>(book.size()) / o.large_cards}};
+    mem["shared_store_ratio"] = shared >= 0
+                                    ? mem["shared_store_bytes_per_card"].get<double>() /
+                                          mem["card_bytes_avg"].get<double>()
+                                    : -1.0;
+    mem["origin_ratio"] = mem["origin_used_memory_per_card"].get<double>() /
+                          mem["card_bytes_avg"].get<double>();
+    r["redis_memory"] = mem;
+  }
+
+  // -- verify the book, then apply it at the sibling (untimed) -----------------
+  expectation whole{&p, &to, o.large_cards, 0, 0, uids};
+  std::string cursor;
+  bool fetched = false;
+  ctx.http.submit(
+      {"GET", line_url(to, "/pending"), "", "", to.token}, [&](http_response&& resp) {
+        fetched = true;
+        auto j = nlohmann::json::parse(resp.body, nullptr, false);
+        if (resp.status != 200 || j.is_discarded()) {
+          problems.push_back("GET pending of the book: " + std::to_string(resp.status));
+          return;
+        }
+        auto why = compare_pending(j, whole);
+        if (!why.empty())
+          problems.push_back("book: " + why);
+        cursor = j.value("cursor", std::string());
+      });
+  wait_for(
+      ctx, [&] { return fetched; }, o.timeout_seconds, "fetching the book");
+  bool acked = false;
+  ctx.http.submit({"POST", line_url(to, "/pending/ack"),
+                   nlohmann::json{{"cursor", cursor}, {"decision", "apply"}}.dump(),
+                   "application/json", to.token},
+                  [&](http_response&& resp) {
+                    acked = true;
+                    if (resp.status != 200)
+                      problems.push_back("ack of the book: " +
+                                         std::to_string(resp.status));
+                  });
+  wait_for(
+      ctx, [&] { return acked; }, o.timeout_seconds, "applying the book");
+
+  // -- the delta: edits of existing cards, one POST ---------------------------
+  std::string delta;
+  std::set<std::string> edited;
+  histogram each;
+  std::size_t visible = 0;
+  clock::time_point last{};
+  auto n = std::min(o.delta_edits, order.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    delta += make_card(order[i], i, 1);
+    edited.insert(order[i]);
+  }
+  auto delta_start = clock::now();
+  for (std::size_t i = 0; i < n; ++i)
+    ctx.watch.watch_uid(p, to, order[i], i + 1, [&](clock::time_point when) {
+      each.record(micros(when - delta_start));
+      last = std::max(last, when);
+      ++visible;
+    });
+  bool posted = false;
+  ctx.http.submit(
+      {"POST", line_url(from, "/contacts?scope=shared"), delta, "text/vcard", from.token},
+      [&](http_response&& resp) {
+        posted = true;
+        auto j = nlohmann::json::parse(resp.body, nullptr, false);
+        if (resp.status != 200 || j.is_discarded() ||
+            j.value("changed", std::size_t{0}) != n)
+          problems.push_back("delta POST: " + std::to_string(resp.status) + " " +
+                             resp.body.substr(0, 200));
+      });
+  if (!wait_for(
+          ctx, [&] { return posted && visible == n; }, o.timeout_seconds,
+          "waiting for the delta at the sibling"))
+    problems.push_back(std::to_string(n - visible) + " of " + std::to_string(n) +
+                       " delta edits never became visible");
+  ctx.watch.clear();
+  r["delta_edits"] = n;
+  r["delta_ms"] = visible == n
+                      ? std::chrono::duration<double>(last - delta_start).count() * 1000
+                      : -1.0;
+  put_latency(r, each);
+
+  expectation delta_want{&p, &to, 0, n, 0, edited};
+  auto check = check_mailboxes(ctx.http, {delta_want});
+  for (auto& why : check.problems)
+    problems.push_back("delta: " + why);
+  r["verified"] = problems.empty() && check.ok;
+  r["problems"] = problems;
+  return r;
+}
+
+} // namespace simsync::load
