@@ -25,9 +25,11 @@ std::uint64_t open_loop_schedule::due_by(clock::time_point now) const {
     return 0;
   auto elapsed = std::chrono::duration<double>(now - start_).count();
   auto n = static_cast<std::uint64_t>(std::floor(elapsed * rate_)) + 1;
-  // Guard the floating point edge: event n-1 must really be due.
+  // Guard the floating point edges: event n-1 must be due, event n not.
   while (n > 0 && due(n - 1) > now)
     --n;
+  while (n < total_ && due(n) <= now)
+    ++n;
   return n < total_ ? n : total_;
 }
 
