@@ -5,41 +5,13 @@ machine; `down` afterwards whatever happened. SIMSYNC_BUILD_DIR names the
 build that holds carrierd and phone."""
 
 import os
-import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
-EXAMPLE = ROOT / "config" / "examples" / "three-carriers"
-CLUSTER = ROOT / "tools" / "cluster"
-
-
-def free_ports(count):
-    # Held open together so that the count ports differ.
-    sockets = [socket.socket() for _ in range(count)]
-    try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
-
-
-def copy_with_free_ports(folder):
-    tomls = sorted(EXAMPLE.glob("*.toml"))
-    text = {t.name: t.read_text() for t in tomls}
-    ports = sorted({p for t in text.values() for p in re.findall(r"127\.0\.0\.1:(\d+)", t)})
-    mapping = dict(zip(ports, map(str, free_ports(len(ports)))))
-    for name, t in text.items():
-        t = re.sub(r"127\.0\.0\.1:(\d+)", lambda m: "127.0.0.1:" + mapping[m.group(1)], t)
-        (folder / name).write_text(t)
-    for key in EXAMPLE.glob("*.key"):
-        shutil.copy(key, folder / key.name)
+from example_deployment import CLUSTER, copy_with_free_ports
 
 
 def main():

@@ -1,0 +1,39 @@
+"""What the cluster ctests share: the three-carrier example copied to a
+folder with every port moved to a free one, so that a test's deployment runs
+beside anything else on this machine (the example's fixed ports included)."""
+
+import re
+import shutil
+import socket
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLE = ROOT / "config" / "examples" / "three-carriers"
+CLUSTER = ROOT / "tools" / "cluster"
+
+
+def free_ports(count):
+    # Held open together so that the count ports differ.
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+def copy_with_free_ports(folder, example=EXAMPLE):
+    """The example's node configs and keys in `folder`, each 127.0.0.1 port
+    replaced by a free one (the same port the same everywhere it appears)."""
+    folder = Path(folder)
+    tomls = sorted(Path(example).glob("*.toml"))
+    text = {t.name: t.read_text() for t in tomls}
+    ports = sorted({p for t in text.values() for p in re.findall(r"127\.0\.0\.1:(\d+)", t)})
+    mapping = dict(zip(ports, map(str, free_ports(len(ports)))))
+    for name, t in text.items():
+        t = re.sub(r"127\.0\.0\.1:(\d+)", lambda m: "127.0.0.1:" + mapping[m.group(1)], t)
+        (folder / name).write_text(t)
+    for key in Path(example).glob("*.key"):
+        shutil.copy(key, folder / key.name)
