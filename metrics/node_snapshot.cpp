@@ -1,0 +1,171 @@
+#include "metrics/node_snapshot.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace simsync::metrics {
+
+namespace {
+
+double ms(double us) {
+  return us / 1000.0;
+}
+
+/// Per second over `interval_s`; a counter that went backwards was restarted.
+double per_second(std::uint64_t now, std::uint64_t before, double interval_s) {
+  if (interval_s <= 0)
+    return 0;
+  auto delta = now >= before ? now - before : now;
+  return static_cast<double>(delta) / interval_s;
+}
+
+template <class View> void set_percentiles(View& view, const latency_histogram& recent) {
+  view.p50_ms = ms(recent.quantile_us(0.50));
+  view.p99_ms = ms(recent.quantile_us(0.99));
+}
+
+std::uint64_t answered(const request_meter::route_sample& route) {
+  std::uint64_t n = 0;
+  for (const auto& [status, count] : route.answers)
+    n += count;
+  return n;
+}
+
+gateway_view summarize_gateway(const request_meter::sample& now,
+                               const gateway_view* before, double interval_s) {
+  gateway_view out;
+  out.shed = now.shed;
+  out.in_flight = now.in_flight;
+  for (const auto& route : now.routes) {
+    route_view view;
+    view.total = route;
+    const request_meter::route_sample* earlier = nullptr;
+    if (before)
+      for (const auto& b : before->routes)
+        if (b.total.route == route.route)
+          earlier = &b.total;
+    auto count = answered(route);
+    view.rate = per_second(count, earlier ? answered(*earlier) : 0, interval_s);
+    set_percentiles(view,
+                    earlier ? route.latency.since(earlier->latency) : route.latency);
+    out.rate += view.rate;
+    out.routes.push_back(std::move(view));
+  }
+  return out;
+}
+
+nlohmann::json link_json(const actor_view& a) {
+  const auto& s = a.status;
+  return {{"peer", s.peer},
+          {"state", s.link_state},
+          {"outbox", s.outbox},
+          {"lag_ms", s.lag_ms},
+          {"rtt_ms", a.p50_ms},
+          {"rtt_p99_ms", a.p99_ms},
+          {"rate", a.rate},
+          {"acknowledged", s.acknowledged},
+          {"batches_sent", s.batches_sent},
+          {"bytes_sent", s.bytes_sent},
+          {"last_error", s.last_error}};
+}
+
+} // namespace
+
+node_snapshot summarize(node_sample now, const node_snapshot* previous) {
+  // Statuses arrive in the order the actors answered; show them in a fixed one.
+  std::sort(now.actors.begin(), now.actors.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.kind, a.name) < std::tie(b.kind, b.name);
+  });
+  node_snapshot out;
+  if (previous)
+    out.interval_s = std::chrono::duration<double>(now.at - previous->sample.at).count();
+  std::map<std::string, const actor_status*> before;
+  if (previous)
+    for (const auto& s : previous->sample.actors)
+      before[s.name] = &s;
+  for (const auto& s : now.actors) {
+    actor_view view;
+    view.status = s;
+    auto total = latency_histogram::from(s.latency_counts, s.latency_sum_us);
+    auto it = before.find(s.name);
+    if (it != before.end()) {
+      view.rate = per_second(s.processed, it->second->processed, out.interval_s);
+      total = total.since(latency_histogram::from(it->second->latency_counts,
+                                                  it->second->latency_sum_us));
+    }
+    set_percentiles(view, total);
+    out.actors.push_back(std::move(view));
+  }
+  if (previous && previous->sample.redis.up && now.redis.up)
+    now.redis.commands_per_s =
+        per_second(now.redis.commands, previous->sample.redis.commands, out.interval_s);
+  if (now.gateway)
+    out.gateway = summarize_gateway(
+        *now.gateway, previous && previous->gateway ? &*previous->gateway : nullptr,
+        out.interval_s);
+  out.sample = std::move(now);
+  return out;
+}
+
+nlohmann::json to_json(const node_snapshot& snap) {
+  const auto& s = snap.sample;
+  auto actors = nlohmann::json::array();
+  auto links = nlohmann::json::array();
+  for (const auto& a : snap.actors) {
+    const auto& st = a.status;
+    nlohmann::json actor = {{"name", st.name},
+                            {"kind", st.kind},
+                            {"mailbox", st.mailbox},
+                            {"processed", st.processed},
+                            {"rate", a.rate},
+                            {"p50_ms", a.p50_ms},
+                            {"p99_ms", a.p99_ms},
+                            {"restarts", st.restarts},
+                            {"last_error", st.last_error}};
+    if (st.shard >= 0)
+      actor["shard"] = st.shard;
+    if (st.kind == "peer_link") {
+      actor["peer"] = st.peer;
+      actor["state"] = st.link_state;
+      actor["outbox"] = st.outbox;
+      actor["lag_ms"] = st.lag_ms;
+      links.push_back(link_json(a));
+    }
+    actors.push_back(std::move(actor));
+  }
+  nlohmann::json redis = {{"address", s.redis.address},
+                          {"up", s.redis.up},
+                          {"latency_ms", s.redis.latency_ms},
+                          {"used_memory", s.redis.used_memory},
+                          {"keys", s.redis.keys},
+                          {"commands", s.redis.commands},
+                          {"commands_per_s", s.redis.commands_per_s}};
+  if (!s.redis.error.empty())
+    redis["error"] = s.redis.error;
+  nlohmann::json out = {{"carrier", s.carrier},          {"node", s.node},
+                        {"version", s.version},          {"up", true},
+                        {"uptime_s", s.uptime_s},        {"time_ms", s.unix_ms},
+                        {"interval_s", snap.interval_s}, {"actors", std::move(actors)},
+                        {"links", std::move(links)},     {"redis", std::move(redis)}};
+  if (snap.gateway) {
+    auto routes = nlohmann::json::array();
+    for (const auto& r : snap.gateway->routes) {
+      auto answers = nlohmann::json::object();
+      for (const auto& [status, count] : r.total.answers)
+        answers[std::to_string(status)] = count;
+      routes.push_back({{"route", r.total.route},
+                        {"answers", std::move(answers)},
+                        {"rate", r.rate},
+                        {"p50_ms", r.p50_ms},
+                        {"p99_ms", r.p99_ms}});
+    }
+    out["gateway"] = {{"rate", snap.gateway->rate},
+                      {"in_flight", snap.gateway->in_flight},
+                      {"shed", snap.gateway->shed},
+                      {"routes", std::move(routes)}};
+  }
+  return out;
+}
+
+} // namespace simsync::metrics

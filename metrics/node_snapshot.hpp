@@ -1,0 +1,83 @@
+#pragma once
+
+// What a node shows about itself: a snapshot taken once a second by the
+// introspector, served by the admin port as JSON (/admin/actors, for the
+// console) and in the Prometheus text format (/metrics). Rates and recent
+// percentiles come from two consecutive samples of cumulative figures.
+
+#include "metrics/actor_status.hpp"
+#include "metrics/request_meter.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace simsync::metrics {
+
+/// The node's Redis as the introspector sees it.
+struct redis_view {
+  std::string address;
+  bool up = false;
+  std::string error;     ///< why it is not up
+  double latency_ms = 0; ///< one PING round trip
+  std::uint64_t used_memory = 0;
+  std::uint64_t commands = 0; ///< total_commands_processed
+  std::uint64_t keys = 0;
+  double commands_per_s = 0;
+};
+
+/// Raw figures read at one moment, all cumulative.
+struct node_sample {
+  std::string carrier;
+  std::string node;
+  std::string version;
+  double uptime_s = 0;
+  std::int64_t unix_ms = 0;
+  std::chrono::steady_clock::time_point at;
+  std::vector<actor_status> actors;
+  redis_view redis;
+  std::optional<request_meter::sample> gateway;
+};
+
+struct actor_view {
+  actor_status status;
+  double rate = 0;   ///< messages per second over the last interval
+  double p50_ms = 0; ///< time per message over the last interval
+  double p99_ms = 0;
+};
+
+struct route_view {
+  request_meter::route_sample total;
+  double rate = 0;
+  double p50_ms = 0;
+  double p99_ms = 0;
+};
+
+struct gateway_view {
+  std::vector<route_view> routes;
+  std::uint64_t shed = 0;
+  std::uint64_t in_flight = 0;
+  double rate = 0; ///< requests answered per second, all routes
+};
+
+struct node_snapshot {
+  node_sample sample;    ///< the cumulative figures (sample.actors == actors' status)
+  double interval_s = 0; ///< since the previous sample; 0 for the first
+  std::vector<actor_view> actors;
+  std::optional<gateway_view> gateway;
+};
+
+/// The snapshot of `now`, with rates and percentiles over the time since
+/// `previous` (none for the first sample: rates 0, percentiles since start).
+node_snapshot summarize(node_sample now, const node_snapshot* previous);
+
+/// /admin/actors: {"carrier","node","version","up":true,"uptime_s",…,
+/// "actors":[{"name","kind","mailbox","processed","rate","p50_ms","p99_ms",…}],
+/// "links":[{"peer","state","outbox","lag_ms","rtt_ms",…}],"redis":{…},"gateway":{…}}
+nlohmann::json to_json(const node_snapshot& snapshot);
+
+} // namespace simsync::metrics

@@ -1,0 +1,38 @@
+#include "metrics/request_meter.hpp"
+
+namespace simsync::metrics {
+
+bool request_meter::admit(std::size_t limit) {
+  if (in_flight_.fetch_add(1, std::memory_order_relaxed) >= limit) {
+    in_flight_.fetch_sub(1, std::memory_order_relaxed);
+    shed_.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  return true;
+}
+
+void request_meter::answered(std::string_view route, int status,
+                             std::chrono::nanoseconds took) {
+  in_flight_.fetch_sub(1, std::memory_order_relaxed);
+  if (!measured_)
+    return;
+  std::lock_guard<std::mutex> guard{mutex_};
+  auto it = routes_.find(route);
+  if (it == routes_.end())
+    it = routes_.emplace(std::string{route}, route_sample{std::string{route}, {}, {}})
+             .first;
+  ++it->second.answers[status];
+  it->second.latency.record(took);
+}
+
+request_meter::sample request_meter::take() const {
+  sample out;
+  out.shed = shed_.load(std::memory_order_relaxed);
+  out.in_flight = in_flight_.load(std::memory_order_relaxed);
+  std::lock_guard<std::mutex> guard{mutex_};
+  for (const auto& [name, route] : routes_)
+    out.routes.push_back(route);
+  return out;
+}
+
+} // namespace simsync::metrics

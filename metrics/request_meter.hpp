@@ -1,0 +1,58 @@
+#pragma once
+
+// The terminal gateway's traffic, shared by the gateway (which records) and
+// the introspector (which samples it once a second): requests in flight and
+// the admission that sheds load beyond a limit, answers per route and status,
+// and latency per route. Safe to use from any thread.
+
+#include "metrics/latency_histogram.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace simsync::metrics {
+
+class request_meter {
+public:
+  /// With `measured` false only admission is kept (no per-route figures).
+  explicit request_meter(bool measured = true) : measured_(measured) {}
+
+  /// Admits a request unless `limit` are already in flight; a refused request
+  /// counts as shed.
+  bool admit(std::size_t limit);
+
+  /// An admitted request was answered with `status` after `took`. `route` is
+  /// the route's pattern, e.g. "GET /v1/lines/{msisdn}/pending".
+  void answered(std::string_view route, int status, std::chrono::nanoseconds took);
+
+  std::size_t in_flight() const { return in_flight_.load(std::memory_order_relaxed); }
+
+  struct route_sample {
+    std::string route;
+    std::map<int, std::uint64_t> answers; ///< status -> count
+    latency_histogram latency;
+  };
+  struct sample {
+    std::vector<route_sample> routes; ///< ordered by route
+    std::uint64_t shed = 0;
+    std::uint64_t in_flight = 0;
+  };
+
+  /// Everything so far (cumulative since the gateway started).
+  sample take() const;
+
+private:
+  bool measured_;
+  std::atomic<std::size_t> in_flight_{0};
+  std::atomic<std::uint64_t> shed_{0};
+  mutable std::mutex mutex_;
+  std::map<std::string, route_sample, std::less<>> routes_;
+};
+
+} // namespace simsync::metrics
