@@ -28,6 +28,7 @@ template <class F>
 auto with_store(shard_pointer self, F&& op) -> caf::result<
     typename decltype(op(std::declval<store::account_store&>()))::value_type> {
   ++self->state.processed;
+  metrics::scoped_timer timer{self->state.latency ? &*self->state.latency : nullptr};
   auto s = connected_store(self);
   if (!s) {
     self->state.last_error = describe(s.error());
@@ -45,8 +46,11 @@ auto with_store(shard_pointer self, F&& op) -> caf::result<
 
 account_shard_actor::behavior_type account_shard(shard_pointer self,
                                                  store::redis_endpoint redis_at,
-                                                 std::string carrier, int shard) {
+                                                 std::string carrier, int shard,
+                                                 bool measured) {
   self->state.redis_at = std::move(redis_at);
+  if (measured)
+    self->state.latency.emplace();
   self->state.carrier = std::move(carrier);
   self->state.shard = shard;
   return {
@@ -119,6 +123,10 @@ account_shard_actor::behavior_type account_shard(shard_pointer self,
         st.mailbox = self->mailbox().size();
         st.processed = self->state.processed;
         st.last_error = self->state.last_error;
+        if (self->state.latency) {
+          st.latency_counts = self->state.latency->counts();
+          st.latency_sum_us = self->state.latency->sum_us();
+        }
         return st;
       },
   };

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "actors/actors.hpp"
+#include "metrics/latency_histogram.hpp"
 #include "store/account_store.hpp"
 #include "store/redis_client.hpp"
 
@@ -23,12 +24,15 @@ struct account_shard_state {
   std::unique_ptr<store::account_store> store;
   std::uint64_t processed = 0;
   std::string last_error;
+  /// Time per request, when the node measures its actors.
+  std::optional<metrics::latency_histogram> latency;
 };
 
 /// Spawn detached: its handlers block on Redis (hiredis' sync API), which must
 /// never happen on a cooperatively scheduled thread.
 account_shard_actor::behavior_type
 account_shard(account_shard_actor::stateful_pointer<account_shard_state> self,
-              store::redis_endpoint redis_at, std::string carrier, int shard);
+              store::redis_endpoint redis_at, std::string carrier, int shard,
+              bool measured);
 
 } // namespace simsync

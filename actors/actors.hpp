@@ -3,6 +3,7 @@
 // Every actor interface of a carrier node (CAF 0.17 typed actors).
 
 #include "actors/protocol.hpp"
+#include "metrics/actor_status.hpp"
 
 #include <caf/all.hpp>
 
@@ -12,30 +13,7 @@
 
 namespace simsync {
 
-/// What an actor reports about itself, for the console and the metrics.
-struct actor_status {
-  std::string name; ///< e.g. "account_shard/3", "peer_link/carrier-b"
-  std::string kind; ///< account_shard, federation or peer_link
-  int32_t shard = -1;
-  std::uint64_t mailbox = 0;   ///< messages waiting
-  std::uint64_t processed = 0; ///< messages handled since the actor started
-  std::uint32_t restarts = 0;  ///< filled in by the node
-  std::string last_error;
-  // Peer links only.
-  std::string peer;
-  std::string link_state;   ///< up, down or connecting
-  std::uint64_t outbox = 0; ///< entries waiting for the peer
-  std::uint64_t batches_sent = 0;
-  std::uint64_t bytes_sent = 0;
-  std::uint64_t acknowledged = 0;
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, actor_status& x) {
-  return f(caf::meta::type_name("actor_status"), x.name, x.kind, x.shard, x.mailbox,
-           x.processed, x.restarts, x.last_error, x.peer, x.link_state, x.outbox,
-           x.batches_sent, x.bytes_sent, x.acknowledged);
-}
+using metrics::actor_status;
 
 /// Owns the accounts whose idcode hashes to its shard and serializes every
 /// operation on them; each handler is one store script (one Redis round trip).
@@ -112,6 +90,12 @@ using node_actor = caf::typed_actor<
     /// Respawn child N once its backoff has passed (self-sent).
     caf::reacts_to<atom::restart, int32_t>>;
 
+/// Samples the node once a second (its actors, its Redis, its gateway) and
+/// publishes the snapshot the admin port serves.
+using introspector_actor = caf::typed_actor<
+    /// Take the next sample (self-scheduled).
+    caf::reacts_to<atom::tick>>;
+
 } // namespace simsync
 
 // -- type IDs -----------------------------------------------------------------
@@ -136,8 +120,8 @@ CAF_ADD_TYPE_ID(simsync, (caf::optional<simsync::store::line_info>))
 CAF_ADD_TYPE_ID(simsync, (simsync::peer_message))
 CAF_ADD_TYPE_ID(simsync, (simsync::account_shard_actor))
 CAF_ADD_TYPE_ID(simsync, (simsync::node_shards))
-CAF_ADD_TYPE_ID(simsync, (simsync::actor_status))
-CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::actor_status>))
+CAF_ADD_TYPE_ID(simsync, (simsync::metrics::actor_status))
+CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::metrics::actor_status>))
 CAF_ADD_TYPE_ID(simsync, (simsync::federation_actor))
 
 CAF_END_TYPE_ID_BLOCK(simsync)

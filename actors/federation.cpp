@@ -79,8 +79,11 @@ void sibling_down(federation_pointer self, const caf::down_msg& down) {
 federation_actor::behavior_type federation(federation_pointer self, int total_shards,
                                            std::vector<int> owned,
                                            std::vector<account_shard_actor> local,
-                                           std::vector<config::node_entry> siblings) {
+                                           std::vector<config::node_entry> siblings,
+                                           bool measured) {
   auto& st = self->state;
+  if (measured)
+    st.latency.emplace();
   st.shards.resize(static_cast<size_t>(total_shards));
   for (size_t i = 0; i < owned.size(); ++i)
     st.shards[static_cast<size_t>(owned[i])] = local[i];
@@ -106,7 +109,12 @@ federation_actor::behavior_type federation(federation_pointer self, int total_sh
         auto rp = self->make_response_promise<std::string>();
         auto id = msg.entry.id;
         auto fail = [rp](caf::error& err) mutable { rp.deliver(std::move(err)); };
-        auto acked = [rp, id](auto&&...) mutable { rp.deliver(id); };
+        auto acked = [self, rp, id,
+                      received = std::chrono::steady_clock::now()](auto&&...) mutable {
+          if (self->state.latency)
+            self->state.latency->record(std::chrono::steady_clock::now() - received);
+          rp.deliver(id);
+        };
         switch (msg.entry.kind) {
         case store::outbox_kind::announce:
           self->request(target, apply_timeout, atom::add_sibling_v, msg.entry.idcode,
@@ -146,6 +154,10 @@ federation_actor::behavior_type federation(federation_pointer self, int total_sh
         st.kind = "federation";
         st.mailbox = self->mailbox().size();
         st.processed = self->state.processed;
+        if (self->state.latency) {
+          st.latency_counts = self->state.latency->counts();
+          st.latency_sum_us = self->state.latency->sum_us();
+        }
         return st;
       },
   };

@@ -2,10 +2,12 @@
 
 #include "actors/actors.hpp"
 #include "config/node_config.hpp"
+#include "metrics/latency_histogram.hpp"
 
 #include <caf/stateful_actor.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,8 @@ struct federation_state {
   std::vector<config::node_entry> siblings;
   std::vector<federation_actor> sibling_endpoints;
   std::uint64_t processed = 0;
+  /// From a peer's delivery to its acknowledgement, when measured.
+  std::optional<metrics::latency_histogram> latency;
 };
 
 /// A node's endpoint. Peer carriers deliver their outbox entries here; each
@@ -31,6 +35,6 @@ struct federation_state {
 federation_actor::behavior_type
 federation(federation_actor::stateful_pointer<federation_state> self, int total_shards,
            std::vector<int> owned, std::vector<account_shard_actor> local,
-           std::vector<config::node_entry> siblings);
+           std::vector<config::node_entry> siblings, bool measured);
 
 } // namespace simsync

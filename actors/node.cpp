@@ -22,10 +22,11 @@ constexpr auto status_timeout = std::chrono::seconds{2};
 caf::actor spawn_child(caf::actor_system& sys, const node_state& st,
                        const node_state::child& c) {
   if (c.is_shard)
-    return caf::actor_cast<caf::actor>(
-        sys.spawn<caf::detached>(account_shard, st.redis_at, st.carrier, c.index));
+    return caf::actor_cast<caf::actor>(sys.spawn<caf::detached>(
+        account_shard, st.redis_at, st.carrier, c.index, st.measured));
   return caf::actor_cast<caf::actor>(sys.spawn<caf::detached>(
-      peer_link, st.carrier, st.peers[static_cast<size_t>(c.index)], st.redis_at));
+      peer_link, st.carrier, st.peers[static_cast<size_t>(c.index)], st.redis_at,
+      st.measured));
 }
 
 void on_child_down(node_pointer self, const caf::down_msg& down) {
@@ -155,6 +156,7 @@ caf::expected<running_node> start_node(caf::actor_system& sys,
   st.carrier = cfg.carrier;
   st.redis_at = *redis_at;
   st.peers = cfg.peers;
+  st.measured = cfg.metrics;
   auto owned = cfg.owned_shards();
   std::vector<account_shard_actor> shards;
   for (int shard : owned) {
@@ -169,7 +171,8 @@ caf::expected<running_node> start_node(caf::actor_system& sys,
   for (const auto& other : cfg.nodes)
     if (other.id != cfg.node)
       siblings.push_back(other);
-  st.federation = sys.spawn(federation, cfg.shards, owned, shards, std::move(siblings));
+  st.federation =
+      sys.spawn(federation, cfg.shards, owned, shards, std::move(siblings), st.measured);
   auto port =
       sys.middleman().publish(st.federation, static_cast<uint16_t>(cfg.federation.port),
                               cfg.federation.host.c_str(), true);

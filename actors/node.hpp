@@ -32,6 +32,7 @@ struct node_state {
   std::string carrier;
   store::redis_endpoint redis_at;
   std::vector<config::peer_entry> peers;
+  bool measured = true; ///< actors time their messages (config: metrics)
   federation_actor federation;
   std::vector<child> children;
   bool stopping = false;

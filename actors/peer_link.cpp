@@ -72,7 +72,6 @@ void window_done(link_pointer self) {
     fail(self, describe(trimmed.error()));
     return;
   }
-  st.link_state = "up";
   st.backoff = std::chrono::milliseconds{0};
   self->send(self, atom::tick_v);
 }
@@ -89,6 +88,12 @@ void send_window(link_pointer self) {
     }
     st.redis.emplace(std::move(*client));
   }
+  // Stay connected to every node of the peer even while idle, so the link's
+  // state (and a dead peer) shows at once rather than at the next change.
+  for (std::size_t i = 0; i < st.nodes.size(); ++i)
+    if (!connect_node(self, i))
+      return;
+  st.link_state = "up";
   auto entries = store::read_outbox(*st.redis, st.peer.id, "0-0", window);
   if (!entries) {
     fail(self, describe(entries.error()));
@@ -99,14 +104,12 @@ void send_window(link_pointer self) {
     return;
   }
   std::vector<std::size_t> targets;
-  for (const auto& e : *entries) {
+  for (const auto& e : *entries)
     targets.push_back(node_for(st, e.idcode));
-    if (!connect_node(self, targets.back()))
-      return;
-  }
   st.window_failed = false;
   st.window_last_id = entries->back().id;
   st.in_flight = entries->size();
+  st.window_sent_at = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < entries->size(); ++i) {
     auto& e = (*entries)[i];
     ++st.batches_sent;
@@ -116,8 +119,12 @@ void send_window(link_pointer self) {
                   peer_message{st.carrier, std::move(e)})
         .then(
             [self](const std::string&) {
-              ++self->state.acknowledged;
-              if (--self->state.in_flight == 0)
+              auto& st = self->state;
+              if (st.round_trip)
+                st.round_trip->record(std::chrono::steady_clock::now() -
+                                      st.window_sent_at);
+              ++st.acknowledged;
+              if (--st.in_flight == 0)
                 window_done(self);
             },
             [self, node](caf::error& err) {
@@ -131,12 +138,24 @@ void send_window(link_pointer self) {
   }
 }
 
+/// Milliseconds since a Unix time in milliseconds (0 if it is in the future:
+/// the stream id comes from Redis's clock, which may run a little ahead).
+std::uint64_t lag_since(std::uint64_t unix_ms) {
+  auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count();
+  auto now_ms = static_cast<std::uint64_t>(now);
+  return now_ms > unix_ms ? now_ms - unix_ms : 0;
+}
+
 } // namespace
 
 peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
                                          config::peer_entry peer,
-                                         store::redis_endpoint redis_at) {
+                                         store::redis_endpoint redis_at, bool measured) {
   auto& st = self->state;
+  if (measured)
+    st.round_trip.emplace();
   st.carrier = std::move(carrier);
   st.nodes.resize(peer.nodes.size());
   st.peer = std::move(peer);
@@ -160,9 +179,17 @@ peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
         out.last_error = st.last_error;
         out.peer = st.peer.id;
         out.link_state = st.link_state;
-        if (st.redis && st.redis->healthy())
+        if (st.redis && st.redis->healthy()) {
           if (auto depth = store::outbox_depth(*st.redis, st.peer.id))
             out.outbox = *depth;
+          if (auto oldest = store::oldest_outbox_ms(*st.redis, st.peer.id);
+              oldest && *oldest)
+            out.lag_ms = lag_since(*oldest);
+        }
+        if (st.round_trip) {
+          out.latency_counts = st.round_trip->counts();
+          out.latency_sum_us = st.round_trip->sum_us();
+        }
         out.batches_sent = st.batches_sent;
         out.bytes_sent = st.bytes_sent;
         out.acknowledged = st.acknowledged;

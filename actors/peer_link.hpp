@@ -2,6 +2,7 @@
 
 #include "actors/actors.hpp"
 #include "config/node_config.hpp"
+#include "metrics/latency_histogram.hpp"
 #include "store/redis_client.hpp"
 
 #include <caf/stateful_actor.hpp>
@@ -34,6 +35,9 @@ struct peer_link_state {
   std::uint64_t batches_sent = 0;
   std::uint64_t bytes_sent = 0;
   std::uint64_t acknowledged = 0;
+  /// From sending an entry to its acknowledgement, when measured.
+  std::optional<metrics::latency_histogram> round_trip;
+  std::chrono::steady_clock::time_point window_sent_at;
 };
 
 /// Spawn detached: it blocks on Redis and on connecting to the peer's nodes.
@@ -42,6 +46,6 @@ struct peer_link_state {
 /// the peer's apply is idempotent, so a resent window does no harm.
 peer_link_actor::behavior_type
 peer_link(peer_link_actor::stateful_pointer<peer_link_state> self, std::string carrier,
-          config::peer_entry peer, store::redis_endpoint redis_at);
+          config::peer_entry peer, store::redis_endpoint redis_at, bool measured);
 
 } // namespace simsync

@@ -6,6 +6,7 @@
 
 #include "core/book.hpp"
 #include "core/record.hpp"
+#include "metrics/actor_status.hpp"
 #include "store/account_store.hpp"
 #include "store/outbox.hpp"
 
@@ -100,6 +101,18 @@ typename Inspector::result_type inspect(Inspector& f, line_info& x) {
 }
 
 } // namespace simsync::store
+
+namespace simsync::metrics {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, actor_status& x) {
+  return f(caf::meta::type_name("actor_status"), x.name, x.kind, x.shard, x.mailbox,
+           x.processed, x.restarts, x.last_error, x.latency_counts, x.latency_sum_us,
+           x.peer, x.link_state, x.outbox, x.lag_ms, x.batches_sent, x.bytes_sent,
+           x.acknowledged);
+}
+
+} // namespace simsync::metrics
 
 // -- messages of the actors themselves ----------------------------------------
 

@@ -59,6 +59,9 @@ constexpr option_spec option_specs[] = {
     {"--gateway", "gateway.listen", "HOST:PORT", "required", "terminal HTTP API"},
     {"--admin", "admin.listen", "HOST:PORT", "required",
      "admin HTTP (metrics, introspection)"},
+    {"--metrics", "admin.metrics", "on|off", "default: on",
+     "actors time their messages and the admin port serves /metrics and\n"
+     "/admin/actors; off only to measure what collecting costs"},
     {"--federation", "federation.listen", "HOST:PORT", "required without [[nodes]]",
      "where this node's CAF middleman listens; with [[nodes]] in the file,\n"
      "replaces this node's entry's federation"},
@@ -204,12 +207,16 @@ public:
         c.log_level != "warn" && c.log_level != "error")
       fail("log_level",
            "expected trace, debug, info, warn or error, got " + in_quotes(c.log_level));
-    c.redis_address = required_string(setting_table("redis", "address"), "redis.address");
+    c.redis_address =
+        required_string(setting_table("redis", {"address"}), "redis.address");
     if (!valid_redis_address(c.redis_address))
       fail("redis.address",
            "expected host:port or unix:/path, got " + in_quotes(c.redis_address));
-    c.gateway = required_host_port(setting_table("gateway", "listen"), "gateway.listen");
-    c.admin = required_host_port(setting_table("admin", "listen"), "admin.listen");
+    c.gateway =
+        required_host_port(setting_table("gateway", {"listen"}), "gateway.listen");
+    const auto* admin = setting_table("admin", {"listen", "metrics"});
+    c.admin = required_host_port(admin, "admin.listen");
+    c.metrics = optional_bool(admin, "admin.metrics").value_or(true);
     read_own_nodes(c);
     c.federation = c.self().federation;
     c.peers = read_peers(c.carrier);
@@ -287,6 +294,16 @@ private:
     return *value;
   }
 
+  std::optional<bool> optional_bool(const toml::table* table,
+                                    std::string_view name) const {
+    const auto* node = find(table, last_part(name));
+    if (!node)
+      return std::nullopt;
+    if (!node->is_boolean())
+      fail(name, "expected true or false, got " + type_name(*node));
+    return node->as_boolean()->get();
+  }
+
   std::optional<long long> optional_integer(const toml::table& table,
                                             std::string_view name) const {
     const auto* node = find(&table, last_part(name));
@@ -319,14 +336,15 @@ private:
     return static_cast<int>(value);
   }
 
-  /// A one-setting table such as [redis]; null when absent.
-  const toml::table* setting_table(std::string_view table, std::string_view key) const {
+  /// A settings table such as [redis] with the keys it may hold; null when absent.
+  const toml::table* setting_table(std::string_view table,
+                                   std::initializer_list<std::string_view> keys) const {
     const auto* node = root_.get(table);
     if (!node)
       return nullptr;
     if (!node->is_table())
       fail(table, "expected a table, got " + type_name(*node));
-    check_keys(*node->as_table(), std::string{table} + ".", {key});
+    check_keys(*node->as_table(), std::string{table} + ".", keys);
     return node->as_table();
   }
 
@@ -438,7 +456,7 @@ private:
 
   void read_own_nodes(node_config& c) const {
     const auto* array = table_array(root_, "nodes");
-    const auto* federation_table = setting_table("federation", "listen");
+    const auto* federation_table = setting_table("federation", {"listen"});
     if (!array) {
       c.nodes.push_back(node_entry{
           c.node, required_host_port(federation_table, "federation.listen"), {}});
@@ -521,6 +539,10 @@ void apply_override(toml::table& root, const option_spec& spec,
       throw config_error("--shards: expected a positive integer, got " +
                          in_quotes(value));
     table->insert_or_assign(key, static_cast<int64_t>(*number));
+  } else if (spec.flag == "--metrics") {
+    if (value != "on" && value != "off")
+      throw config_error("--metrics: expected on or off, got " + in_quotes(value));
+    table->insert_or_assign(key, value == "on");
   } else {
     table->insert_or_assign(key, value);
   }

@@ -42,6 +42,7 @@ struct node_config {
   std::string redis_address;      ///< "host:port" or "unix:/absolute/path"
   host_port gateway;              ///< terminal HTTP API
   host_port admin;                ///< metrics and introspection HTTP
+  bool metrics = true;            ///< actors time their work; admin serves metrics
   host_port federation; ///< this node's federation endpoint (= self().federation)
   /// Every node of this carrier; a carrier configured without [[nodes]] gets
   /// one entry, this node, owning every shard.

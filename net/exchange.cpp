@@ -35,17 +35,19 @@ problem problem_of(const caf::error& err) {
 } // namespace
 
 gateway_context::gateway_context(caf::actor_system& sys, const config::node_config& cfg,
-                                 federation_actor federation, gateway_limits limits)
+                                 federation_actor federation, gateway_limits limits,
+                                 std::shared_ptr<metrics::request_meter> meter)
     : sys(sys), federation(std::move(federation)), shards(cfg.shards),
       shard_count(cfg.shards), federation_key(cfg.federation_key), seal_key(cfg.seal_key),
-      limits(limits) {
+      limits(limits), meter(std::move(meter)) {
   for (const auto& peer : cfg.peers)
     peers.push_back(peer.id);
 }
 
 exchange::exchange(context_ptr ctx, restinio::request_handle_t req,
-                   caf::event_based_actor* self, std::vector<std::string> params)
-    : ctx_(std::move(ctx)), req_(std::move(req)), self_(self),
+                   caf::event_based_actor* self, std::string_view route,
+                   std::vector<std::string> params)
+    : ctx_(std::move(ctx)), req_(std::move(req)), self_(self), route_(route),
       params_(std::move(params)) {}
 
 exchange::~exchange() {
@@ -65,7 +67,7 @@ void exchange::reply(int status, const std::string& content_type, std::string bo
   for (auto& [name, value] : headers)
     response.append_header(name, value);
   response.set_body(std::move(body)).done();
-  ctx_->in_flight.fetch_sub(1, std::memory_order_relaxed);
+  ctx_->meter->answered(route_, status, std::chrono::steady_clock::now() - started_);
 }
 
 void exchange::reply_json(int status, const nlohmann::json& body) {

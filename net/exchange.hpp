@@ -7,6 +7,7 @@
 
 #include "actors/actors.hpp"
 #include "config/node_config.hpp"
+#include "metrics/request_meter.hpp"
 #include "net/limits.hpp"
 #include "net/problem.hpp"
 #include "net/shard_directory.hpp"
@@ -14,10 +15,11 @@
 #include <caf/event_based_actor.hpp>
 #include <restinio/all.hpp>
 
-#include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -27,7 +29,8 @@ namespace simsync::net {
 /// What every request of one gateway shares.
 struct gateway_context {
   gateway_context(caf::actor_system& sys, const config::node_config& cfg,
-                  federation_actor federation, gateway_limits limits);
+                  federation_actor federation, gateway_limits limits,
+                  std::shared_ptr<metrics::request_meter> meter);
 
   caf::actor_system& sys;
   federation_actor federation;
@@ -38,15 +41,17 @@ struct gateway_context {
   std::vector<std::string>
       peers; ///< every peer carrier: a new account is announced to all
   gateway_limits limits;
-  std::atomic<std::size_t> in_flight{0};
+  /// Admission (load shedding) and the per-route figures.
+  std::shared_ptr<metrics::request_meter> meter;
 };
 
 using context_ptr = std::shared_ptr<gateway_context>;
 
 class exchange : public std::enable_shared_from_this<exchange> {
 public:
+  /// `route` is the route's pattern (a string literal), for the metrics.
   exchange(context_ptr ctx, restinio::request_handle_t req, caf::event_based_actor* self,
-           std::vector<std::string> params);
+           std::string_view route, std::vector<std::string> params);
   /// A request whose actor ended without answering gets a 500 rather than
   /// hanging its connection until RESTinio's timeout.
   ~exchange();
@@ -108,6 +113,8 @@ private:
   context_ptr ctx_;
   restinio::request_handle_t req_;
   caf::event_based_actor* self_;
+  std::string_view route_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::vector<std::string> params_;
   bool answered_ = false;
 };

@@ -23,7 +23,7 @@ void handle_update(const exchange_ptr& ex);
 void handle_pending(const exchange_ptr& ex);
 /// POST /v1/lines/{msisdn}/pending/ack
 void handle_ack(const exchange_ptr& ex);
-/// DELETE /v1/lines/{msisdn}: not implemented yet (501 after authorization).
+/// DELETE /v1/lines/{msisdn}: removes the line (and the account with its last line).
 void handle_delete_line(const exchange_ptr& ex);
 
 } // namespace simsync::net

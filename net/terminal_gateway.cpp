@@ -52,22 +52,19 @@ void answer_now(const restinio::request_handle_t& req, int status, const problem
 
 /// The RESTinio side of every route: shed load when too much is in flight,
 /// otherwise spawn the request's actor and return without waiting for it.
-restinio::request_handling_status_t dispatch(const context_ptr& ctx,
-                                             restinio::request_handle_t req,
-                                             std::vector<std::string> params,
-                                             route_fn route) {
-  if (ctx->in_flight.fetch_add(1, std::memory_order_relaxed) >=
-      ctx->limits.max_in_flight) {
-    ctx->in_flight.fetch_sub(1, std::memory_order_relaxed);
+restinio::request_handling_status_t
+dispatch(const context_ptr& ctx, restinio::request_handle_t req, std::string_view name,
+         std::vector<std::string> params, route_fn route) {
+  if (!ctx->meter->admit(ctx->limits.max_in_flight)) {
     answer_now(req, 503,
                problem{503, "overloaded", "The gateway is overloaded",
                        "too many requests in flight; retry after a second"},
                "Service Unavailable");
     return restinio::request_accepted();
   }
-  ctx->sys.spawn([ctx, req, params = std::move(params),
+  ctx->sys.spawn([ctx, req, name, params = std::move(params),
                   route = std::move(route)](caf::event_based_actor* self) {
-    auto ex = std::make_shared<exchange>(ctx, req, self, params);
+    auto ex = std::make_shared<exchange>(ctx, req, self, name, params);
     try {
       route(ex);
     } catch (const std::exception& e) {
@@ -79,33 +76,39 @@ restinio::request_handling_status_t dispatch(const context_ptr& ctx,
 
 std::unique_ptr<router_t> make_router(const context_ptr& ctx) {
   auto router = std::make_unique<router_t>();
-  auto line_route = [ctx](route_fn route) {
-    return
-        [ctx, route](restinio::request_handle_t req, restinio::router::route_params_t p) {
-          return dispatch(ctx, std::move(req), {decode_param(p["msisdn"])}, route);
-        };
+  // Each route is named by its pattern in the metrics.
+  auto route = [ctx](std::string_view name, route_fn handle) {
+    return [ctx, name, handle](restinio::request_handle_t req,
+                               restinio::router::route_params_t p) {
+      std::vector<std::string> params;
+      for (const char* key : {"msisdn", "uid"})
+        if (p.has(key))
+          params.push_back(decode_param(p[key]));
+      return dispatch(ctx, std::move(req), name, std::move(params), handle);
+    };
   };
-  router->http_post("/v1/register", [ctx](auto req, auto) {
-    return dispatch(ctx, std::move(req), {}, handle_register);
-  });
-  router->http_put("/v1/lines/:msisdn/contacts", line_route([](const exchange_ptr& ex) {
+  router->http_post("/v1/register", route("POST /v1/register", handle_register));
+  router->http_put("/v1/lines/:msisdn/contacts",
+                   route("PUT /v1/lines/{msisdn}/contacts", [](const exchange_ptr& ex) {
                      handle_upload(ex, store::upload_mode::snapshot);
                    }));
-  router->http_post("/v1/lines/:msisdn/contacts", line_route([](const exchange_ptr& ex) {
+  router->http_post("/v1/lines/:msisdn/contacts",
+                    route("POST /v1/lines/{msisdn}/contacts", [](const exchange_ptr& ex) {
                       handle_upload(ex, store::upload_mode::delta);
                     }));
-  router->http_get("/v1/lines/:msisdn/contacts", line_route(handle_read_contacts));
+  router->http_get("/v1/lines/:msisdn/contacts",
+                   route("GET /v1/lines/{msisdn}/contacts", handle_read_contacts));
   router->http_delete(
       "/v1/lines/:msisdn/contacts/:uid",
-      [ctx](restinio::request_handle_t req, restinio::router::route_params_t p) {
-        return dispatch(ctx, std::move(req),
-                        {decode_param(p["msisdn"]), decode_param(p["uid"])},
-                        handle_delete_card);
-      });
-  router->http_post("/v1/lines/:msisdn/update", line_route(handle_update));
-  router->http_get("/v1/lines/:msisdn/pending", line_route(handle_pending));
-  router->http_post("/v1/lines/:msisdn/pending/ack", line_route(handle_ack));
-  router->http_delete("/v1/lines/:msisdn", line_route(handle_delete_line));
+      route("DELETE /v1/lines/{msisdn}/contacts/{uid}", handle_delete_card));
+  router->http_post("/v1/lines/:msisdn/update",
+                    route("POST /v1/lines/{msisdn}/update", handle_update));
+  router->http_get("/v1/lines/:msisdn/pending",
+                   route("GET /v1/lines/{msisdn}/pending", handle_pending));
+  router->http_post("/v1/lines/:msisdn/pending/ack",
+                    route("POST /v1/lines/{msisdn}/pending/ack", handle_ack));
+  router->http_delete("/v1/lines/:msisdn",
+                      route("DELETE /v1/lines/{msisdn}", handle_delete_line));
   router->non_matched_request_handler([](restinio::request_handle_t req) {
     answer_now(req, 404,
                problem{404, "not-found", "No such resource",
@@ -133,9 +136,12 @@ terminal_gateway::~terminal_gateway() {
 
 caf::expected<std::unique_ptr<terminal_gateway>>
 terminal_gateway::start(caf::actor_system& sys, const config::node_config& cfg,
-                        federation_actor federation, gateway_limits limits) {
+                        federation_actor federation, gateway_limits limits,
+                        std::shared_ptr<metrics::request_meter> meter) {
+  if (!meter)
+    meter = std::make_shared<metrics::request_meter>(cfg.metrics);
   auto self = std::make_unique<impl>();
-  self->ctx = std::make_shared<gateway_context>(sys, cfg, federation, limits);
+  self->ctx = std::make_shared<gateway_context>(sys, cfg, federation, limits, meter);
   // Learn the shards the node knows now; the rest are asked for when needed.
   caf::scoped_actor blocking{sys};
   blocking->request(federation, limits.actor_timeout, atom::shards_v)
@@ -170,7 +176,7 @@ bool terminal_gateway::stop(std::chrono::milliseconds limit) {
   // Request actors may still answer; the server object (and its I/O context,
   // which their responses are posted to) lives on until they have.
   auto deadline = std::chrono::steady_clock::now() + limit;
-  while (impl_->ctx->in_flight.load() > 0) {
+  while (impl_->ctx->meter->in_flight() > 0) {
     if (std::chrono::steady_clock::now() > deadline)
       return false;
     std::this_thread::sleep_for(std::chrono::milliseconds{10});

@@ -7,6 +7,7 @@
 
 #include "actors/actors.hpp"
 #include "config/node_config.hpp"
+#include "metrics/request_meter.hpp"
 #include "net/limits.hpp"
 
 #include <caf/actor_system.hpp>
@@ -21,10 +22,12 @@ class terminal_gateway {
 public:
   /// Starts serving on cfg.gateway, routing through `federation` (the node's
   /// endpoint, which knows every shard of the carrier). Fails if the
-  /// address cannot be bound.
+  /// address cannot be bound. The gateway records its traffic in `meter`
+  /// (a new one when none is given).
   static caf::expected<std::unique_ptr<terminal_gateway>>
   start(caf::actor_system& sys, const config::node_config& cfg,
-        federation_actor federation, gateway_limits limits = {});
+        federation_actor federation, gateway_limits limits = {},
+        std::shared_ptr<metrics::request_meter> meter = nullptr);
 
   /// Stops accepting, then waits up to `limit` for the requests in flight
   /// to be answered. Returns false if some were not.

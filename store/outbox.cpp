@@ -80,4 +80,18 @@ caf::expected<std::size_t> outbox_depth(redis_client& redis, const std::string& 
   return static_cast<std::size_t>(r->view().integer());
 }
 
+caf::expected<std::uint64_t> oldest_outbox_ms(redis_client& redis,
+                                              const std::string& peer) {
+  auto r = redis.call({"XRANGE", keys::outbox(peer), "-", "+", "COUNT", "1"});
+  if (!r)
+    return std::move(r.error());
+  auto entries = r->view();
+  if (!entries.is_array() || entries.size() == 0)
+    return std::uint64_t{0};
+  auto id = entries[0][0].str(); // "<ms>-<seq>"
+  std::uint64_t ms = 0;
+  std::from_chars(id.data(), id.data() + id.size(), ms);
+  return ms;
+}
+
 } // namespace simsync::store

@@ -5,6 +5,7 @@
 #include <caf/expected.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -40,5 +41,10 @@ caf::expected<std::size_t> trim_outbox(redis_client& redis, const std::string& p
 
 /// Entries waiting for `peer`.
 caf::expected<std::size_t> outbox_depth(redis_client& redis, const std::string& peer);
+
+/// When the oldest entry waiting for `peer` was written (Unix milliseconds,
+/// from its stream id), or 0 when none is waiting.
+caf::expected<std::uint64_t> oldest_outbox_ms(redis_client& redis,
+                                              const std::string& peer);
 
 } // namespace simsync::store

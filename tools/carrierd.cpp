@@ -1,6 +1,8 @@
 // carrierd: one carrier node. Thin main: load the configuration, start the
 // node's actors, run until SIGTERM or SIGINT, then stop them.
+#include "actors/introspector.hpp"
 #include "actors/node.hpp"
+#include "net/admin_server.hpp"
 #include "net/terminal_gateway.hpp"
 
 #include <caf/actor_system_config.hpp>
@@ -49,22 +51,42 @@ int main(int argc, char** argv) {
     std::cerr << "carrierd: " << simsync::describe(node.error()) << "\n";
     return 1;
   }
-  auto gateway = simsync::net::terminal_gateway::start(sys, cfg, node->federation);
+  auto meter = std::make_shared<simsync::metrics::request_meter>(cfg.metrics);
+  auto gateway =
+      simsync::net::terminal_gateway::start(sys, cfg, node->federation, {}, meter);
   if (!gateway) {
     std::cerr << "carrierd: " << simsync::describe(gateway.error()) << "\n";
     simsync::stop_node(sys, node->supervisor);
     std::_Exit(1); // see the end of main
   }
+  std::unique_ptr<simsync::net::admin_server> admin;
+  if (cfg.metrics) {
+    auto board = std::make_shared<simsync::metrics::snapshot_board>();
+    sys.spawn<caf::detached>(
+        simsync::introspector, cfg.carrier, cfg.node, node->supervisor,
+        *simsync::store::redis_endpoint::parse(cfg.redis_address), meter, board);
+    auto started = simsync::net::admin_server::start(cfg, board);
+    if (!started) {
+      std::cerr << "carrierd: " << simsync::describe(started.error()) << "\n";
+      (*gateway)->stop();
+      simsync::stop_node(sys, node->supervisor);
+      std::_Exit(1);
+    }
+    admin = std::move(*started);
+  }
   std::cout << "carrierd: " << cfg.carrier << "/" << cfg.node << " up, "
             << cfg.owned_shards().size() << " shard(s), federation on "
             << cfg.federation.to_string() << ", gateway on " << cfg.gateway.to_string()
-            << ", " << cfg.peers.size() << " peer link(s)" << std::endl;
+            << ", admin on " << (admin ? cfg.admin.to_string() : "(metrics off)") << ", "
+            << cfg.peers.size() << " peer link(s)" << std::endl;
   int sig = 0;
   sigwait(&stop_signals, &sig);
   std::cout << "carrierd: " << cfg.carrier << "/" << cfg.node << " stopping (signal "
             << sig << ")" << std::endl;
   // Answer the phones' requests in flight before their shards go away.
   (*gateway)->stop();
+  if (admin)
+    admin->stop();
   bool drained = simsync::stop_node(sys, node->supervisor);
   std::cout << "carrierd: " << cfg.carrier << "/" << cfg.node
             << (drained ? " stopped" : " stopped with actors still busy") << std::endl;

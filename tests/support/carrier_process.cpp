@@ -59,6 +59,7 @@ deployment::deployment(std::vector<std::string> ids, options opts) : opts_(opts)
       n.redis = std::make_unique<redis_server>(redis_server::options{true});
       n.federation_port = free_loopback_port();
       n.gateway_port = free_loopback_port();
+      n.admin_port = free_loopback_port();
       for (int s = i; s < opts_.shards; s += count)
         n.shards.push_back(s);
       n.config_path = dir_ + "/" + id + "-" + n.id + ".toml";
@@ -102,8 +103,7 @@ void deployment::write_config(const std::string& carrier, const node& self) {
       ".seal.key\"\ndata_dir = \"" + carrier + "-" + self.id +
       "\"\n\n[redis]\naddress = \"" + self.redis->endpoint().to_string() +
       "\"\n\n[gateway]\nlisten = \"127.0.0.1:" + std::to_string(self.gateway_port) +
-      "\"\n\n[admin]\nlisten = \"127.0.0.1:" + std::to_string(free_loopback_port()) +
-      "\"\n";
+      "\"\n\n[admin]\nlisten = \"127.0.0.1:" + std::to_string(self.admin_port) + "\"\n";
   toml += nodes_toml(carrier, "nodes");
   for (const auto& [peer, nodes] : carriers_) {
     if (peer == carrier)

@@ -46,6 +46,10 @@ public:
   int gateway_port(const std::string& carrier, int node = 0) const {
     return carriers_.at(carrier).at(static_cast<size_t>(node)).gateway_port;
   }
+  /// Where the node's admin port (/metrics, /admin/actors) listens.
+  int admin_port(const std::string& carrier, int node = 0) const {
+    return carriers_.at(carrier).at(static_cast<size_t>(node)).admin_port;
+  }
   int shards() const { return opts_.shards; }
   const std::string& dir() const { return dir_; }
 
@@ -55,6 +59,7 @@ private:
     std::unique_ptr<redis_server> redis;
     int federation_port = 0;
     int gateway_port = 0;
+    int admin_port = 0;
     std::vector<int> shards;
     std::string config_path;
     pid_t pid = -1;

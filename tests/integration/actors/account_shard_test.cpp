@@ -17,8 +17,8 @@ struct shard_config : caf::actor_system_config {
 
 struct account_shard_fixture : ::testing::Test {
   account_shard_fixture()
-      : sys(cfg),
-        shard(sys.spawn<caf::detached>(account_shard, redis.endpoint(), "carrier-a", 0)),
+      : sys(cfg), shard(sys.spawn<caf::detached>(account_shard, redis.endpoint(),
+                                                 "carrier-a", 0, true)),
         self(sys) {}
 
   ~account_shard_fixture() override {

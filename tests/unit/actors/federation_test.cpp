@@ -97,7 +97,7 @@ struct federation_fixture : ::testing::Test {
         sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())) {
     shards = {sys.spawn(fake_shard, logs[0]), sys.spawn(fake_shard, logs[1])};
     endpoint = sys.spawn(federation, 2, std::vector<int>{0, 1}, shards,
-                         std::vector<config::node_entry>{});
+                         std::vector<config::node_entry>{}, true);
     sched.run();
   }
 

@@ -218,6 +218,7 @@ TEST_F(config_test, defaults_fill_what_the_file_leaves_out) {
   EXPECT_EQ(config.redis_address, "127.0.0.1:6380");
   EXPECT_EQ(config.gateway.to_string(), "127.0.0.1:8080");
   EXPECT_EQ(config.admin.to_string(), "127.0.0.1:9090");
+  EXPECT_TRUE(config.metrics);
   EXPECT_EQ(config.federation.to_string(), "127.0.0.1:7001");
   ASSERT_EQ(config.nodes.size(), 1u);
   EXPECT_EQ(config.self().id, "a1");
@@ -244,6 +245,7 @@ TEST_F(config_test, options_override_the_file) {
                                    "0.0.0.0:1",
                                    "--admin",
                                    "[::1]:65535",
+                                   "--metrics=off",
                                    "--federation",
                                    "10.0.0.1:7777",
                                    "--federation-key-file",
@@ -262,6 +264,7 @@ TEST_F(config_test, options_override_the_file) {
   EXPECT_EQ(config.gateway.port, 1);
   EXPECT_EQ(config.admin.host, "::1");
   EXPECT_EQ(config.admin.to_string(), "[::1]:65535");
+  EXPECT_FALSE(config.metrics);
   EXPECT_EQ(config.federation.to_string(), "10.0.0.1:7777");
   EXPECT_EQ(config.federation_key, "another-federation-key");
   EXPECT_EQ(config.seal_key, std::string(32, '\xff'));
@@ -376,6 +379,11 @@ TEST_F(config_test, each_bad_value_is_named_in_the_error) {
        {},
        "config error: admin.listen: "},
       {base_toml, {"--admin", "nohost"}, "config error: --admin: expected host:port"},
+      {replaced(base_toml, "listen = \"127.0.0.1:9090\"",
+                "listen = \"127.0.0.1:9090\"\nmetrics = \"yes\""),
+       {},
+       "config error: admin.metrics: expected true or false"},
+      {base_toml, {"--metrics", "yes"}, "config error: --metrics: expected on or off"},
       {base_toml, {"--gateway", "host:80x"}, "config error: --gateway: "},
       {base_without_federation(), {}, "config error: federation.listen: missing"},
       {replaced(base_toml, "[redis]\naddress = \"127.0.0.1:6380\"\n", ""),

@@ -1,0 +1,109 @@
+#include "net/admin_server.hpp"
+
+#include "metrics/prometheus_text.hpp"
+#include "net/problem.hpp"
+
+#include <caf/sec.hpp>
+#include <restinio/all.hpp>
+
+namespace simsync::net {
+
+namespace {
+
+using router_t = restinio::router::express_router_t<>;
+
+struct admin_traits : restinio::default_traits_t {
+  using request_handler_t = router_t;
+};
+
+using board_ptr = std::shared_ptr<metrics::snapshot_board>;
+
+restinio::request_handling_status_t answer(const restinio::request_handle_t& req,
+                                           restinio::http_status_line_t status,
+                                           const char* content_type, std::string body) {
+  req->create_response(std::move(status))
+      .append_header(restinio::http_field::content_type, content_type)
+      .append_header(restinio::http_field::cache_control, "no-store")
+      .set_body(std::move(body))
+      .done();
+  return restinio::request_accepted();
+}
+
+restinio::request_handling_status_t not_ready(const restinio::request_handle_t& req) {
+  problem p{503, "not-ready", "No snapshot yet",
+            "the node takes its first sample within a second of starting"};
+  return answer(req, restinio::status_service_unavailable(), "application/problem+json",
+                p.body());
+}
+
+std::unique_ptr<router_t> make_router(const board_ptr& board) {
+  auto router = std::make_unique<router_t>();
+  router->http_get("/admin/actors", [board](auto req, auto) {
+    auto snapshot = board->latest();
+    if (!snapshot)
+      return not_ready(req);
+    return answer(req, restinio::status_ok(), "application/json",
+                  metrics::to_json(*snapshot).dump());
+  });
+  router->http_get("/metrics", [board](auto req, auto) {
+    auto snapshot = board->latest();
+    if (!snapshot)
+      return not_ready(req);
+    return answer(req, restinio::status_ok(), "text/plain; version=0.0.4; charset=utf-8",
+                  metrics::to_prometheus(*snapshot));
+  });
+  router->http_get("/", [](auto req, auto) {
+    return answer(req, restinio::status_ok(), "application/json",
+                  R"({"routes":["/admin/actors","/metrics"]})");
+  });
+  router->non_matched_request_handler([](restinio::request_handle_t req) {
+    problem p{404, "not-found", "No such resource",
+              std::string(req->header().method().c_str()) + " " +
+                  std::string(req->header().path())};
+    return answer(req, restinio::status_not_found(), "application/problem+json",
+                  p.body());
+  });
+  return router;
+}
+
+} // namespace
+
+struct admin_server::impl {
+  restinio::running_server_handle_t<admin_traits> server;
+  bool stopped = false;
+};
+
+admin_server::admin_server(std::unique_ptr<impl> self) : impl_(std::move(self)) {}
+
+admin_server::~admin_server() {
+  stop();
+}
+
+caf::expected<std::unique_ptr<admin_server>>
+admin_server::start(const config::node_config& cfg, board_ptr board) {
+  auto self = std::make_unique<impl>();
+  try {
+    self->server = restinio::run_async<admin_traits>(
+        restinio::own_io_context(),
+        restinio::server_settings_t<admin_traits>{}
+            .address(cfg.admin.host)
+            .port(static_cast<std::uint16_t>(cfg.admin.port))
+            .request_handler(make_router(board)),
+        1);
+  } catch (const std::exception& e) {
+    return caf::make_error(caf::sec::cannot_open_port, "admin port cannot listen on " +
+                                                           cfg.admin.to_string() + ": " +
+                                                           e.what());
+  }
+  return std::unique_ptr<admin_server>{new admin_server(std::move(self))};
+}
+
+void admin_server::stop() {
+  if (!impl_ || impl_->stopped)
+    return;
+  impl_->stopped = true;
+  impl_->server->stop();
+  impl_->server->wait();
+}
+
+} // namespace simsync::net
