@@ -7,6 +7,10 @@ three-carrier example moved to free ports.
   - `console --once --json` shows the three nodes up, each with actors, and a
     rate > 0 on the account_shard that owns a pushed account at carrier-a;
     `console --once` (tables) names every carrier;
+  - carrier-b's carrierd is stopped (SIGSTOP) while carrier-a takes pushes:
+    `--once --json` still answers in time, shows carrier-b down ("timeout")
+    and says carrier-b is behind carrier-a (the link's outbox and lag > 0);
+    after SIGCONT it is up again and the outbox drains;
   - carrier-c's carrierd is killed (its pid from `tools/cluster status
     --json`): within 5 s `--once --json` shows it up:false and the other
     carriers' links to carrier-c down;
@@ -217,7 +221,13 @@ def test(folder):
         pusher.stop.set()
         pusher.join(15)
 
-    # 3. kill carrier-c's carrierd: shown down within 5 s, and the others'
+    # 3. carrier-b stops answering (SIGSTOP) while carrier-a takes pushes: the
+    # console still answers at once, shows carrier-b down (timeout) and says
+    # carrier-b is behind carrier-a, with the link's outbox and lag; then it
+    # catches up
+    stalled(folder, status, gateways, lines)
+
+    # 4. kill carrier-c's carrierd: shown down within 5 s, and the others'
     # links to it down
     victim = next(c for c in status["carriers"] if c["id"] == "carrier-c")["nodes"][0]
     expect(victim["pid"], f"no carrierd pid for carrier-c in {victim}")
@@ -243,8 +253,51 @@ def test(folder):
     table = console(folder).stdout
     expect("DOWN" in table and "carrier-c" in table, f"the table hides carrier-c:\n{table}")
 
-    # 4. the live view, driven in tmux
+    # 5. the live view, driven in tmux
     live(folder)
+
+
+def stalled(folder, status, gateways, lines):
+    pid = next(c for c in status["carriers"] if c["id"] == "carrier-b")["nodes"][0]["pid"]
+    expect(pid, "no carrierd pid for carrier-b")
+    os.kill(pid, signal.SIGSTOP)
+    pusher = Pusher(gateways["carrier-a"], lines)
+    try:
+        pusher.start()
+        stopped = time.monotonic()
+        while True:
+            expect(pusher.error is None, f"pushing failed: {pusher.error}")
+            started = time.monotonic()
+            snap = console_json(folder)
+            took = time.monotonic() - started
+            expect(took < 5, f"`console --once --json` took {took:.1f} s with a node hung")
+            b, a = node_of(snap, "carrier-b"), node_of(snap, "carrier-a")
+            link = next((l for l in a["links"] if l["peer"] == "carrier-b"), {})
+            behind = [s for s in snap["attention"] if s.startswith("carrier-b is behind carrier-a")]
+            if (not b["up"] and b["error"] == "timeout" and link.get("outbox", 0) > 0
+                    and link.get("lag_ms", 0) > 0 and behind):
+                break
+            if time.monotonic() - stopped > 10:
+                raise Failure(f"10 s into carrier-b's stall: carrier-b up={b['up']} "
+                              f"({b.get('error')}), carrier-a's link {link}, "
+                              f"attention {snap['attention']}")
+            time.sleep(0.3)
+        print(f"console: carrier-b hung -> {b['error']}; {behind[0]}")
+    finally:
+        pusher.stop.set()
+        pusher.join(15)
+        os.kill(pid, signal.SIGCONT)
+    deadline = time.monotonic() + 20
+    while True:
+        snap = console_json(folder)
+        b, a = node_of(snap, "carrier-b"), node_of(snap, "carrier-a")
+        link = next((l for l in a["links"] if l["peer"] == "carrier-b"), {})
+        if b["up"] and link.get("outbox") == 0 and link.get("state") == "up":
+            break
+        if time.monotonic() > deadline:
+            raise Failure(f"carrier-b never caught up: up={b['up']}, link {link}")
+        time.sleep(0.3)
+    print("console: carrier-b answers again and carrier-a's outbox to it is empty")
 
 
 def capture():
