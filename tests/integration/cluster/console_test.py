@@ -18,9 +18,9 @@ three-carrier example moved to free ports.
     the sort its header shows, Down+Enter opens an actor's detail, Esc goes
     back, `q` quits with status 0.
 
-The tmux session (on a tmux server socket of this run) and the deployment
-are torn down whatever happened. SIMSYNC_BUILD_DIR names the build that
-holds carrierd."""
+The tmux session (on a tmux server of this run, its socket in the run's
+folder) and the deployment are torn down whatever happened.
+SIMSYNC_BUILD_DIR names the build that holds carrierd."""
 
 import json
 import os
@@ -41,7 +41,7 @@ from example_deployment import CLUSTER, ROOT, copy_with_free_ports
 
 CONSOLE = ROOT / "tools" / "console"
 RUN = os.getpid()
-TMUX = ["tmux", "-L", f"simsync-console-test-{RUN}"]  # a tmux server of our own
+TMUX = ["tmux"]  # then -S <the test folder>/tmux.sock: a tmux server of our own
 SESSION = f"console-{RUN}"
 
 
@@ -364,6 +364,7 @@ def main():
         return 1
     folder = Path(tempfile.mkdtemp(prefix="simsync-cluster-console-"))
     try:
+        TMUX.extend(["-S", str(folder / "tmux.sock")])  # goes with the folder
         copy_with_free_ports(folder)
         test(folder)
         print("cluster_console: passed")
