@@ -86,6 +86,8 @@ deployment deployment_from_json(const nlohmann::json& json) {
           info.redis.push_back(n["redis"].get<std::string>());
         if (n.contains("pid") && n["pid"].is_number_integer())
           info.carrierd_pids.push_back(n["pid"].get<int>());
+        if (n.contains("redis_pid") && n["redis_pid"].is_number_integer())
+          info.redis_pids.push_back(n["redis_pid"].get<int>());
       }
     d.carriers.push_back(std::move(info));
   }
@@ -130,7 +132,7 @@ deployment deployment_from_gateways(const std::string& list) {
   for (auto& [id, url] : pairs_of(list, "--gateway")) {
     if (d.find(id))
       throw std::runtime_error("--gateway: carrier " + id + " named twice");
-    d.carriers.push_back(carrier_info{id, trim_slash(url), {}, {}});
+    d.carriers.push_back(carrier_info{id, trim_slash(url), {}, {}, {}});
   }
   return d;
 }

@@ -18,6 +18,7 @@ struct carrier_info {
   std::vector<std::string>
       redis; ///< "host:port" of each node's redis-server; may be empty
   std::vector<int> carrierd_pids; ///< local pids, for resident memory; may be empty
+  std::vector<int> redis_pids;    ///< local pids, for CPU accounting; may be empty
 };
 
 struct deployment {

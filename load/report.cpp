@@ -98,8 +98,10 @@ std::string format_table(const std::vector<nlohmann::json>& results) {
       notes = r.contains("error")
                   ? r["error"].get<std::string>()
                   : "redis-benchmark HSET -P 16: " + number(r, "hset_per_s", 0) + "/s";
-    if (r.contains("ratio_to_redis"))
-      notes += "; " + number(r, "ratio_to_redis", 3) + " of Redis HSET/s";
+    if (r.contains("ratio_to_redis")) {
+      nlohmann::json pct{{"v", r["ratio_to_redis"].get<double>() * 100}};
+      notes += "; " + number(pct, "v", 2) + "% of Redis HSET/s";
+    }
     out << name << " " << pad(verified, 8) << " "
         << pad(number(r, "changes_per_s", 0), 10) << " "
         << pad(number(r, "p50_ms", 2), 10) << " " << pad(number(r, "p99_ms", 2), 10)

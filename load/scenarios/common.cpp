@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 namespace simsync::load {
 
@@ -120,6 +121,54 @@ void put_latency(nlohmann::json& out, const histogram& h, const std::string& pre
   out[prefix + "p999_ms"] = ms(h.percentile(99.9));
   out[prefix + "max_ms"] = ms(h.max());
   out[prefix + "samples"] = h.count();
+}
+
+namespace {
+
+/// utime + stime of /proc/<pid>/stat in seconds; 0 if unknown.
+double cpu_seconds(const std::string& pid) {
+  std::ifstream in("/proc/" + pid + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  auto paren = text.rfind(')'); // the command name may hold spaces
+  if (paren == std::string::npos)
+    return 0;
+  std::istringstream fields(text.substr(paren + 2));
+  std::string f;
+  unsigned long long utime = 0, stime = 0;
+  // Fields after the name start at 3 (state); utime is 14, stime 15.
+  for (int i = 3; i <= 15 && fields >> f; ++i) {
+    if (i == 14)
+      utime = std::stoull(f);
+    if (i == 15)
+      stime = std::stoull(f);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+} // namespace
+
+cpu_usage cpu_usage::sample(const deployment& d) {
+  cpu_usage u;
+  for (const auto& c : d.carriers) {
+    for (int pid : c.carrierd_pids)
+      u.carrierd += cpu_seconds(std::to_string(pid));
+    for (int pid : c.redis_pids)
+      u.redis += cpu_seconds(std::to_string(pid));
+  }
+  u.loadtest = cpu_seconds("self");
+  return u;
+}
+
+nlohmann::json cpu_usage::per_change(const cpu_usage& before, std::size_t changes) const {
+  if (changes == 0 || (carrierd == 0 && redis == 0))
+    return nullptr;
+  auto ms = [&](double now, double then) {
+    return (now - then) * 1000.0 / static_cast<double>(changes);
+  };
+  return {{"carrierd", ms(carrierd, before.carrierd)},
+          {"redis-server", ms(redis, before.redis)},
+          {"loadtest", ms(loadtest, before.loadtest)}};
 }
 
 std::uint64_t resident_kib(int pid) {

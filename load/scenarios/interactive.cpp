@@ -77,6 +77,7 @@ result run_interactive(context& ctx) {
     histogram visible, http_hist;
     std::size_t issued = 0, ok = 0, shed = 0, errors = 0, seen = 0;
     std::uint64_t rss_max = 0;
+    auto cpu_before = cpu_usage::sample(ctx.dep);
     clock::time_point last_visible{};
     ticker tick;
 
@@ -191,6 +192,9 @@ result run_interactive(context& ctx) {
     nlohmann::json h;
     put_latency(h, http_hist);
     s["http"] = h;
+    auto cpu = cpu_usage::sample(ctx.dep).per_change(cpu_before, seen);
+    if (!cpu.is_null())
+      s["cpu_ms_per_change"] = cpu;
     if (rss_max)
       s["carrierd_max_rss_mib"] = static_cast<double>(rss_max) / 1024.0;
     steps.push_back(s);

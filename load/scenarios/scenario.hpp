@@ -93,4 +93,14 @@ void put_latency(nlohmann::json& out, const histogram& h, const std::string& pre
 /// Resident memory (VmRSS) of a process in KiB; 0 if unknown.
 std::uint64_t resident_kib(int pid);
 
+/// CPU time (user + system) of the deployment's local processes and of this
+/// tool, to say which process a change costs most (when pids are known).
+struct cpu_usage {
+  double carrierd = 0, redis = 0, loadtest = 0; ///< seconds
+  static cpu_usage sample(const deployment& d);
+  /// {"carrierd":ms,"redis-server":ms,"loadtest":ms} per change since `before`;
+  /// null when the deployment gave no pids.
+  nlohmann::json per_change(const cpu_usage& before, std::size_t changes) const;
+};
+
 } // namespace simsync::load
