@@ -14,8 +14,9 @@ using link_pointer = peer_link_actor::stateful_pointer<peer_link_state>;
 
 /// Entries sent before waiting for their acks.
 constexpr std::size_t window = 64;
-/// How soon an idle link looks at its outbox again.
-constexpr auto idle_interval = std::chrono::milliseconds{5};
+/// How long an idle link waits in Redis for its outbox to receive an entry
+/// (it wakes as soon as one is written) before it reads its mailbox again.
+constexpr auto idle_wait = std::chrono::milliseconds{20};
 constexpr auto first_backoff = std::chrono::milliseconds{100};
 constexpr auto max_backoff = std::chrono::milliseconds{5000};
 constexpr auto ack_timeout = std::chrono::seconds{60};
@@ -94,19 +95,20 @@ void send_window(link_pointer self) {
     if (!connect_node(self, i))
       return;
   st.link_state = "up";
-  auto entries = store::read_outbox(*st.redis, st.peer.id, "0-0", window);
+  auto entries = store::wait_outbox(*st.redis, st.peer.id, "0-0", window, idle_wait);
   if (!entries) {
     fail(self, describe(entries.error()));
     return;
   }
   if (entries->empty()) {
-    tick_after(self, idle_interval);
+    self->send(self, atom::tick_v);
     return;
   }
   std::vector<std::size_t> targets;
   for (const auto& e : *entries)
     targets.push_back(node_for(st, e.idcode));
   st.window_failed = false;
+  auto seq = ++st.window_seq;
   st.window_last_id = entries->back().id;
   st.in_flight = entries->size();
   st.window_sent_at = std::chrono::steady_clock::now();
@@ -118,8 +120,10 @@ void send_window(link_pointer self) {
     self->request(st.nodes[node], ack_timeout, atom::deliver_v,
                   peer_message{st.carrier, std::move(e)})
         .then(
-            [self](const std::string&) {
+            [self, seq](const std::string&) {
               auto& st = self->state;
+              if (st.window_seq != seq)
+                return;
               if (st.round_trip)
                 st.round_trip->record(std::chrono::steady_clock::now() -
                                       st.window_sent_at);
@@ -127,8 +131,10 @@ void send_window(link_pointer self) {
               if (--st.in_flight == 0)
                 window_done(self);
             },
-            [self, node](caf::error& err) {
+            [self, node, seq](caf::error& err) {
               auto& st = self->state;
+              if (st.window_seq != seq)
+                return;
               st.window_failed = true;
               st.last_error = self->system().render(err);
               st.nodes[node] = federation_actor{}; // reconnect before the retry
@@ -161,10 +167,18 @@ peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
   st.peer = std::move(peer);
   st.redis_at = std::move(redis_at);
   self->set_down_handler([self](const caf::down_msg& down) {
-    for (auto& node : self->state.nodes)
+    auto& st = self->state;
+    for (auto& node : st.nodes)
       if (node && node.address() == down.source)
         node = federation_actor{};
-    self->state.link_state = "down";
+    st.link_state = "down";
+    // CAF 0.17 may drop requests to a node that died without answering them:
+    // give up the window now rather than at the ack timeout, and resend it.
+    if (st.in_flight > 0) {
+      ++st.window_seq;
+      st.in_flight = 0;
+      fail(self, "a node of " + st.peer.id + " went down with a window in flight");
+    }
   });
   self->send(self, atom::tick_v);
   return {

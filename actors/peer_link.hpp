@@ -26,6 +26,8 @@ struct peer_link_state {
   std::vector<federation_actor> nodes;
 
   std::size_t in_flight = 0;
+  /// Numbers the windows, so that answers to an abandoned window are ignored.
+  std::uint64_t window_seq = 0;
   bool window_failed = false;
   std::string window_last_id;
   std::chrono::milliseconds backoff{0};

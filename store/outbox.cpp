@@ -29,20 +29,9 @@ std::string field(reply_view fields, std::string_view name) {
   return {};
 }
 
-} // namespace
-
-caf::expected<std::vector<outbox_entry>> read_outbox(redis_client& redis,
-                                                     const std::string& peer,
-                                                     const std::string& after,
-                                                     std::size_t count) {
-  auto start = "(" + after;
-  auto n = std::to_string(count);
-  auto r = redis.call({"XRANGE", keys::outbox(peer), start, "+", "COUNT", n});
-  if (!r)
-    return std::move(r.error());
-  auto v = r->view();
-  if (v.is_error())
-    return caf::make_error(ec::store_unavailable, "XRANGE: " + std::string(v.str()));
+/// The entries of an XRANGE reply (or of one stream in an XREAD reply).
+caf::expected<std::vector<outbox_entry>> parse_entries(reply_view v,
+                                                       const std::string& peer) {
   std::vector<outbox_entry> out;
   out.reserve(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) {
@@ -57,6 +46,39 @@ caf::expected<std::vector<outbox_entry>> read_outbox(redis_client& redis,
                                field(entry[1], "batch")});
   }
   return out;
+}
+
+} // namespace
+
+caf::expected<std::vector<outbox_entry>> read_outbox(redis_client& redis,
+                                                     const std::string& peer,
+                                                     const std::string& after,
+                                                     std::size_t count) {
+  auto start = "(" + after;
+  auto n = std::to_string(count);
+  auto r = redis.call({"XRANGE", keys::outbox(peer), start, "+", "COUNT", n});
+  if (!r)
+    return std::move(r.error());
+  auto v = r->view();
+  if (v.is_error())
+    return caf::make_error(ec::store_unavailable, "XRANGE: " + std::string(v.str()));
+  return parse_entries(v, peer);
+}
+
+caf::expected<std::vector<outbox_entry>>
+wait_outbox(redis_client& redis, const std::string& peer, const std::string& after,
+            std::size_t count, std::chrono::milliseconds wait) {
+  auto r =
+      redis.call({"XREAD", "COUNT", std::to_string(count), "BLOCK",
+                  std::to_string(wait.count()), "STREAMS", keys::outbox(peer), after});
+  if (!r)
+    return std::move(r.error());
+  auto v = r->view();
+  if (v.is_error())
+    return caf::make_error(ec::store_unavailable, "XREAD: " + std::string(v.str()));
+  if (v.is_nil() || v.size() == 0) // nothing came in time
+    return std::vector<outbox_entry>{};
+  return parse_entries(v[0][1], peer);
 }
 
 caf::expected<std::size_t> trim_outbox(redis_client& redis, const std::string& peer,

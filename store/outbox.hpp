@@ -4,6 +4,7 @@
 
 #include <caf/expected.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -33,6 +34,13 @@ caf::expected<std::vector<outbox_entry>> read_outbox(redis_client& redis,
                                                      const std::string& peer,
                                                      const std::string& after,
                                                      std::size_t count);
+
+/// Like read_outbox, but when nothing is there yet, waits up to `wait` for an
+/// entry to arrive (XREAD BLOCK): the link learns of a change as soon as it is
+/// written, without polling.
+caf::expected<std::vector<outbox_entry>>
+wait_outbox(redis_client& redis, const std::string& peer, const std::string& after,
+            std::size_t count, std::chrono::milliseconds wait);
 
 /// Removes every entry up to and including `through` once the peer has
 /// persisted them. Returns how many were removed.
