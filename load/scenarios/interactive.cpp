@@ -74,7 +74,9 @@ result run_interactive(context& ctx) {
     // Start a little ahead so the first edits are not already late.
     open_loop_schedule schedule(rate, duration,
                                 clock::now() + std::chrono::milliseconds{20});
-    histogram visible, http_hist;
+    // issue_lag: how late the client sent each edit. Large values mean the
+    // client (not the server) fell behind; the latency still counts from due.
+    histogram visible, http_hist, issue_lag;
     std::size_t issued = 0, ok = 0, shed = 0, errors = 0, seen = 0;
     std::uint64_t rss_max = 0;
     auto cpu_before = cpu_usage::sample(ctx.dep);
@@ -86,6 +88,7 @@ result run_interactive(context& ctx) {
       auto& p = persons[pi];
       auto& l = p.lines[0];
       auto due = schedule.due(i);
+      issue_lag.record(micros(clock::now() - due));
       auto uid = "ia-" + std::to_string(o.tag) + "-" + std::to_string(step) + "-" +
                  std::to_string(i);
       // Visible when every remote sibling has it.
@@ -192,6 +195,9 @@ result run_interactive(context& ctx) {
     nlohmann::json h;
     put_latency(h, http_hist);
     s["http"] = h;
+    nlohmann::json lag;
+    put_latency(lag, issue_lag);
+    s["issue_lag"] = lag;
     auto cpu = cpu_usage::sample(ctx.dep).per_change(cpu_before, seen);
     if (!cpu.is_null())
       s["cpu_ms_per_change"] = cpu;
