@@ -48,7 +48,10 @@ void BM_replication(benchmark::State& state) {
   const int cards = 1000;
   auto book = bench::sample_book(cards);
   for (auto _ : state) {
-    testing::deployment d({"carrier-a", "carrier-b"}, {4});
+    testing::deployment::options opts;
+    opts.shards = 4;
+    opts.metrics = state.range(1) != 0;
+    testing::deployment d({"carrier-a", "carrier-b"}, opts);
     auto a = d.redis("carrier-a").connect();
     auto b = d.redis("carrier-b").connect();
     store::account_store at_a(a, "carrier-a");
@@ -100,8 +103,12 @@ void BM_replication(benchmark::State& state) {
 
 } // namespace
 
+// Args: persons, metrics on (1) or off (0): the pair measures what the
+// actors' timers and the introspector cost.
 BENCHMARK(BM_replication)
-    ->Arg(100)
+    ->ArgNames({"persons", "metrics"})
+    ->Args({100, 1})
+    ->Args({100, 0})
     ->UseManualTime()
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);

@@ -103,7 +103,8 @@ void deployment::write_config(const std::string& carrier, const node& self) {
       ".seal.key\"\ndata_dir = \"" + carrier + "-" + self.id +
       "\"\n\n[redis]\naddress = \"" + self.redis->endpoint().to_string() +
       "\"\n\n[gateway]\nlisten = \"127.0.0.1:" + std::to_string(self.gateway_port) +
-      "\"\n\n[admin]\nlisten = \"127.0.0.1:" + std::to_string(self.admin_port) + "\"\n";
+      "\"\n\n[admin]\nlisten = \"127.0.0.1:" + std::to_string(self.admin_port) +
+      "\"\nmetrics = " + (opts_.metrics ? "true" : "false") + "\n";
   toml += nodes_toml(carrier, "nodes");
   for (const auto& [peer, nodes] : carriers_) {
     if (peer == carrier)

@@ -20,6 +20,8 @@ public:
     int shards = 2; ///< per carrier
     /// Nodes per carrier (default 1); shard s belongs to node s % count.
     std::map<std::string, int> nodes = {};
+    /// carrierd's [admin] metrics (off only to measure what collecting costs).
+    bool metrics = true;
   };
 
   explicit deployment(std::vector<std::string> carriers)
