@@ -216,6 +216,7 @@ int run_cli(int argc, char** argv) {
     return 0;
   }
   auto& o = p.opts;
+  install_interrupt_handler();
   std::random_device rd;
   o.tag = rd() % 10000;
 
@@ -235,6 +236,8 @@ int run_cli(int argc, char** argv) {
     auto run = [&](const char* name, result (*fn)(context&)) {
       try {
         results.push_back(fn(ctx));
+      } catch (const interrupted_error&) {
+        throw;
       } catch (const std::exception& e) {
         say(std::string(name) + ": failed: " + e.what());
         results.push_back(
@@ -251,6 +254,10 @@ int run_cli(int argc, char** argv) {
       run("pull", run_pull);
     if (want("large"))
       run("large", run_large);
+  } catch (const interrupted_error&) {
+    // The mailbox watch's destructor has restored the Redis settings.
+    std::cerr << "loadtest: interrupted\n";
+    return 130;
   } catch (const std::exception& e) {
     std::cerr << "loadtest: " << e.what() << "\n";
     return 3;

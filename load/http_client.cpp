@@ -1,5 +1,7 @@
 #include "load/http_client.hpp"
 
+#include "load/progress.hpp"
+
 #include <curl/curl.h>
 
 #include <algorithm>
@@ -161,6 +163,8 @@ void http_driver::harvest() {
 }
 
 void http_driver::poll(std::chrono::milliseconds max_wait) {
+  if (interrupted())
+    throw interrupted_error();
   auto now = clock::now();
   while (!delayed_.empty() && delayed_.begin()->first <= now) {
     queue_.push_back(std::move(delayed_.begin()->second));

@@ -4,12 +4,22 @@
 
 #include "load/schedule.hpp"
 
+#include <stdexcept>
 #include <string>
 
 namespace simsync::load {
 
 /// Prints "[  12.3s] text" to stderr, so stdout stays for the final table.
 void say(const std::string& text);
+
+/// Ctrl-C or SIGTERM: the driver's poll() throws `interrupted_error` once
+/// this is set, so every scenario unwinds and the Redis settings the mailbox
+/// watch changed are restored.
+void install_interrupt_handler();
+bool interrupted();
+struct interrupted_error : std::runtime_error {
+  interrupted_error() : std::runtime_error("interrupted") {}
+};
 
 /// True at most once per `period`: for a progress line per second.
 class ticker {
