@@ -72,9 +72,22 @@ struct mailbox_watch::redis_conn {
   redisContext* sub = nullptr;
   redisContext* cmd = nullptr;
   std::string old_events; ///< notify-keyspace-events before the run
+  bool changed = false;   ///< old_events must be restored
   std::deque<std::function<void(void*)>> waiting;
 
+  // Restores the server's setting, on a fresh blocking connection; here and
+  // not in ~mailbox_watch, so a constructor that fails half way restores too.
   ~redis_conn() {
+    if (changed) {
+      try {
+        auto* restore = connect_to(address);
+        call_string(restore, {"CONFIG", "SET", "notify-keyspace-events", old_events});
+        redisFree(restore);
+      } catch (const std::exception& e) {
+        say(std::string("warning: could not restore notify-keyspace-events of ") +
+            address + ": " + e.what());
+      }
+    }
     if (sub)
       redisFree(sub);
     if (cmd)
@@ -87,46 +100,51 @@ mailbox_watch::mailbox_watch(const deployment& d, http_driver& http,
     : http_(http), poll_(poll) {
   if (!use_redis || !d.has_redis())
     return;
-  for (const auto& carrier : d.carriers)
-    for (const auto& address : carrier.redis) {
-      auto c = std::make_unique<redis_conn>();
-      c->address = address;
-      c->cmd = connect_to(address);
-      c->old_events = call_string(c->cmd, {"CONFIG", "GET", "notify-keyspace-events"});
-      // K: keyspace channel; h: hash commands. 'A' already includes h.
-      std::string events = c->old_events;
-      if (events.find('K') == std::string::npos)
-        events += 'K';
-      if (events.find('h') == std::string::npos && events.find('A') == std::string::npos)
-        events += 'h';
-      call_string(c->cmd, {"CONFIG", "SET", "notify-keyspace-events", events});
-      c->sub = connect_to(address);
-      reply_ptr r{static_cast<redisReply*>(
-          redisCommand(c->sub, "PSUBSCRIBE %s", "__keyspace@0__:pending:*"))};
-      if (!r.r)
-        throw std::runtime_error("redis " + address + ": PSUBSCRIBE failed");
-      make_nonblocking(c->sub);
-      make_nonblocking(c->cmd);
-      auto* raw = c.get();
-      http_.watch_fd(c->sub->fd, [this, raw] { read_events(*raw); });
-      http_.watch_fd(c->cmd->fd, [this, raw] { read_replies(*raw); });
-      conns_.push_back(std::move(c));
+  try {
+    for (const auto& carrier : d.carriers)
+      for (const auto& address : carrier.redis) {
+        conns_.push_back(std::make_unique<redis_conn>());
+        auto* c = conns_.back().get();
+        c->address = address;
+        c->cmd = connect_to(address);
+        c->old_events = call_string(c->cmd, {"CONFIG", "GET", "notify-keyspace-events"});
+        // K: keyspace channel; h: hash commands. 'A' already includes h.
+        std::string events = c->old_events;
+        if (events.find('K') == std::string::npos)
+          events += 'K';
+        if (events.find('h') == std::string::npos &&
+            events.find('A') == std::string::npos)
+          events += 'h';
+        call_string(c->cmd, {"CONFIG", "SET", "notify-keyspace-events", events});
+        c->changed = true;
+        c->sub = connect_to(address);
+        reply_ptr r{static_cast<redisReply*>(
+            redisCommand(c->sub, "PSUBSCRIBE %s", "__keyspace@0__:pending:*"))};
+        if (!r.r)
+          throw std::runtime_error("redis " + address + ": PSUBSCRIBE failed");
+        make_nonblocking(c->sub);
+        make_nonblocking(c->cmd);
+        http_.watch_fd(c->sub->fd, [this, c] { read_events(*c); });
+        http_.watch_fd(c->cmd->fd, [this, c] { read_replies(*c); });
+      }
+  } catch (...) {
+    // Half set up: forget the fds; each connection restores its setting.
+    for (auto& c : conns_) {
+      if (c->sub)
+        http_.unwatch_fd(c->sub->fd);
+      if (c->cmd)
+        http_.unwatch_fd(c->cmd->fd);
     }
+    throw;
+  }
 }
 
 mailbox_watch::~mailbox_watch() {
   for (auto& c : conns_) {
     http_.unwatch_fd(c->sub->fd);
     http_.unwatch_fd(c->cmd->fd);
-    // Restore the server's setting on a fresh blocking connection.
-    try {
-      auto* restore = connect_to(c->address);
-      call_string(restore, {"CONFIG", "SET", "notify-keyspace-events", c->old_events});
-      redisFree(restore);
-    } catch (const std::exception& e) {
-      say(std::string("warning: could not restore notify-keyspace-events: ") + e.what());
-    }
   }
+  // Each connection's destructor restores its server's setting.
 }
 
 std::string mailbox_watch::method() const {
