@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <thread>
 
 namespace {
 
@@ -21,6 +22,17 @@ struct carrierd_config : caf::actor_system_config {
     load<caf::io::middleman>();
     // BASP heartbeats let a node notice a silent peer (down_msg on its handles).
     set("middleman.heartbeat-interval", caf::timespan{std::chrono::seconds{1}});
+    // One scheduler thread per core, and an idle one goes to sleep at once:
+    // CAF 0.17 starts at least 4 and polls an idle one for 25 ms (500 sleeps
+    // of 50 µs) before it sleeps, which cost more CPU than the node's own work
+    // (perf: a third of carrierd's samples in nanosleep). A sleeping worker
+    // wakes for a new job at once, and every 2 ms to steal from a busy one.
+    auto cores = static_cast<std::int64_t>(std::thread::hardware_concurrency());
+    set("scheduler.max-threads", std::max<std::int64_t>(2, cores));
+    set("work-stealing.aggressive-poll-attempts", std::int64_t{10});
+    set("work-stealing.moderate-poll-attempts", std::int64_t{0});
+    set("work-stealing.relaxed-sleep-duration",
+        caf::timespan{std::chrono::milliseconds{2}});
   }
 };
 
