@@ -72,6 +72,19 @@ local function hdel_list(key, fields)
   end
 end
 
+-- The values of `fields` in a hash that holds them, as field -> value.
+local function hmget_map(key, fields)
+  local map = {}
+  for i = 1, #fields, CHUNK do
+    local last = math.min(i + CHUNK - 1, #fields)
+    local values = redis.call('HMGET', key, unpack(fields, i, last))
+    for j = i, last do
+      if values[j - i + 1] then map[fields[j]] = values[j - i + 1] end
+    end
+  end
+  return map
+end
+
 local function flat_to_map(flat)
   local map = {}
   for i = 1, #flat, 2 do map[flat[i]] = flat[i + 1] end

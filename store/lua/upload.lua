@@ -63,10 +63,18 @@ end
 -- were never applied here are not read as deletions.
 local skey, bkey = shared_key(id), base_key(id, line)
 local changes, base_sets, base_dels, touched = {}, {}, {}, {}
-local base_loaded = mode ~= 'remove'
-local base = base_loaded and flat_to_map(redis.call('HGETALL', bkey)) or {}
+-- A snapshot is compared with the whole base; a delta needs only its own
+-- cards' entries (a 100-card delta to a 50,000-card book reads 100, not 50,000).
+local base = {}
+if mode == 'snapshot' then
+  base = flat_to_map(redis.call('HGETALL', bkey))
+elseif mode == 'delta' then
+  local uids = {}
+  for i = FIRST, #ARGV, 3 do uids[#uids + 1] = ARGV[i] end
+  base = hmget_map(bkey, uids)
+end
 local function base_hash(uid)
-  if base_loaded then return base[uid] end
+  if mode ~= 'remove' then return base[uid] end
   return redis.call('HGET', bkey, uid)
 end
 
