@@ -1,10 +1,9 @@
 #include "load/deployment.hpp"
 
+#include "config/local_deployment.hpp"
+
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
-#include <sys/wait.h>
 
 namespace simsync::load {
 
@@ -53,19 +52,6 @@ std::vector<std::pair<std::string, std::string>> pairs_of(const std::string& lis
   return out;
 }
 
-std::string cluster_script() {
-  if (const char* script = std::getenv("SIMSYNC_CLUSTER"); script && *script)
-    return script;
-  return SIMSYNC_CLUSTER_SCRIPT;
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s)
-    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 } // namespace
 
 deployment deployment_from_json(const nlohmann::json& json) {
@@ -97,26 +83,8 @@ deployment deployment_from_json(const nlohmann::json& json) {
 }
 
 deployment deployment_from_cluster(const std::string& configs) {
-  auto script = cluster_script();
-  auto command = shell_quote(script) + " status --json";
-  if (!configs.empty())
-    command += " --configs " + shell_quote(configs);
-  command += " 2>/dev/null";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe)
-    throw std::runtime_error("cannot run " + script);
-  std::string text;
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
-    text.append(buffer, n);
-  int status = ::pclose(pipe);
   auto hint = " (start it with tools/cluster up, or pass --gateway / --deployment)";
-  if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error("no local deployment: " + command + " failed" + hint);
-  auto json = nlohmann::json::parse(text, nullptr, false);
-  if (json.is_discarded())
-    throw std::runtime_error("no local deployment: " + script + " printed no JSON" +
-                             hint);
+  auto json = config::local_deployment_status(configs, hint);
   auto d = deployment_from_json(json);
   // A node that is down has no pid; the deployment must be up to be loaded.
   for (const auto& c : json["carriers"])
