@@ -82,15 +82,16 @@ node_snapshot summarize(node_sample now, const node_snapshot* previous) {
     out.interval_s = std::chrono::duration<double>(now.at - previous->sample.at).count();
   std::map<std::string, const actor_status*> before;
   if (previous)
-    for (const auto& s : previous->sample.actors)
-      before[s.name] = &s;
-  for (const auto& s : now.actors) {
+    for (const auto& a : previous->actors)
+      before[a.status.name] = &a.status;
+  for (auto& s : now.actors) {
     actor_view view;
-    view.status = s;
-    auto total = latency_histogram::from(s.latency_counts, s.latency_sum_us);
-    auto it = before.find(s.name);
+    view.status = std::move(s);
+    const auto& st = view.status;
+    auto total = latency_histogram::from(st.latency_counts, st.latency_sum_us);
+    auto it = before.find(st.name);
     if (it != before.end()) {
-      view.rate = per_second(s.processed, it->second->processed, out.interval_s);
+      view.rate = per_second(st.processed, it->second->processed, out.interval_s);
       total = total.since(latency_histogram::from(it->second->latency_counts,
                                                   it->second->latency_sum_us));
     }
@@ -104,6 +105,9 @@ node_snapshot summarize(node_sample now, const node_snapshot* previous) {
     out.gateway = summarize_gateway(
         *now.gateway, previous && previous->gateway ? &*previous->gateway : nullptr,
         out.interval_s);
+  // Their figures now live in the views.
+  now.actors.clear();
+  now.gateway.reset();
   out.sample = std::move(now);
   return out;
 }

@@ -65,7 +65,9 @@ struct gateway_view {
 };
 
 struct node_snapshot {
-  node_sample sample;    ///< the cumulative figures (sample.actors == actors' status)
+  /// The node, its Redis and when; its actors and gateway were moved into
+  /// `actors` and `gateway`, where the next summary finds their totals.
+  node_sample sample;
   double interval_s = 0; ///< since the previous sample; 0 for the first
   std::vector<actor_view> actors;
   std::optional<gateway_view> gateway;

@@ -37,33 +37,12 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from example_deployment import CLUSTER, ROOT, copy_with_free_ports
+from example_deployment import CLUSTER, ROOT, Failure, copy_with_free_ports, expect, run
 
 CONSOLE = ROOT / "tools" / "console"
 RUN = os.getpid()
 TMUX = ["tmux"]  # then -S <the test folder>/tmux.sock: a tmux server of our own
 SESSION = f"console-{RUN}"
-
-
-class Failure(Exception):
-    pass
-
-
-def expect(condition, message):
-    if not condition:
-        raise Failure(message)
-
-
-def run(argv, timeout=60, check=True):
-    try:
-        r = subprocess.run([str(a) for a in argv], capture_output=True, text=True,
-                           stdin=subprocess.DEVNULL, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise Failure(f"`{' '.join(map(str, argv))}` did not finish in {timeout} s")
-    if check and r.returncode != 0:
-        raise Failure(f"`{' '.join(map(str, argv))}` exited {r.returncode}:\n"
-                      f"{r.stdout}{r.stderr}")
-    return r
 
 
 def console(folder, *args):

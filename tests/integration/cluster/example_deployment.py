@@ -1,10 +1,12 @@
 """What the cluster ctests share: the three-carrier example copied to a
 folder with every port moved to a free one, so that a test's deployment runs
-beside anything else on this machine (the example's fixed ports included)."""
+beside anything else on this machine (the example's fixed ports included),
+and running a command whose failure fails the test."""
 
 import re
 import shutil
 import socket
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -37,3 +39,26 @@ def copy_with_free_ports(folder, example=EXAMPLE):
         (folder / name).write_text(t)
     for key in Path(example).glob("*.key"):
         shutil.copy(key, folder / key.name)
+
+
+class Failure(Exception):
+    """What a test reports as its failure."""
+
+
+def expect(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def run(argv, timeout=60, check=True, **kw):
+    """Runs a command with a timeout; its output is captured. A timeout, or a
+    non-zero exit when `check`, is a Failure that shows the output."""
+    try:
+        r = subprocess.run([str(a) for a in argv], capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL, timeout=timeout, **kw)
+    except subprocess.TimeoutExpired:
+        raise Failure(f"`{' '.join(map(str, argv))}` did not finish in {timeout:.0f} s")
+    if check and r.returncode != 0:
+        raise Failure(f"`{' '.join(map(str, argv))}` exited {r.returncode}:\n"
+                      f"{r.stdout}{r.stderr}")
+    return r

@@ -27,9 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
-EXAMPLE = ROOT / "config" / "examples" / "three-carriers"
-CLUSTER = ROOT / "tools" / "cluster"
+from example_deployment import CLUSTER, EXAMPLE, ROOT, Failure, expect
+from example_deployment import run as run_command
 BUILD = Path(os.environ.get("SIMSYNC_BUILD_DIR", ROOT / "build"))
 PHONE = BUILD / "tools" / "phone"
 LOADTEST = BUILD / "tools" / "loadtest"
@@ -42,10 +41,6 @@ PREFIX = f"simsync-ct{RUN}-"
 SUBNET = f"10.77.{RUN % 250 + 1}.0/24"
 
 
-class Failure(Exception):
-    pass
-
-
 def left(reserve=15):
     """Seconds left for one command, keeping `reserve` for the teardown."""
     return max(1.0, BUDGET - reserve - (time.monotonic() - START))
@@ -55,15 +50,7 @@ def run(argv, timeout=None, check=True, teardown=False, **kw):
     """Runs a command within the budget (a teardown command gets its own
     timeout, so that it runs even when the budget is spent)."""
     timeout = timeout if teardown else min(timeout or left(), left())
-    try:
-        r = subprocess.run([str(a) for a in argv], capture_output=True, text=True,
-                           stdin=subprocess.DEVNULL, timeout=timeout, **kw)
-    except subprocess.TimeoutExpired:
-        raise Failure(f"`{' '.join(map(str, argv))}` did not finish in {timeout:.0f} s")
-    if check and r.returncode != 0:
-        raise Failure(f"`{' '.join(map(str, argv))}` exited {r.returncode}:\n"
-                      f"{r.stdout}{r.stderr}")
-    return r
+    return run_command(argv, timeout=timeout, check=check, **kw)
 
 
 def cluster(folder, *args, timeout=None, check=True, teardown=False):
@@ -74,11 +61,6 @@ def cluster(folder, *args, timeout=None, check=True, teardown=False):
 
 def in_load(load, *argv, timeout=None, check=True, cwd=None):
     return run(["ip", "netns", "exec", load, *argv], timeout=timeout, check=check, cwd=cwd)
-
-
-def expect(condition, message):
-    if not condition:
-        raise Failure(message)
 
 
 def netns_unavailable():
