@@ -26,7 +26,7 @@ caf::actor spawn_child(caf::actor_system& sys, const node_state& st,
         account_shard, st.redis_at, st.carrier, c.index, st.measured));
   return caf::actor_cast<caf::actor>(sys.spawn<caf::detached>(
       peer_link, st.carrier, st.peers[static_cast<size_t>(c.index)], st.redis_at,
-      st.measured));
+      st.backlog, static_cast<std::size_t>(c.index), st.measured));
 }
 
 void on_child_down(node_pointer self, const caf::down_msg& down) {
@@ -156,6 +156,10 @@ caf::expected<running_node> start_node(caf::actor_system& sys,
   st.carrier = cfg.carrier;
   st.redis_at = *redis_at;
   st.peers = cfg.peers;
+  std::vector<std::string> peer_ids;
+  for (const auto& peer : cfg.peers)
+    peer_ids.push_back(peer.id);
+  st.backlog = std::make_shared<replication_backlog>(std::move(peer_ids));
   st.measured = cfg.metrics;
   auto owned = cfg.owned_shards();
   std::vector<account_shard_actor> shards;
@@ -192,7 +196,8 @@ caf::expected<running_node> start_node(caf::actor_system& sys,
     st.children.push_back(std::move(c));
   }
   auto endpoint = st.federation;
-  return running_node{sys.spawn(node, std::move(st)), endpoint};
+  auto backlog = st.backlog;
+  return running_node{sys.spawn(node, std::move(st)), endpoint, std::move(backlog)};
 }
 
 bool stop_node(caf::actor_system& sys, const node_actor& node,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "actors/actors.hpp"
+#include "actors/replication_backlog.hpp"
 #include "config/node_config.hpp"
 #include "store/redis_client.hpp"
 
@@ -10,6 +11,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,7 @@ struct node_state {
   std::string carrier;
   store::redis_endpoint redis_at;
   std::vector<config::peer_entry> peers;
+  std::shared_ptr<replication_backlog> backlog; ///< the peer links report here
   bool measured = true; ///< actors time their messages (config: metrics)
   federation_actor federation;
   std::vector<child> children;
@@ -44,6 +47,8 @@ struct node_state {
 struct running_node {
   node_actor supervisor;
   federation_actor federation;
+  /// How far behind each peer link is, for the gateway's load shedding.
+  std::shared_ptr<replication_backlog> backlog;
 };
 
 /// Spawns a node: its shards, its federation endpoint (published on the

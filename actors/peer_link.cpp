@@ -28,6 +28,7 @@ void tick_after(link_pointer self, std::chrono::milliseconds delay) {
 void fail(link_pointer self, std::string why) {
   auto& st = self->state;
   st.link_state = "down";
+  st.backlog->down(st.backlog_slot);
   st.last_error = std::move(why);
   st.backoff = std::min(max_backoff, std::max(first_backoff, st.backoff * 2));
   tick_after(self, st.backoff);
@@ -59,6 +60,16 @@ bool connect_node(link_pointer self, std::size_t i) {
   self->monitor(*handle);
   st.nodes[i] = std::move(*handle);
   return true;
+}
+
+/// Milliseconds since a Unix time in milliseconds (0 if it is in the future:
+/// the stream id comes from Redis's clock, which may run a little ahead).
+std::uint64_t lag_since(std::uint64_t unix_ms) {
+  auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count();
+  auto now_ms = static_cast<std::uint64_t>(now);
+  return now_ms > unix_ms ? now_ms - unix_ms : 0;
 }
 
 /// All acks of a window are in: trim it if every entry was persisted.
@@ -101,9 +112,11 @@ void send_window(link_pointer self) {
     return;
   }
   if (entries->empty()) {
+    st.backlog->waiting_since(st.backlog_slot, 0);
     self->send(self, atom::tick_v);
     return;
   }
+  st.backlog->waiting_since(st.backlog_slot, store::stream_id_ms(entries->front().id));
   std::vector<std::size_t> targets;
   for (const auto& e : *entries)
     targets.push_back(node_for(st, e.idcode));
@@ -144,22 +157,16 @@ void send_window(link_pointer self) {
   }
 }
 
-/// Milliseconds since a Unix time in milliseconds (0 if it is in the future:
-/// the stream id comes from Redis's clock, which may run a little ahead).
-std::uint64_t lag_since(std::uint64_t unix_ms) {
-  auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                 std::chrono::system_clock::now().time_since_epoch())
-                 .count();
-  auto now_ms = static_cast<std::uint64_t>(now);
-  return now_ms > unix_ms ? now_ms - unix_ms : 0;
-}
-
 } // namespace
 
 peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
                                          config::peer_entry peer,
-                                         store::redis_endpoint redis_at, bool measured) {
+                                         store::redis_endpoint redis_at,
+                                         std::shared_ptr<replication_backlog> backlog,
+                                         std::size_t backlog_slot, bool measured) {
   auto& st = self->state;
+  st.backlog = std::move(backlog);
+  st.backlog_slot = backlog_slot;
   if (measured)
     st.round_trip.emplace();
   st.carrier = std::move(carrier);
@@ -172,6 +179,7 @@ peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
       if (node && node.address() == down.source)
         node = federation_actor{};
     st.link_state = "down";
+    st.backlog->down(st.backlog_slot);
     // CAF 0.17 may drop requests to a node that died without answering them:
     // give up the window now rather than at the ack timeout, and resend it.
     if (st.in_flight > 0) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "actors/actors.hpp"
+#include "actors/replication_backlog.hpp"
 #include "config/node_config.hpp"
 #include "metrics/latency_histogram.hpp"
 #include "store/redis_client.hpp"
@@ -9,6 +10,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +33,9 @@ struct peer_link_state {
   bool window_failed = false;
   std::string window_last_id;
   std::chrono::milliseconds backoff{0};
+  /// Where the link says how far behind it is (slot = the peer's position).
+  std::shared_ptr<replication_backlog> backlog;
+  std::size_t backlog_slot = 0;
 
   std::string link_state = "connecting"; ///< up, down or connecting
   std::string last_error;
@@ -48,6 +53,8 @@ struct peer_link_state {
 /// the peer's apply is idempotent, so a resent window does no harm.
 peer_link_actor::behavior_type
 peer_link(peer_link_actor::stateful_pointer<peer_link_state> self, std::string carrier,
-          config::peer_entry peer, store::redis_endpoint redis_at, bool measured);
+          config::peer_entry peer, store::redis_endpoint redis_at,
+          std::shared_ptr<replication_backlog> backlog, std::size_t backlog_slot,
+          bool measured);
 
 } // namespace simsync

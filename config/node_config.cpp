@@ -57,6 +57,9 @@ constexpr option_spec option_specs[] = {
     {"--redis", "redis.address", "ADDR", "required",
      "this node's Redis: host:port or unix:/absolute/path"},
     {"--gateway", "gateway.listen", "HOST:PORT", "required", "terminal HTTP API"},
+    {"--max-replication-lag-ms", "gateway.max_replication_lag_ms", "MS", "default: 2000",
+     "shared uploads are answered 503 (retry after a second) while replication\n"
+     "to a peer carrier that is up is further behind than this; 0: never"},
     {"--admin", "admin.listen", "HOST:PORT", "required",
      "admin HTTP (metrics, introspection)"},
     {"--metrics", "admin.metrics", "on|off", "default: on",
@@ -212,8 +215,10 @@ public:
     if (!valid_redis_address(c.redis_address))
       fail("redis.address",
            "expected host:port or unix:/path, got " + in_quotes(c.redis_address));
-    c.gateway =
-        required_host_port(setting_table("gateway", {"listen"}), "gateway.listen");
+    const auto* gateway = setting_table("gateway", {"listen", "max_replication_lag_ms"});
+    c.gateway = required_host_port(gateway, "gateway.listen");
+    c.max_replication_lag = std::chrono::milliseconds{
+        non_negative_integer(gateway, "gateway.max_replication_lag_ms").value_or(2000)};
     const auto* admin = setting_table("admin", {"listen", "metrics"});
     c.admin = required_host_port(admin, "admin.listen");
     c.metrics = optional_bool(admin, "admin.metrics").value_or(true);
@@ -312,6 +317,16 @@ private:
     if (!node->is_integer())
       fail(name, "expected an integer, got " + type_name(*node));
     return node->as_integer()->get();
+  }
+
+  std::optional<long long> non_negative_integer(const toml::table* table,
+                                                std::string_view name) const {
+    if (!table)
+      return std::nullopt;
+    auto value = optional_integer(*table, name);
+    if (value && *value < 0)
+      fail(name, "expected 0 or more, got " + std::to_string(*value));
+    return value;
   }
 
   std::string required_id(const toml::table& table, std::string_view name) const {
@@ -538,6 +553,13 @@ void apply_override(toml::table& root, const option_spec& spec,
     if (!number || *number < 1)
       throw config_error("--shards: expected a positive integer, got " +
                          in_quotes(value));
+    table->insert_or_assign(key, static_cast<int64_t>(*number));
+  } else if (spec.flag == "--max-replication-lag-ms") {
+    auto number = parse_decimal(value);
+    if (!number)
+      throw config_error(
+          "--max-replication-lag-ms: expected 0 or more milliseconds, got " +
+          in_quotes(value));
     table->insert_or_assign(key, static_cast<int64_t>(*number));
   } else if (spec.flag == "--metrics") {
     if (value != "on" && value != "off")

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,8 +42,11 @@ struct node_config {
   std::string log_level = "info"; ///< trace, debug, info, warn or error
   std::string redis_address;      ///< "host:port" or "unix:/absolute/path"
   host_port gateway;              ///< terminal HTTP API
-  host_port admin;                ///< metrics and introspection HTTP
-  bool metrics = true;            ///< actors time their work; admin serves metrics
+  /// The gateway sheds shared uploads while replication to a peer that is up
+  /// is further behind than this; zero never sheds.
+  std::chrono::milliseconds max_replication_lag{2000};
+  host_port admin;      ///< metrics and introspection HTTP
+  bool metrics = true;  ///< actors time their work; admin serves metrics
   host_port federation; ///< this node's federation endpoint (= self().federation)
   /// Every node of this carrier; a carrier configured without [[nodes]] gets
   /// one entry, this node, owning every shard.

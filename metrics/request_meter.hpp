@@ -26,6 +26,8 @@ public:
   /// Admits a request unless `limit` are already in flight; a refused request
   /// counts as shed.
   bool admit(std::size_t limit);
+  /// An admitted request was refused for another overload (counts as shed).
+  void shed() { shed_.fetch_add(1, std::memory_order_relaxed); }
 
   /// An admitted request was answered with `status` after `took`. `route` is
   /// the route's pattern, e.g. "GET /v1/lines/{msisdn}/pending".

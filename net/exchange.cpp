@@ -35,11 +35,13 @@ problem problem_of(const caf::error& err) {
 } // namespace
 
 gateway_context::gateway_context(caf::actor_system& sys, const config::node_config& cfg,
-                                 federation_actor federation, gateway_limits limits,
+                                 federation_actor federation,
+                                 std::shared_ptr<const replication_backlog> backlog,
+                                 gateway_limits limits,
                                  std::shared_ptr<metrics::request_meter> meter)
-    : sys(sys), federation(std::move(federation)), shards(cfg.shards),
-      shard_count(cfg.shards), federation_key(cfg.federation_key), seal_key(cfg.seal_key),
-      limits(limits), meter(std::move(meter)) {
+    : sys(sys), federation(std::move(federation)), backlog(std::move(backlog)),
+      shards(cfg.shards), shard_count(cfg.shards), federation_key(cfg.federation_key),
+      seal_key(cfg.seal_key), limits(limits), meter(std::move(meter)) {
   for (const auto& peer : cfg.peers)
     peers.push_back(peer.id);
 }

@@ -2,7 +2,8 @@
 
 // The gateway's limits, in one place. Each protects the node from one kind of
 // abuse or accident and answers it with a clear problem+json error instead of
-// a stalled or dropped connection. Defaults for now; configuration options later.
+// a stalled or dropped connection. Defaults here; carrierd sets what its
+// configuration names.
 
 #include <chrono>
 #include <cstddef>
@@ -25,6 +26,11 @@ struct gateway_limits {
   /// Requests being handled at once; beyond it the gateway sheds load with
   /// 503 and Retry-After instead of queueing without bound.
   std::size_t max_in_flight = 10'000;
+  /// While replication to a peer carrier that is up is further behind than
+  /// this, shared uploads are answered 503 with Retry-After (the outbox would
+  /// otherwise grow without bound); zero never sheds. Config:
+  /// gateway.max_replication_lag_ms.
+  std::chrono::milliseconds max_replication_lag{2000};
   /// How long the gateway waits for a shard's answer before answering 504.
   std::chrono::seconds actor_timeout{30};
   /// RESTinio closes a connection whose request got no answer in this time;

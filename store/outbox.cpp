@@ -110,8 +110,11 @@ caf::expected<std::uint64_t> oldest_outbox_ms(redis_client& redis,
   auto entries = r->view();
   if (!entries.is_array() || entries.size() == 0)
     return std::uint64_t{0};
-  auto id = entries[0][0].str(); // "<ms>-<seq>"
-  std::uint64_t ms = 0;
+  return stream_id_ms(entries[0][0].str());
+}
+
+std::uint64_t stream_id_ms(std::string_view id) {
+  std::uint64_t ms = 0; // "<ms>-<seq>"
   std::from_chars(id.data(), id.data() + id.size(), ms);
   return ms;
 }

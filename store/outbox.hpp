@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace simsync::store {
@@ -54,5 +55,8 @@ caf::expected<std::size_t> outbox_depth(redis_client& redis, const std::string& 
 /// from its stream id), or 0 when none is waiting.
 caf::expected<std::uint64_t> oldest_outbox_ms(redis_client& redis,
                                               const std::string& peer);
+
+/// When an entry was written (Unix milliseconds), from its stream id "<ms>-<seq>".
+std::uint64_t stream_id_ms(std::string_view id);
 
 } // namespace simsync::store

@@ -64,8 +64,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   auto meter = std::make_shared<simsync::metrics::request_meter>(cfg.metrics);
-  auto gateway =
-      simsync::net::terminal_gateway::start(sys, cfg, node->federation, {}, meter);
+  simsync::net::gateway_limits limits;
+  limits.max_replication_lag = cfg.max_replication_lag;
+  auto gateway = simsync::net::terminal_gateway::start(sys, cfg, node->federation,
+                                                       node->backlog, limits, meter);
   if (!gateway) {
     std::cerr << "carrierd: " << simsync::describe(gateway.error()) << "\n";
     simsync::stop_node(sys, node->supervisor);

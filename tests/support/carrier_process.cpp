@@ -103,7 +103,12 @@ void deployment::write_config(const std::string& carrier, const node& self) {
       ".seal.key\"\ndata_dir = \"" + carrier + "-" + self.id +
       "\"\n\n[redis]\naddress = \"" + self.redis->endpoint().to_string() +
       "\"\n\n[gateway]\nlisten = \"127.0.0.1:" + std::to_string(self.gateway_port) +
-      "\"\n\n[admin]\nlisten = \"127.0.0.1:" + std::to_string(self.admin_port) +
+      "\"\n" +
+      (opts_.max_replication_lag_ms
+           ? "max_replication_lag_ms = " + std::to_string(*opts_.max_replication_lag_ms) +
+                 "\n"
+           : std::string{}) +
+      "\n[admin]\nlisten = \"127.0.0.1:" + std::to_string(self.admin_port) +
       "\"\nmetrics = " + (opts_.metrics ? "true" : "false") + "\n";
   toml += nodes_toml(carrier, "nodes");
   for (const auto& [peer, nodes] : carriers_) {

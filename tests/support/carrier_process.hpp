@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -22,6 +23,8 @@ public:
     std::map<std::string, int> nodes = {};
     /// carrierd's [admin] metrics (off only to measure what collecting costs).
     bool metrics = true;
+    /// carrierd's [gateway] max_replication_lag_ms (its default when unset).
+    std::optional<int> max_replication_lag_ms = std::nullopt;
   };
 
   explicit deployment(std::vector<std::string> carriers)

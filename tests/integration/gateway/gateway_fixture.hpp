@@ -20,6 +20,7 @@ namespace simsync::testing {
 struct http_answer {
   int status = 0;
   std::string content_type;
+  std::string retry_after; ///< the Retry-After header, when given
   std::string body;
   nlohmann::json json; ///< null unless the body parsed as JSON
 
@@ -79,6 +80,7 @@ public:
     }
     out.status = r->status;
     out.content_type = r->get_header_value("Content-Type");
+    out.retry_after = r->get_header_value("Retry-After");
     out.body = r->body;
     out.json = nlohmann::json::parse(out.body, nullptr, false);
     if (out.json.is_discarded())

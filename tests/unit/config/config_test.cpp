@@ -219,6 +219,7 @@ TEST_F(config_test, defaults_fill_what_the_file_leaves_out) {
   EXPECT_EQ(config.gateway.to_string(), "127.0.0.1:8080");
   EXPECT_EQ(config.admin.to_string(), "127.0.0.1:9090");
   EXPECT_TRUE(config.metrics);
+  EXPECT_EQ(config.max_replication_lag, std::chrono::milliseconds{2000});
   EXPECT_EQ(config.federation.to_string(), "127.0.0.1:7001");
   ASSERT_EQ(config.nodes.size(), 1u);
   EXPECT_EQ(config.self().id, "a1");
@@ -246,6 +247,8 @@ TEST_F(config_test, options_override_the_file) {
                                    "--admin",
                                    "[::1]:65535",
                                    "--metrics=off",
+                                   "--max-replication-lag-ms",
+                                   "0",
                                    "--federation",
                                    "10.0.0.1:7777",
                                    "--federation-key-file",
@@ -265,6 +268,7 @@ TEST_F(config_test, options_override_the_file) {
   EXPECT_EQ(config.admin.host, "::1");
   EXPECT_EQ(config.admin.to_string(), "[::1]:65535");
   EXPECT_FALSE(config.metrics);
+  EXPECT_EQ(config.max_replication_lag, std::chrono::milliseconds{0});
   EXPECT_EQ(config.federation.to_string(), "10.0.0.1:7777");
   EXPECT_EQ(config.federation_key, "another-federation-key");
   EXPECT_EQ(config.seal_key, std::string(32, '\xff'));
@@ -384,6 +388,17 @@ TEST_F(config_test, each_bad_value_is_named_in_the_error) {
        {},
        "config error: admin.metrics: expected true or false"},
       {base_toml, {"--metrics", "yes"}, "config error: --metrics: expected on or off"},
+      {replaced(base_toml, "listen = \"127.0.0.1:8080\"",
+                "listen = \"127.0.0.1:8080\"\nmax_replication_lag_ms = -1"),
+       {},
+       "config error: gateway.max_replication_lag_ms: expected 0 or more, got -1"},
+      {replaced(base_toml, "listen = \"127.0.0.1:8080\"",
+                "listen = \"127.0.0.1:8080\"\nmax_replication_lag_ms = \"2s\""),
+       {},
+       "config error: gateway.max_replication_lag_ms: expected an integer"},
+      {base_toml,
+       {"--max-replication-lag-ms", "2s"},
+       "config error: --max-replication-lag-ms: expected 0 or more milliseconds"},
       {base_toml, {"--gateway", "host:80x"}, "config error: --gateway: "},
       {base_without_federation(), {}, "config error: federation.listen: missing"},
       {replaced(base_toml, "[redis]\naddress = \"127.0.0.1:6380\"\n", ""),

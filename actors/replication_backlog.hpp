@@ -1,0 +1,43 @@
+#pragma once
+
+// How far replication to each peer carrier is behind: written by the peer
+// links, read by the gateway. The outbox is durable, so a node offered more
+// shared uploads than it can replicate would otherwise queue them in Redis
+// without bound; the gateway sheds shared uploads instead while a link that
+// is up is further behind than its limit. Safe to use from any thread.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace simsync {
+
+class replication_backlog {
+public:
+  /// One slot per peer carrier, in the configuration's order.
+  explicit replication_backlog(std::vector<std::string> peers);
+
+  /// The link to peer `link` is up and its oldest unacknowledged entry was
+  /// written at `unix_ms` (0: nothing waits). The time, not an age, so that a
+  /// window stuck at a slow peer is seen falling further behind.
+  void waiting_since(std::size_t link, std::uint64_t unix_ms);
+  /// The link to peer `link` is down: its peer is away, not slow, and the
+  /// outbox keeps what it is owed until it returns, so it sheds nothing.
+  void down(std::size_t link);
+
+  struct worst_link {
+    std::string peer; ///< empty when no link that is up is behind
+    std::uint64_t lag_ms = 0;
+  };
+  /// The link that is up and furthest behind at `now_unix_ms`.
+  worst_link furthest_behind(std::uint64_t now_unix_ms) const;
+
+private:
+  static constexpr std::uint64_t link_down = UINT64_MAX;
+  std::vector<std::string> peers_;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> oldest_ms_;
+};
+
+} // namespace simsync

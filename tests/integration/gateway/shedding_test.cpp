@@ -1,0 +1,94 @@
+// Load shedding on replication lag: while a peer carrier is up but not taking
+// what it is sent, shared uploads are refused with 503 and Retry-After instead
+// of queueing without bound; private uploads go on; once the peer catches up
+// shared uploads are taken again, and exactly the accepted changes arrive.
+#include "tests/integration/gateway/gateway_fixture.hpp"
+
+#include <csignal>
+#include <regex>
+#include <set>
+#include <thread>
+
+using namespace simsync::testing;
+
+namespace {
+
+/// The UIDs of the cards a pending answer holds.
+std::set<std::string> uids_in(const http_answer& pending) {
+  std::set<std::string> out;
+  auto cards = pending.json.value("cards", "");
+  std::regex uid_line{"UID:([^\r\n]+)"};
+  for (std::sregex_iterator i{cards.begin(), cards.end(), uid_line}, end; i != end; ++i)
+    out.insert((*i)[1]);
+  return out;
+}
+
+/// A process stopped with SIGSTOP until resumed or the scope ends, even when
+/// an assertion returns early: a stopped Redis would hang the teardown.
+class paused {
+public:
+  explicit paused(pid_t pid) : pid_(pid) { EXPECT_EQ(::kill(pid_, SIGSTOP), 0); }
+  ~paused() { resume(); }
+  paused(const paused&) = delete;
+  paused& operator=(const paused&) = delete;
+  void resume() {
+    if (pid_ > 0)
+      EXPECT_EQ(::kill(pid_, SIGCONT), 0);
+    pid_ = -1;
+  }
+
+private:
+  pid_t pid_;
+};
+
+} // namespace
+
+TEST(shedding, shared_uploads_are_refused_while_a_peer_that_is_up_falls_behind) {
+  deployment::options opts;
+  opts.max_replication_lag_ms = 300;
+  deployment d{{"carrier-a", "carrier-b"}, opts};
+  gateway_client http{d};
+  auto a = http.register_line("carrier-a", "+8613800000001", 1);
+  auto b = http.register_line("carrier-b", "+8618600000001", 1);
+  std::set<std::string> accepted;
+  ASSERT_EQ(http.push(a, card("c-0", "First"), "", "POST").status, 200);
+  accepted.insert("c-0");
+  ASSERT_TRUE(eventually([&] { return http.pending_added(b) == 1; }));
+
+  // carrier-b's node stays up (it answers heartbeats) but its Redis stops:
+  // the window sent to it is never acknowledged and the link falls behind.
+  paused redis_b{d.redis("carrier-b").pid()};
+  http_answer refused;
+  for (int i = 1; i <= 100 && refused.status == 0; ++i) {
+    auto uid = "c-" + std::to_string(i);
+    auto answer = http.push(a, card(uid, "Card " + std::to_string(i)), "", "POST");
+    if (answer.status == 200)
+      accepted.insert(uid);
+    else
+      refused = answer;
+    std::this_thread::sleep_for(std::chrono::milliseconds{100});
+  }
+  ASSERT_EQ(refused.status, 503) << refused;
+  EXPECT_TRUE(refused.is_problem()) << refused;
+  EXPECT_EQ(refused.json.value("type", ""), "urn:simsync:problem:replication-behind");
+  EXPECT_NE(refused.json.value("detail", "").find("carrier-b"), std::string::npos)
+      << refused;
+  EXPECT_EQ(refused.retry_after, "1");
+  // A private upload never waits for a peer: it is taken.
+  EXPECT_EQ(http.push(a, card("p-1", "Private"), "private", "POST").status, 200);
+
+  redis_b.resume();
+  bool taken_again = eventually([&] {
+    auto answer = http.push(a, card("c-after", "After"), "", "POST");
+    return answer.status == 200;
+  });
+  ASSERT_TRUE(taken_again);
+  accepted.insert("c-after");
+
+  // Exactly what was accepted arrives at b; nothing refused, nothing private.
+  ASSERT_TRUE(eventually([&] {
+    return http.pending_added(b) == static_cast<long>(accepted.size());
+  })) << http.pending_added(b)
+      << " pending, " << accepted.size() << " accepted";
+  EXPECT_EQ(uids_in(http.pending(b)), accepted);
+}
