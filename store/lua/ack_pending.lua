@@ -11,10 +11,10 @@ local fetched = redis.call('HGETALL', fkey)
 local done, base_sets, base_dels = {}, {}, {}
 for i = 1, #fetched, 2 do
   local uid = fetched[i]
-  local seq, what = split_pending(fetched[i + 1])
+  local seq, what = split_fetched(fetched[i + 1])
   local now = redis.call('HGET', pkey, uid)
   -- A newer change that arrived after the fetch stays pending.
-  if now and split_pending(now) == seq then done[#done + 1] = uid end
+  if now and pending_seq(now) == seq then done[#done + 1] = uid end
   if decision == 'apply' then
     if what == 'D' then
       base_dels[#base_dels + 1] = uid

@@ -5,20 +5,19 @@ local id, line = ARGV[1], ARGV[2]
 if redis.call('SISMEMBER', sims_key(id), line) == 0 then return fail('unknown_line') end
 
 local pkey, fkey = pending_key(id, line), fetched_key(id, line)
-local pending = redis.call('HGETALL', pkey)
+local uids, seqs, records = read_pending(id, line)
 local out, fetched, stale = {}, {}, {}
-for i = 1, #pending, 2 do
-  local uid = pending[i]
-  local seq, rec = split_pending(pending[i + 1])
-  local kind = classify(id, line, uid, rec)
+for i, uid in ipairs(uids) do
+  local rec = records[uid]
+  local kind = rec and classify(id, line, uid, rec)
   if kind then
     out[#out + 1] = uid
     out[#out + 1] = kind
     out[#out + 1] = rec
     fetched[#fetched + 1] = uid
-    fetched[#fetched + 1] = seq .. ':' .. (rec_deleted(rec) and 'D' or rec_hash(rec))
+    fetched[#fetched + 1] = seqs[i] .. ':' .. (rec_deleted(rec) and 'D' or rec_hash(rec))
   else
-    stale[#stale + 1] = uid -- the line already holds it
+    stale[#stale + 1] = uid -- the line already holds it, or it is gone from shared
   end
 end
 hdel_list(pkey, stale)

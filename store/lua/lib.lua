@@ -118,8 +118,13 @@ end
 
 -- Offers changes ({uid, record} pairs) to one line's pending mailbox. An entry
 -- already pending for a uid is always replaced, so the newest version wins;
--- otherwise a change the line already holds is not offered. Entries carry
--- the batch's sequence number so an ack removes only what was fetched.
+-- otherwise a change the line already holds is not offered. An entry holds
+-- only the batch's sequence number (so an ack removes only what was fetched),
+-- not the record: every change offered is what its script has just written
+-- to the shared store, and a line's own upload drops its entries for the uids
+-- it touches, so shared[uid] is the pending change whenever an entry exists
+-- (or, after an identical replicate_in, the same content with a newer stamp).
+-- A copy of the record here cost the card's size again for every line.
 local function offer(id, line, changes)
   local pkey = pending_key(id, line)
   local seq = nil
@@ -129,7 +134,7 @@ local function offer(id, line, changes)
     if redis.call('HEXISTS', pkey, uid) == 1 or classify(id, line, uid, rec) then
       seq = seq or redis.call('HINCRBY', line_key(id, line), 'seq', 1)
       flat[#flat + 1] = uid
-      flat[#flat + 1] = seq .. ':' .. rec
+      flat[#flat + 1] = seq
     end
   end
   hset_flat(pkey, flat)
@@ -195,7 +200,28 @@ local function send_to_siblings(id, changes)
   end
 end
 
-local function split_pending(value)
+-- A pending entry's sequence number. Entries written before the mailbox held
+-- references are "seq:record"; their record is the shared one as well (the
+-- same writers kept both), so only the digits before the ':' are used.
+local function pending_seq(value)
+  return string.match(value, '^%d+')
+end
+
+-- A line's pending mailbox as parallel lists of uids and sequence numbers, and
+-- uid -> record from the shared store (one HMGET). A uid missing from shared is
+-- missing from the map: the caller treats that entry as stale.
+local function read_pending(id, line)
+  local flat = redis.call('HGETALL', pending_key(id, line))
+  local uids, seqs = {}, {}
+  for i = 1, #flat, 2 do
+    uids[#uids + 1] = flat[i]
+    seqs[#seqs + 1] = pending_seq(flat[i + 1])
+  end
+  return uids, seqs, hmget_map(shared_key(id), uids)
+end
+
+-- A fetched entry, "seq:hash" or "seq:D": what an ack removes and applies.
+local function split_fetched(value)
   local colon = string.find(value, ':', 1, true)
   return string.sub(value, 1, colon - 1), string.sub(value, colon + 1)
 end

@@ -18,6 +18,8 @@ if created then
 end
 local line_added = redis.call('SADD', sims_key(id), msisdn) == 1
 redis.call('HSET', sim_key(msisdn), 'id', id, 'iccid', iccid, 'token', token_hash)
+-- The records are read only for classify() (a tombstone of a card the line
+-- never held is not offered); the mailbox keeps uid -> seq, see offer().
 if line_added and not created then
   offer(id, msisdn, redis.call('HGETALL', shared_key(id)))
 end

@@ -7,10 +7,10 @@ local id, line = ARGV[1], ARGV[2]
 if redis.call('SISMEMBER', sims_key(id), line) == 0 then return fail('unknown_line') end
 
 local counts = {added = 0, changed = 0, removed = 0}
-local pending = redis.call('HGETALL', pending_key(id, line))
-for i = 1, #pending, 2 do
-  local _, rec = split_pending(pending[i + 1])
-  local kind = classify(id, line, pending[i], rec)
+local uids, _, records = read_pending(id, line)
+for _, uid in ipairs(uids) do
+  local rec = records[uid]
+  local kind = rec and classify(id, line, uid, rec)
   if kind then counts[kind] = counts[kind] + 1 end
 end
 return {counts.added, counts.changed, counts.removed}

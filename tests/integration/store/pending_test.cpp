@@ -34,6 +34,56 @@ TEST_F(mailbox, fetch_returns_the_cards_and_counts) {
     EXPECT_EQ(c.record.card, make_card(c.uid, c.uid == "u1" ? "Li" : "Wang").card);
 }
 
+TEST_F(mailbox, the_mailbox_holds_references_not_copies_of_the_cards) {
+  // The shared store holds every pending card already: a copy here would
+  // double the account's memory for each line.
+  auto entries = pending_entries(a.client, person, line2);
+  ASSERT_EQ(entries.size(), 2u);
+  for (const auto& [uid, value] : entries) {
+    EXPECT_TRUE(is_sequence_number(value)) << uid << " -> " << value;
+    EXPECT_EQ(value.find("VCARD"), std::string::npos) << uid;
+  }
+  auto f = fetch(line2);
+  ASSERT_EQ(f.changes.size(), 2u);
+  for (const auto& c : f.changes)
+    EXPECT_EQ(c.record.card, make_card(c.uid, c.uid == "u1" ? "Li" : "Wang").card);
+}
+
+TEST_F(mailbox, an_entry_in_the_old_format_is_fetched_and_acked) {
+  // A mailbox written before entries became references holds "seq:record".
+  auto shared = shared_records(a.client, person);
+  auto key = "pending:{" + person + "}:" + line2;
+  auto u1 = "90:" + shared["u1"];
+  auto u2 = "91:" + shared["u2"];
+  ASSERT_TRUE(a.client.call({"HSET", key, "u1", u1, "u2", u2}));
+  auto f = fetch(line2);
+  EXPECT_EQ(kinds(f),
+            (std::map<std::string, std::string>{{"u1", "added"}, {"u2", "added"}}));
+  for (const auto& c : f.changes)
+    EXPECT_EQ(c.record.card, make_card(c.uid, c.uid == "u1" ? "Li" : "Wang").card);
+  // A newer u2 arrives between fetch and ack: it replaces the old-format
+  // entry and stays pending; the fetched u1 leaves.
+  upload(a.store, person, line1, {make_card("u1", "Li"), make_card("u2", "Wang Wu")});
+  auto n = a.store.ack_pending(person, line2, f.cursor, store::decision::apply);
+  ASSERT_TRUE(n);
+  EXPECT_EQ(*n, 2u);
+  auto entries = pending_entries(a.client, person, line2);
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_TRUE(is_sequence_number(entries["u2"])) << entries["u2"];
+  auto next = fetch(line2);
+  EXPECT_EQ(kinds(next), (std::map<std::string, std::string>{{"u2", "changed"}}));
+  ASSERT_EQ(next.changes.size(), 1u);
+  EXPECT_EQ(next.changes[0].record.card, make_card("u2", "Wang Wu").card);
+}
+
+TEST_F(mailbox, an_entry_whose_card_is_not_in_the_shared_store_is_dropped) {
+  ASSERT_TRUE(a.client.call({"HSET", "pending:{" + person + "}:" + line2, "ghost", "7"}));
+  EXPECT_EQ(a.store.request_update(person, line2)->added, 2u);
+  EXPECT_EQ(kinds(fetch(line2)),
+            (std::map<std::string, std::string>{{"u1", "added"}, {"u2", "added"}}));
+  EXPECT_EQ(pending_entries(a.client, person, line2).count("ghost"), 0u);
+}
+
 TEST_F(mailbox, apply_moves_the_base_and_empties_the_mailbox) {
   auto f = fetch(line2);
   auto n = a.store.ack_pending(person, line2, f.cursor, store::decision::apply);

@@ -77,6 +77,22 @@ TEST_F(two_carriers, a_shared_upload_reaches_the_sibling_pending_mailbox) {
   EXPECT_EQ(shared_records(a.client, person), shared_records(b.client, person));
 }
 
+TEST_F(two_carriers, the_sibling_mailbox_holds_a_reference_to_its_shared_store) {
+  const auto card = make_card("u1", "Li");
+  upload(a.store, person, line_a, {card});
+  EXPECT_EQ(deliver(a, b).applied, 1u);
+  auto entries = pending_entries(b.client, person, line_b);
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_TRUE(is_sequence_number(entries["u1"])) << entries["u1"];
+  EXPECT_EQ(entries["u1"].find(card.card), std::string::npos);
+  auto f = b.store.fetch_pending(person, line_b);
+  ASSERT_TRUE(f);
+  ASSERT_EQ(f->changes.size(), 1u);
+  EXPECT_EQ(f->changes[0].uid, "u1");
+  EXPECT_EQ(f->changes[0].record.card, card.card);
+  EXPECT_EQ(f->changes[0].record.st.carrier, "carrier-a");
+}
+
 TEST_F(two_carriers, a_duplicate_delivery_changes_nothing) {
   upload(a.store, person, line_a, {make_card("u1", "Li")});
   deliver(a, b, false);

@@ -74,16 +74,36 @@ inline std::map<std::string, std::string> kinds(const store::pending_fetch& f) {
   return out;
 }
 
-/// The raw shared store: uid -> encoded record.
-inline std::map<std::string, std::string> shared_records(store::redis_client& r,
-                                                         const std::string& idcode) {
-  auto reply = r.call({"HGETALL", "shared:{" + idcode + "}"});
+/// A raw Redis hash: field -> value.
+inline std::map<std::string, std::string> hash_fields(store::redis_client& r,
+                                                      const std::string& key) {
+  auto reply = r.call({"HGETALL", key});
   EXPECT_TRUE(reply);
   std::map<std::string, std::string> out;
   auto v = reply->view();
   for (std::size_t i = 0; i + 1 < v.size(); i += 2)
     out[std::string(v[i].str())] = std::string(v[i + 1].str());
   return out;
+}
+
+/// The raw shared store: uid -> encoded record.
+inline std::map<std::string, std::string> shared_records(store::redis_client& r,
+                                                         const std::string& idcode) {
+  return hash_fields(r, "shared:{" + idcode + "}");
+}
+
+/// The raw pending mailbox of a line: uid -> what the store keeps for it.
+inline std::map<std::string, std::string> pending_entries(store::redis_client& r,
+                                                          const std::string& idcode,
+                                                          const std::string& line) {
+  return hash_fields(r, "pending:{" + idcode + "}:" + line);
+}
+
+/// Is a pending entry a reference (the batch's sequence number) rather than a
+/// copy of the record?
+inline bool is_sequence_number(const std::string& value) {
+  return !value.empty() && value.size() <= 20 &&
+         value.find_first_not_of("0123456789") == std::string::npos;
 }
 
 } // namespace simsync::testing
