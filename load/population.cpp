@@ -75,10 +75,7 @@ void register_all(http_driver& http, std::vector<person>& persons) {
         http.submit_at(when, std::move(req), [&, p, l](http_response&& r) {
           if (r.status == 503) { // shed: retry after Retry-After
             ++retries;
-            auto wait = std::chrono::duration<double>(
-                r.retry_after_s > 0 ? r.retry_after_s : 1.0);
-            return send(p, l,
-                        clock::now() + std::chrono::duration_cast<clock::duration>(wait));
+            return send(p, l, r.retry_at());
           }
           ++done;
           if (r.status != 200 && r.status != 201) {

@@ -57,15 +57,16 @@ result run_bulk(context& ctx) {
       });
   }
   // Every PUT at once: the driver's connection pool bounds the concurrency.
-  std::function<void(std::size_t)> push = [&](std::size_t i) {
+  std::function<void(std::size_t, clock::time_point)> push = [&](std::size_t i,
+                                                                 clock::time_point when) {
     auto& l = persons[i].lines[0];
-    auto sent = clock::now();
-    ctx.http.submit(
+    ctx.http.submit_at(
+        when,
         {"PUT", line_url(l, "/contacts?scope=shared"), bodies[i], "text/vcard", l.token},
-        [&, i, sent](http_response&& resp) {
-          if (resp.status == 503) { // shed: the phone would retry later
+        [&, i, sent = when](http_response&& resp) {
+          if (resp.status == 503) { // shed: retried after Retry-After, as a phone would
             ++shed;
-            return push(i);
+            return push(i, resp.retry_at());
           }
           put_hist.record(static_cast<std::uint64_t>(
               std::chrono::duration_cast<std::chrono::microseconds>(resp.done - sent)
@@ -83,7 +84,7 @@ result run_bulk(context& ctx) {
         });
   };
   for (std::size_t i = 0; i < persons.size(); ++i)
-    push(i);
+    push(i, clock::now());
 
   ticker tick;
   auto deadline = start + std::chrono::duration_cast<clock::duration>(

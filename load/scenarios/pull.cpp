@@ -59,75 +59,60 @@ result run_pull(context& ctx) {
     all.record(us);
   };
 
-  // One chain per line: update -> pending -> ack. A 503 is counted as shed
-  // and that step retried after Retry-After, as a phone would.
-  std::function<void(const expectation*, int)> step = [&](const expectation* w,
-                                                          int stage) {
-    const auto& l = *w->at;
-    http_request req;
-    if (stage == 0)
-      req = {"POST", line_url(l, "/update"), "", "", l.token};
-    else
-      req = {"GET", line_url(l, "/pending"), "", "", l.token};
-    ctx.http.submit(std::move(req), [&, w, stage](http_response&& resp) {
-      if (resp.status == 503) {
-        ++shed;
-        return step(w, stage);
-      }
-      if (resp.status != 200)
-        return fail(w->at->msisdn + ": " + (stage ? "GET pending" : "POST update") + " " +
-                    (resp.status ? std::to_string(resp.status) : resp.error));
-      record(stage ? pending_h : update_h, resp);
-      auto j = nlohmann::json::parse(resp.body, nullptr, false);
-      if (j.is_discarded())
-        return fail(w->at->msisdn + ": answer is not JSON");
-      if (stage == 0) {
-        if (j.value("added", std::size_t{0}) != w->added ||
-            j.value("changed", std::size_t{0}) != w->changed ||
-            j.value("removed", std::size_t{0}) != w->removed)
-          return fail(w->at->msisdn + ": update counts " + resp.body);
-        return step(w, 1);
-      }
-      auto why = compare_pending(j, *w);
-      if (!why.empty())
-        return fail(why);
-      nlohmann::json ack{{"cursor", j.value("cursor", std::string())},
-                         {"decision", "apply"}};
-      std::function<void()> send_ack = [&, w, ack]() {
-        ctx.http.submit(
-            {"POST", line_url(*w->at, "/pending/ack"), ack.dump(), "application/json",
-             w->at->token},
-            [&, w, ack](http_response&& a) {
-              if (a.status == 503) {
+  // One chain per line: update (stage 0) -> pending (1) -> ack (2, with the
+  // fetch's cursor in `ack`). A 503 is counted as shed and that step retried
+  // after Retry-After, as a phone would.
+  std::function<void(const expectation*, int, clock::time_point, std::string)> step =
+      [&](const expectation* w, int stage, clock::time_point when, std::string ack) {
+        const auto& l = *w->at;
+        static constexpr const char* step_names[] = {"POST update", "GET pending",
+                                                     "POST ack"};
+        http_request req;
+        if (stage == 0)
+          req = {"POST", line_url(l, "/update"), "", "", l.token};
+        else if (stage == 1)
+          req = {"GET", line_url(l, "/pending"), "", "", l.token};
+        else
+          req = {"POST", line_url(l, "/pending/ack"), ack, "application/json", l.token};
+        ctx.http.submit_at(
+            when, std::move(req), [&, w, stage, ack](http_response&& resp) {
+              if (resp.status == 503) {
                 ++shed;
-                ctx.http.submit({"POST", line_url(*w->at, "/pending/ack"), ack.dump(),
-                                 "application/json", w->at->token},
-                                [&](http_response&& again) {
-                                  if (again.status != 200)
-                                    return fail(w->at->msisdn + ": ack retry " +
-                                                std::to_string(again.status));
-                                  acked_entries += w->added + w->changed + w->removed;
-                                  ++finished;
-                                });
+                return step(w, stage, resp.retry_at(), ack);
+              }
+              if (resp.status != 200)
+                return fail(w->at->msisdn + ": " + step_names[stage] + " " +
+                            (resp.status ? std::to_string(resp.status) + " " + resp.body
+                                         : resp.error));
+              record(stage == 0 ? update_h : stage == 1 ? pending_h : ack_h, resp);
+              if (stage == 2) {
+                acked_entries += w->added + w->changed + w->removed;
+                ++finished;
                 return;
               }
-              if (a.status != 200)
-                return fail(
-                    w->at->msisdn + ": ack " +
-                    (a.status ? std::to_string(a.status) + " " + a.body : a.error));
-              record(ack_h, a);
-              acked_entries += w->added + w->changed + w->removed;
-              ++finished;
+              auto j = nlohmann::json::parse(resp.body, nullptr, false);
+              if (j.is_discarded())
+                return fail(w->at->msisdn + ": answer is not JSON");
+              if (stage == 0) {
+                if (j.value("added", std::size_t{0}) != w->added ||
+                    j.value("changed", std::size_t{0}) != w->changed ||
+                    j.value("removed", std::size_t{0}) != w->removed)
+                  return fail(w->at->msisdn + ": update counts " + resp.body);
+                return step(w, 1, clock::now(), "");
+              }
+              auto why = compare_pending(j, *w);
+              if (!why.empty())
+                return fail(why);
+              nlohmann::json body{{"cursor", j.value("cursor", std::string())},
+                                  {"decision", "apply"}};
+              step(w, 2, clock::now(), body.dump());
             });
       };
-      send_ack();
-    });
-  };
 
   say("pull: " + std::to_string(want.size()) + " lines update, fetch and ack at once");
   auto start = clock::now();
   for (const auto& w : want)
-    step(&w, 0);
+    step(&w, 0, clock::now(), "");
   ticker tick;
   auto deadline = start + std::chrono::duration_cast<clock::duration>(
                               std::chrono::duration<double>(o.timeout_seconds));

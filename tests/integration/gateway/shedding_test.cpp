@@ -32,8 +32,9 @@ public:
   paused(const paused&) = delete;
   paused& operator=(const paused&) = delete;
   void resume() {
-    if (pid_ > 0)
+    if (pid_ > 0) {
       EXPECT_EQ(::kill(pid_, SIGCONT), 0);
+    }
     pid_ = -1;
   }
 
