@@ -72,7 +72,8 @@ typename Inspector::result_type inspect(Inspector& f, upload_result& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, replicate_result& x) {
-  return f(caf::meta::type_name("replicate_result"), x.applied, x.identical, x.stale);
+  return f(caf::meta::type_name("replicate_result"), x.applied, x.identical, x.stale,
+           x.siblings_added, x.siblings_removed);
 }
 
 template <class Inspector>

@@ -19,6 +19,7 @@ extern const std::string_view lua_ack_pending;
 extern const std::string_view lua_add_sibling;
 extern const std::string_view lua_remove_sibling;
 extern const std::string_view lua_remove_line;
+extern const std::string_view lua_apply_incoming;
 } // namespace detail
 
 namespace {
@@ -45,12 +46,12 @@ compiled_script compile(std::string_view body) {
 }
 
 const compiled_script& compiled(script which) {
-  static const std::array<compiled_script, 9> all{
+  static const std::array<compiled_script, 10> all{
       compile(detail::lua_register_line), compile(detail::lua_upload),
       compile(detail::lua_replicate_in),  compile(detail::lua_update_request),
       compile(detail::lua_fetch_pending), compile(detail::lua_ack_pending),
       compile(detail::lua_add_sibling),   compile(detail::lua_remove_sibling),
-      compile(detail::lua_remove_line),
+      compile(detail::lua_remove_line),   compile(detail::lua_apply_incoming),
   };
   return all[static_cast<size_t>(which)];
 }

@@ -20,6 +20,7 @@ enum class script {
   add_sibling,
   remove_sibling,
   remove_line,
+  apply_incoming,
 };
 
 /// Runs a script with ARGV `args` in one round trip (EVALSHA), loading it
