@@ -14,6 +14,12 @@ using link_pointer = peer_link_actor::stateful_pointer<peer_link_state>;
 
 /// Entries sent before waiting for their acks.
 constexpr std::size_t window = 64;
+/// A window also ends after this many bytes of batches (at least one entry
+/// goes), because it travels as a single message per node and is applied by
+/// a single script per shard, during which that Redis serves nobody else:
+/// bootstrap batches of large books must not make one huge message or stall
+/// the peer's phones for long.
+constexpr std::size_t window_bytes = 4 << 20;
 /// How long an idle link waits in Redis for its outbox to receive an entry
 /// (it wakes as soon as one is written) before it reads its mailbox again.
 constexpr auto idle_wait = std::chrono::milliseconds{20};
@@ -104,30 +110,41 @@ void send_window(link_pointer self) {
     self->send(self, atom::tick_v);
     return;
   }
-  std::vector<std::size_t> targets;
-  for (const auto& e : *entries)
-    targets.push_back(node_for(st, e.idcode));
+  std::size_t kept = 0;
+  std::size_t bytes = 0;
+  while (kept < entries->size() && (kept == 0 || bytes < window_bytes))
+    bytes += (*entries)[kept++].batch.size();
+  entries->resize(kept); // the rest is read again by the next window
+  st.window_last_id = entries->back().id;
+  // One batch per peer node, each in stream order: an account's entries all
+  // go to the node owning its shard, so its order survives.
+  std::vector<peer_batch> batches(st.nodes.size());
+  for (auto& e : *entries)
+    batches[node_for(st, e.idcode)].entries.push_back(std::move(e));
   st.window_failed = false;
   auto seq = ++st.window_seq;
-  st.window_last_id = entries->back().id;
-  st.in_flight = entries->size();
+  st.in_flight = 0;
   st.window_sent_at = std::chrono::steady_clock::now();
-  for (std::size_t i = 0; i < entries->size(); ++i) {
-    auto& e = (*entries)[i];
-    ++st.batches_sent;
-    st.bytes_sent += e.batch.size();
-    auto node = targets[i];
-    self->request(st.nodes[node], ack_timeout, atom::deliver_v,
-                  peer_message{st.carrier, std::move(e)})
+  for (std::size_t node = 0; node < batches.size(); ++node) {
+    auto& batch = batches[node];
+    if (batch.entries.empty())
+      continue;
+    batch.origin = st.carrier;
+    auto count = batch.entries.size();
+    ++st.in_flight;
+    st.batches_sent += count;
+    for (const auto& e : batch.entries)
+      st.bytes_sent += e.batch.size();
+    self->request(st.nodes[node], ack_timeout, atom::deliver_v, std::move(batch))
         .then(
-            [self, seq](const std::string&) {
+            [self, seq, count](const std::string&) {
               auto& st = self->state;
               if (st.window_seq != seq)
                 return;
               if (st.round_trip)
                 st.round_trip->record(std::chrono::steady_clock::now() -
                                       st.window_sent_at);
-              ++st.acknowledged;
+              st.acknowledged += count;
               if (--st.in_flight == 0)
                 window_done(self);
             },

@@ -86,28 +86,6 @@ caf::expected<register_result> account_store::register_line(const register_reque
   return register_result{v[0] != 0, v[1] != 0};
 }
 
-caf::expected<bool> account_store::add_sibling(const std::string& idcode,
-                                               const std::string& peer) {
-  auto r = run_script(redis_, script::add_sibling, {idcode, peer});
-  if (!r)
-    return std::move(r.error());
-  std::uint64_t v[2];
-  if (!read_counts(r->view(), 2, v))
-    return corrupt("add_sibling answered an unexpected reply");
-  return v[0] != 0;
-}
-
-caf::expected<bool> account_store::remove_sibling(const std::string& idcode,
-                                                  const std::string& peer) {
-  auto r = run_script(redis_, script::remove_sibling, {idcode, peer});
-  if (!r)
-    return std::move(r.error());
-  std::uint64_t v[1];
-  if (!read_counts(r->view(), 1, v))
-    return corrupt("remove_sibling answered an unexpected reply");
-  return v[0] != 0;
-}
-
 caf::expected<bool> account_store::remove_line(const std::string& idcode,
                                                const std::string& msisdn) {
   auto r = run_script(redis_, script::remove_line, {idcode, msisdn});
@@ -159,17 +137,6 @@ caf::expected<upload_result> account_store::upload(const upload_request& req) {
   if (!read_counts(r->view(), 5, v))
     return corrupt("upload answered an unexpected reply");
   return upload_result{v[0], v[1], v[2], v[3], v[4]};
-}
-
-caf::expected<replicate_result> account_store::replicate_in(const std::string& idcode,
-                                                            const std::string& batch) {
-  auto r = run_script(redis_, script::replicate_in, {idcode, batch});
-  if (!r)
-    return std::move(r.error());
-  std::uint64_t v[3];
-  if (!read_counts(r->view(), 3, v))
-    return corrupt("replicate_in answered an unexpected reply");
-  return replicate_result{v[0], v[1], v[2]};
 }
 
 caf::expected<replicate_result>

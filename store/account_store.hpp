@@ -110,14 +110,7 @@ public:
 
   // -- F1 ---------------------------------------------------------------------
   caf::expected<register_result> register_line(const register_request& req);
-  /// Takes a peer's announcement that it holds an account for `idcode`. If
-  /// this carrier holds one too, the new sibling gets the shared store and an
-  /// announcement back through its outbox. Returns whether it was new.
-  caf::expected<bool> add_sibling(const std::string& idcode, const std::string& peer);
   caf::expected<std::optional<line_info>> find_line(const std::string& msisdn);
-  /// Takes a peer's word that it no longer holds an account for `idcode`.
-  /// Returns whether it was a sibling.
-  caf::expected<bool> remove_sibling(const std::string& idcode, const std::string& peer);
   /// Removes a line and its data; the last line removes the account and
   /// tells the siblings. Returns whether the account went too.
   caf::expected<bool> remove_line(const std::string& idcode, const std::string& msisdn);
@@ -125,11 +118,7 @@ public:
   // -- F2, F7 -----------------------------------------------------------------
   caf::expected<upload_result> upload(const upload_request& req);
 
-  // -- F4 ---------------------------------------------------------------------
-  /// Applies one outbox batch from a sibling carrier (see store/outbox.hpp).
-  caf::expected<replicate_result> replicate_in(const std::string& idcode,
-                                               const std::string& batch);
-
+  // -- F4, F1 announcements ---------------------------------------------------
   /// Applies outbox entries of the sibling carrier `origin` (store/outbox.hpp)
   /// in their order, in one script: a batch is compared, then copied (F4); an
   /// announcement adds `origin` as a sibling of the account and, if this

@@ -13,14 +13,11 @@ namespace simsync::store {
 enum class script {
   register_line,
   upload,
-  replicate_in,
+  apply_incoming,
   update_request,
   fetch_pending,
   ack_pending,
-  add_sibling,
-  remove_sibling,
   remove_line,
-  apply_incoming,
 };
 
 /// Runs a script with ARGV `args` in one round trip (EVALSHA), loading it

@@ -30,33 +30,21 @@ struct two_carriers : ::testing::Test {
     }
   }
 
-  /// Carries every outbox entry from `from` to `to`, as a peer link does;
-  /// returns the summed result of the batches.
+  /// Carries every outbox entry from `from` to `to` in one call, as a peer
+  /// link does with a window; returns what they did.
   store::replicate_result deliver(carrier_store& from, carrier_store& to,
                                   bool trim = true) {
-    store::replicate_result sum;
     const auto& to_id = to.store.carrier();
     auto entries = store::read_outbox(from.client, to_id, "0-0", 1000);
     EXPECT_TRUE(entries);
-    for (const auto& e : *entries) {
-      if (e.kind == store::outbox_kind::announce) {
-        EXPECT_TRUE(to.store.add_sibling(e.idcode, from.store.carrier()));
-        continue;
-      }
-      if (e.kind == store::outbox_kind::retire) {
-        EXPECT_TRUE(to.store.remove_sibling(e.idcode, from.store.carrier()));
-        continue;
-      }
-      auto r = to.store.replicate_in(e.idcode, e.batch);
-      EXPECT_TRUE(r) << describe(r.error());
-      sum.applied += r->applied;
-      sum.identical += r->identical;
-      sum.stale += r->stale;
-    }
-    if (trim && !entries->empty()) {
+    if (!entries || entries->empty())
+      return {};
+    auto r = to.store.apply_incoming(from.store.carrier(), *entries);
+    EXPECT_TRUE(r) << describe(r.error());
+    if (trim) {
       EXPECT_TRUE(store::trim_outbox(from.client, to_id, entries->back().id));
     }
-    return sum;
+    return r ? *r : store::replicate_result{};
   }
 
   /// The outbox entries waiting at `from` for `to`, taken out of the outbox.
@@ -148,24 +136,35 @@ TEST_F(two_carriers, a_new_sibling_is_bootstrapped_with_the_whole_store) {
   deliver(c, a);
   auto r = deliver(a, c);
   EXPECT_EQ(r.applied, 2u);
-  EXPECT_FALSE(*a.store.add_sibling(person, "carrier-c")); // known from now on
+  auto again = a.store.apply_incoming("carrier-c", {sibling_entry(person)});
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->siblings_added, 0u); // known from now on
+  EXPECT_EQ(*store::outbox_depth(a.client, "carrier-c"),
+            0u); // and not bootstrapped again
   EXPECT_EQ(c.store.fetch_pending(person, "+8615000150000")->changes.size(), 2u);
 }
 
 TEST_F(two_carriers, a_malformed_batch_is_refused_and_changes_nothing) {
+  upload(a.store, person, line_a, {make_card("u1", "Li")});
+  auto good = take_outbox(a, b);
+  ASSERT_EQ(good.size(), 1u);
   for (std::string bad : {"5:u1", "2:u14:junk", "x:u1", "-3:abc"}) {
-    auto r = b.store.replicate_in(person, bad);
+    // The well-formed entries around it are refused with it: nothing is applied.
+    auto r =
+        b.store.apply_incoming("carrier-a", {sibling_entry(other_person), good.front(),
+                                             batch_entry(person, bad), good.front()});
     ASSERT_FALSE(r) << bad;
     EXPECT_EQ(r.error(), ec::invalid_request);
   }
   EXPECT_TRUE(shared_records(b.client, person).empty());
+  EXPECT_FALSE(is_sibling(b, other_person, "carrier-a"));
 }
 
 TEST_F(two_carriers, an_announcement_to_a_carrier_without_the_account_is_not_answered) {
   carrier_store c("carrier-c");
-  auto added = c.store.add_sibling(person, "carrier-a");
+  auto added = c.store.apply_incoming("carrier-a", {sibling_entry(person)});
   ASSERT_TRUE(added);
-  EXPECT_TRUE(*added);
+  EXPECT_EQ(added->siblings_added, 1u);
   EXPECT_EQ(*store::outbox_depth(c.client, "carrier-a"), 0u);
   // When the person registers at carrier-c later, carrier-a hears of it.
   register_line(c.store, person, "+8615000150000", {"carrier-a", "carrier-b"});
@@ -190,7 +189,8 @@ TEST_F(two_carriers, a_retired_sibling_gets_nothing_more_until_it_registers_agai
 TEST_F(two_carriers, a_batch_for_an_account_this_carrier_lacks_is_dropped) {
   upload(a.store, person, line_a, {make_card("u1", "Li")});
   auto entries = store::read_outbox(a.client, "carrier-b", "0-0", 10);
-  auto r = b.store.replicate_in(other_person, entries->front().batch);
+  auto r = b.store.apply_incoming("carrier-a",
+                                  {batch_entry(other_person, entries->front().batch)});
   ASSERT_TRUE(r);
   EXPECT_EQ(r->applied, 0u);
   EXPECT_TRUE(shared_records(b.client, other_person).empty());
@@ -199,7 +199,7 @@ TEST_F(two_carriers, a_batch_for_an_account_this_carrier_lacks_is_dropped) {
 TEST_F(two_carriers, the_outbox_survives_a_redis_crash_with_aof) {
   carrier_store durable("carrier-a", redis_server::options{true});
   register_line(durable.store, person, line_a, {"carrier-b"});
-  ASSERT_TRUE(durable.store.add_sibling(person, "carrier-b"));
+  ASSERT_TRUE(durable.store.apply_incoming("carrier-b", {sibling_entry(person)}));
   upload(durable.store, person, line_a, {make_card("u1", "Li")});
   durable.server.restart(/*crash=*/true);
   auto client = durable.server.connect();
