@@ -3,6 +3,7 @@
 #include "actors/actors.hpp"
 #include "config/node_config.hpp"
 #include "metrics/latency_histogram.hpp"
+#include "store/outbox.hpp"
 #include "store/redis_client.hpp"
 
 #include <caf/stateful_actor.hpp>
@@ -25,12 +26,17 @@ struct peer_link_state {
   /// One handle per peer node (same order as peer.nodes); invalid while down.
   std::vector<federation_actor> nodes;
 
-  /// Requests of the current window not answered yet (one per peer node).
+  /// Requests of the current window not answered yet (one per peer node,
+  /// more when its entries are large).
   std::size_t in_flight = 0;
   /// Numbers the windows, so that answers to an abandoned window are ignored.
   std::uint64_t window_seq = 0;
   bool window_failed = false;
   std::string window_last_id;
+  /// Entries read with the last window but beyond its byte limit, in stream
+  /// order: the next window starts with them instead of reading them again.
+  /// Dropped on any failure, so a retry starts at the outbox's oldest entry.
+  std::vector<store::outbox_entry> unsent;
   std::chrono::milliseconds backoff{0};
 
   std::string link_state = "connecting"; ///< up, down or connecting
@@ -45,7 +51,8 @@ struct peer_link_state {
 
 /// Spawn detached: it blocks on Redis and on connecting to the peer's nodes.
 /// Delivery is at least once and in order per account (all of an account's
-/// entries go to the same peer node, in one message per window and node);
+/// entries go to the same peer node, in requests sent in order, a window at a
+/// time);
 /// the peer's apply is idempotent, so a resent window does no harm.
 peer_link_actor::behavior_type
 peer_link(peer_link_actor::stateful_pointer<peer_link_state> self, std::string carrier,
