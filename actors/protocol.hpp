@@ -127,8 +127,9 @@ namespace simsync {
 /// Outbox entries on their way from a peer_link to one node of the sibling
 /// carrier (the node owning their accounts' shards), in stream order: batches
 /// of stamped changes, announcements and retirements of accounts. One message
-/// per node and window, so an interactive edit costs one request, not one per
-/// entry. The reply, sent once the receiver persisted every entry, is the ack.
+/// per node and window (more only past 1 MiB of batches), so a window of
+/// interactive edits costs one request, not one per entry. The reply, sent
+/// once the receiver persisted every entry, is the ack.
 struct peer_batch {
   std::string origin; ///< sending carrier
   std::vector<store::outbox_entry> entries;
