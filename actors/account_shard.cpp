@@ -73,9 +73,11 @@ account_shard_actor::behavior_type account_shard(shard_pointer self,
       [=](atom::upload, const store::upload_request& req) {
         return with_store(self, [&](store::account_store& s) { return s.upload(req); });
       },
-      [=](atom::replicate, const std::string& idcode, const std::string& batch) {
-        return with_store(
-            self, [&](store::account_store& s) { return s.replicate_in(idcode, batch); });
+      [=](atom::replicate, const std::string& origin,
+          const std::vector<store::outbox_entry>& entries) {
+        return with_store(self, [&](store::account_store& s) {
+          return s.apply_incoming(origin, entries);
+        });
       },
       [=](atom::update, const std::string& idcode, const std::string& line) {
         return with_store(self, [&](store::account_store& s) {
@@ -100,15 +102,6 @@ account_shard_actor::behavior_type account_shard(shard_pointer self,
           store::scope where) {
         return with_store(self, [&](store::account_store& s) {
           return s.read_cards(idcode, line, where);
-        });
-      },
-      [=](atom::add_sibling, const std::string& idcode, const std::string& peer) {
-        return with_store(
-            self, [&](store::account_store& s) { return s.add_sibling(idcode, peer); });
-      },
-      [=](atom::remove_sibling, const std::string& idcode, const std::string& peer) {
-        return with_store(self, [&](store::account_store& s) {
-          return s.remove_sibling(idcode, peer);
         });
       },
       [=](atom::remove_line, const std::string& idcode, const std::string& line) {

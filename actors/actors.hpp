@@ -25,9 +25,10 @@ using account_shard_actor = caf::typed_actor<
     caf::replies_to<atom::find_line, std::string>::with<caf::optional<store::line_info>>,
     /// F2 (shared) and F7 (private): a snapshot, delta or removal from a line.
     caf::replies_to<atom::upload, store::upload_request>::with<store::upload_result>,
-    /// F4: one batch from a sibling carrier (idcode, batch).
+    /// F4 and F1 announcements: a sibling carrier's (origin, outbox entries)
+    /// for this shard's accounts, applied in order in one store script.
     caf::replies_to<atom::replicate, std::string,
-                    std::string>::with<store::replicate_result>,
+                    std::vector<store::outbox_entry>>::with<store::replicate_result>,
     /// F5: the pending counts of (idcode, line).
     caf::replies_to<atom::update, std::string, std::string>::with<store::pending_counts>,
     /// F6: fetch the pending changes of (idcode, line) with a cursor.
@@ -38,10 +39,6 @@ using account_shard_actor = caf::typed_actor<
     /// The live cards of (idcode, line)'s shared store or private backup.
     caf::replies_to<atom::read_cards, std::string, std::string,
                     store::scope>::with<std::vector<store::stored_card>>,
-    /// F1 announce: (idcode, peer carrier) holds an account; true if new.
-    caf::replies_to<atom::add_sibling, std::string, std::string>::with<bool>,
-    /// A peer's retirement: (idcode, peer carrier) no longer holds an account.
-    caf::replies_to<atom::remove_sibling, std::string, std::string>::with<bool>,
     /// Removes (idcode, line) and its data; true if the account went with it.
     caf::replies_to<atom::remove_line, std::string, std::string>::with<bool>,
     /// How the shard is doing.
@@ -61,9 +58,10 @@ typename Inspector::result_type inspect(Inspector& f, node_shards& x) {
 /// A node's endpoint for peer carriers and for the other nodes of its own
 /// carrier, published on its federation port.
 using federation_actor = caf::typed_actor<
-    /// A peer carrier's outbox entry, applied by the owning shard; replies with
-    /// the entry's id once it is persisted here (the acknowledgement).
-    caf::replies_to<atom::deliver, peer_message>::with<std::string>,
+    /// A peer carrier's outbox entries for this node, each applied by the shard
+    /// owning its account; replies with the last entry's id once every shard
+    /// persisted its entries here (the acknowledgement).
+    caf::replies_to<atom::deliver, peer_batch>::with<std::string>,
     /// Every shard of the carrier this node can reach (its own and its
     /// sibling nodes'): what a gateway or another node routes with.
     caf::replies_to<atom::shards>::with<node_shards>,
@@ -117,7 +115,9 @@ CAF_ADD_TYPE_ID(simsync, (simsync::store::stored_card))
 CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::stored_card>))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::line_info))
 CAF_ADD_TYPE_ID(simsync, (caf::optional<simsync::store::line_info>))
-CAF_ADD_TYPE_ID(simsync, (simsync::peer_message))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::outbox_entry))
+CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::outbox_entry>))
+CAF_ADD_TYPE_ID(simsync, (simsync::peer_batch))
 CAF_ADD_TYPE_ID(simsync, (simsync::account_shard_actor))
 CAF_ADD_TYPE_ID(simsync, (simsync::node_shards))
 CAF_ADD_TYPE_ID(simsync, (simsync::metrics::actor_status))

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 
 namespace simsync {
 
@@ -74,6 +75,68 @@ void sibling_down(federation_pointer self, const caf::down_msg& down) {
   }
 }
 
+/// A delivery waiting for its shards' acknowledgements.
+struct delivery {
+  caf::typed_response_promise<std::string> rp;
+  std::string last_id;     ///< the ack: the id of the delivery's last entry
+  std::size_t waiting = 0; ///< shards that have not answered yet
+  bool answered = false;   ///< the first error answers at once
+  std::chrono::steady_clock::time_point received;
+};
+
+/// Splits a delivery by shard, keeping each shard's entries in stream order
+/// (an account's entries all go to one shard), and asks every shard to apply
+/// its part in one call. Acknowledges once all of them persisted theirs; any
+/// failure fails the whole delivery, which the link resends whole: every
+/// entry is idempotent, so the parts already applied take no harm.
+caf::result<std::string> deliver(federation_pointer self, peer_batch& msg) {
+  auto& st = self->state;
+  st.processed += msg.entries.size();
+  if (msg.entries.empty())
+    return std::string{};
+  auto d = std::make_shared<delivery>();
+  d->received = std::chrono::steady_clock::now();
+  d->last_id = msg.entries.back().id;
+  // Checked before anything is sent, so a refused delivery changes nothing.
+  std::vector<std::vector<store::outbox_entry>> parts(st.shards.size());
+  for (auto& e : msg.entries) {
+    if (!valid_idcode(e.idcode))
+      return caf::make_error(ec::invalid_request, "not an idcode: " + e.idcode);
+    auto shard = config::shard_of(e.idcode, static_cast<int>(st.shards.size()));
+    if (!st.shards[static_cast<size_t>(shard)])
+      return caf::make_error(ec::store_unavailable, "the node owning shard " +
+                                                        std::to_string(shard) +
+                                                        " is not reachable yet");
+    parts[static_cast<size_t>(shard)].push_back(std::move(e));
+  }
+  d->rp = self->make_response_promise<std::string>();
+  for (const auto& part : parts)
+    d->waiting += part.empty() ? 0 : 1;
+  for (size_t shard = 0; shard < parts.size(); ++shard) {
+    if (parts[shard].empty())
+      continue;
+    self->request(st.shards[shard], apply_timeout, atom::replicate_v, msg.origin,
+                  std::move(parts[shard]))
+        .then(
+            [self, d](const store::replicate_result&) {
+              if (d->answered || --d->waiting > 0)
+                return;
+              d->answered = true;
+              if (self->state.latency)
+                self->state.latency->record(std::chrono::steady_clock::now() -
+                                            d->received);
+              d->rp.deliver(d->last_id);
+            },
+            [d](caf::error& err) {
+              if (d->answered)
+                return;
+              d->answered = true;
+              d->rp.deliver(std::move(err));
+            });
+  }
+  return d->rp;
+}
+
 } // namespace
 
 federation_actor::behavior_type federation(federation_pointer self, int total_shards,
@@ -93,46 +156,8 @@ federation_actor::behavior_type federation(federation_pointer self, int total_sh
   for (size_t i = 0; i < st.siblings.size(); ++i)
     self->send(self, atom::join_v, static_cast<int32_t>(i));
   return {
-      [self](atom::deliver, peer_message& msg) -> caf::result<std::string> {
-        auto& st = self->state;
-        ++st.processed;
-        if (!valid_idcode(msg.entry.idcode))
-          return caf::make_error(ec::invalid_request,
-                                 "not an idcode: " + msg.entry.idcode);
-        auto shard =
-            config::shard_of(msg.entry.idcode, static_cast<int>(st.shards.size()));
-        auto target = st.shards[static_cast<size_t>(shard)];
-        if (!target)
-          return caf::make_error(ec::store_unavailable, "the node owning shard " +
-                                                            std::to_string(shard) +
-                                                            " is not reachable yet");
-        auto rp = self->make_response_promise<std::string>();
-        auto id = msg.entry.id;
-        auto fail = [rp](caf::error& err) mutable { rp.deliver(std::move(err)); };
-        auto acked = [self, rp, id,
-                      received = std::chrono::steady_clock::now()](auto&&...) mutable {
-          if (self->state.latency)
-            self->state.latency->record(std::chrono::steady_clock::now() - received);
-          rp.deliver(id);
-        };
-        switch (msg.entry.kind) {
-        case store::outbox_kind::announce:
-          self->request(target, apply_timeout, atom::add_sibling_v, msg.entry.idcode,
-                        msg.origin)
-              .then([acked](bool) mutable { acked(); }, fail);
-          break;
-        case store::outbox_kind::retire:
-          self->request(target, apply_timeout, atom::remove_sibling_v, msg.entry.idcode,
-                        msg.origin)
-              .then([acked](bool) mutable { acked(); }, fail);
-          break;
-        case store::outbox_kind::batch:
-          self->request(target, apply_timeout, atom::replicate_v, msg.entry.idcode,
-                        msg.entry.batch)
-              .then([acked](const store::replicate_result&) mutable { acked(); }, fail);
-          break;
-        }
-        return rp;
+      [self](atom::deliver, peer_batch& msg) -> caf::result<std::string> {
+        return deliver(self, msg);
       },
       [self](atom::shards) {
         node_shards known;

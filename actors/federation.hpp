@@ -22,16 +22,17 @@ struct federation_state {
   /// The other nodes of this carrier, and their endpoints once joined.
   std::vector<config::node_entry> siblings;
   std::vector<federation_actor> sibling_endpoints;
-  std::uint64_t processed = 0;
+  std::uint64_t processed = 0; ///< outbox entries delivered here
   /// From a peer's delivery to its acknowledgement, when measured.
   std::optional<metrics::latency_histogram> latency;
 };
 
-/// A node's endpoint. Peer carriers deliver their outbox entries here; each
-/// goes to the shard that owns its account, on this node or a sibling node
-/// of the same carrier, and the ack goes back only after that shard persisted
-/// it. The node joins its sibling nodes (CAF remote actors) so that it can
-/// route to every shard of the carrier.
+/// A node's endpoint. Peer carriers deliver their outbox entries here, many
+/// at a time; each goes to the shard that owns its account, on this node or a
+/// sibling node of the same carrier (one request per shard), and the ack goes
+/// back only after every one of those shards persisted its entries. The node
+/// joins its sibling nodes (CAF remote actors) so that it can route to every
+/// shard of the carrier.
 federation_actor::behavior_type
 federation(federation_actor::stateful_pointer<federation_state> self, int total_shards,
            std::vector<int> owned, std::vector<account_shard_actor> local,

@@ -4,6 +4,7 @@
 #include "actors/replication_backlog.hpp"
 #include "config/node_config.hpp"
 #include "metrics/latency_histogram.hpp"
+#include "store/outbox.hpp"
 #include "store/redis_client.hpp"
 
 #include <caf/stateful_actor.hpp>
@@ -27,11 +28,17 @@ struct peer_link_state {
   /// One handle per peer node (same order as peer.nodes); invalid while down.
   std::vector<federation_actor> nodes;
 
+  /// Requests of the current window not answered yet (one per peer node,
+  /// more when its entries are large).
   std::size_t in_flight = 0;
   /// Numbers the windows, so that answers to an abandoned window are ignored.
   std::uint64_t window_seq = 0;
   bool window_failed = false;
   std::string window_last_id;
+  /// Entries read with the last window but beyond its byte limit, in stream
+  /// order: the next window starts with them instead of reading them again.
+  /// Dropped on any failure, so a retry starts at the outbox's oldest entry.
+  std::vector<store::outbox_entry> unsent;
   std::chrono::milliseconds backoff{0};
   /// Where the link says how far behind it is (slot = the peer's position).
   std::shared_ptr<replication_backlog> backlog;
@@ -39,17 +46,18 @@ struct peer_link_state {
 
   std::string link_state = "connecting"; ///< up, down or connecting
   std::string last_error;
-  std::uint64_t batches_sent = 0;
-  std::uint64_t bytes_sent = 0;
-  std::uint64_t acknowledged = 0;
-  /// From sending an entry to its acknowledgement, when measured.
+  std::uint64_t batches_sent = 0; ///< outbox entries sent (resends included)
+  std::uint64_t bytes_sent = 0;   ///< of their batches
+  std::uint64_t acknowledged = 0; ///< outbox entries the peer persisted
+  /// From sending a window to a peer node's acknowledgement, when measured.
   std::optional<metrics::latency_histogram> round_trip;
   std::chrono::steady_clock::time_point window_sent_at;
 };
 
 /// Spawn detached: it blocks on Redis and on connecting to the peer's nodes.
 /// Delivery is at least once and in order per account (all of an account's
-/// entries go to the same peer node over one connection, a window at a time);
+/// entries go to the same peer node, in requests sent in order, a window at a
+/// time);
 /// the peer's apply is idempotent, so a resent window does no harm.
 peer_link_actor::behavior_type
 peer_link(peer_link_actor::stateful_pointer<peer_link_state> self, std::string carrier,

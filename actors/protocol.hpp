@@ -72,7 +72,8 @@ typename Inspector::result_type inspect(Inspector& f, upload_result& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, replicate_result& x) {
-  return f(caf::meta::type_name("replicate_result"), x.applied, x.identical, x.stale);
+  return f(caf::meta::type_name("replicate_result"), x.applied, x.identical, x.stale,
+           x.siblings_added, x.siblings_removed);
 }
 
 template <class Inspector>
@@ -93,6 +94,11 @@ typename Inspector::result_type inspect(Inspector& f, pending_fetch& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, stored_card& x) {
   return f(caf::meta::type_name("stored_card"), x.uid, x.record);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, outbox_entry& x) {
+  return f(caf::meta::type_name("outbox_entry"), x.id, x.idcode, x.kind, x.batch);
 }
 
 template <class Inspector>
@@ -118,18 +124,20 @@ typename Inspector::result_type inspect(Inspector& f, actor_status& x) {
 
 namespace simsync {
 
-/// One outbox entry on its way from a peer_link to the sibling carrier's
-/// federation endpoint: a batch of stamped changes or an announcement of an
-/// account. The reply, sent once the receiver persisted it, is the ack.
-struct peer_message {
+/// Outbox entries on their way from a peer_link to one node of the sibling
+/// carrier (the node owning their accounts' shards), in stream order: batches
+/// of stamped changes, announcements and retirements of accounts. One message
+/// per node and window (more only past 1 MiB of batches), so a window of
+/// interactive edits costs one request, not one per entry. The reply, sent
+/// once the receiver persisted every entry, is the ack.
+struct peer_batch {
   std::string origin; ///< sending carrier
-  store::outbox_entry entry;
+  std::vector<store::outbox_entry> entries;
 };
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, peer_message& x) {
-  return f(caf::meta::type_name("peer_message"), x.origin, x.entry.id, x.entry.idcode,
-           x.entry.kind, x.entry.batch);
+typename Inspector::result_type inspect(Inspector& f, peer_batch& x) {
+  return f(caf::meta::type_name("peer_batch"), x.origin, x.entries);
 }
 
 } // namespace simsync
@@ -144,8 +152,6 @@ CAF_ADD_ATOM(simsync, simsync::atom, update, "update")
 CAF_ADD_ATOM(simsync, simsync::atom, fetch, "fetch")
 CAF_ADD_ATOM(simsync, simsync::atom, ack, "ack")
 CAF_ADD_ATOM(simsync, simsync::atom, read_cards, "readcards")
-CAF_ADD_ATOM(simsync, simsync::atom, add_sibling, "addsibling")
-CAF_ADD_ATOM(simsync, simsync::atom, remove_sibling, "rmsibling")
 CAF_ADD_ATOM(simsync, simsync::atom, remove_line, "rmline")
 CAF_ADD_ATOM(simsync, simsync::atom, deliver, "deliver")
 CAF_ADD_ATOM(simsync, simsync::atom, shards, "shards")

@@ -41,6 +41,18 @@ std::string_view mode_name(upload_mode m) {
   return "delta";
 }
 
+std::string_view kind_name(outbox_kind k) {
+  switch (k) {
+  case outbox_kind::batch:
+    return "batch";
+  case outbox_kind::announce:
+    return "announce";
+  case outbox_kind::retire:
+    return "retire";
+  }
+  return "batch";
+}
+
 std::string hlc_of(std::uint64_t now_ms) {
   return std::to_string(now_ms * core::hlc_logical_per_ms);
 }
@@ -72,28 +84,6 @@ caf::expected<register_result> account_store::register_line(const register_reque
   if (!read_counts(r->view(), 2, v))
     return corrupt("register_line answered an unexpected reply");
   return register_result{v[0] != 0, v[1] != 0};
-}
-
-caf::expected<bool> account_store::add_sibling(const std::string& idcode,
-                                               const std::string& peer) {
-  auto r = run_script(redis_, script::add_sibling, {idcode, peer});
-  if (!r)
-    return std::move(r.error());
-  std::uint64_t v[2];
-  if (!read_counts(r->view(), 2, v))
-    return corrupt("add_sibling answered an unexpected reply");
-  return v[0] != 0;
-}
-
-caf::expected<bool> account_store::remove_sibling(const std::string& idcode,
-                                                  const std::string& peer) {
-  auto r = run_script(redis_, script::remove_sibling, {idcode, peer});
-  if (!r)
-    return std::move(r.error());
-  std::uint64_t v[1];
-  if (!read_counts(r->view(), 1, v))
-    return corrupt("remove_sibling answered an unexpected reply");
-  return v[0] != 0;
 }
 
 caf::expected<bool> account_store::remove_line(const std::string& idcode,
@@ -149,15 +139,24 @@ caf::expected<upload_result> account_store::upload(const upload_request& req) {
   return upload_result{v[0], v[1], v[2], v[3], v[4]};
 }
 
-caf::expected<replicate_result> account_store::replicate_in(const std::string& idcode,
-                                                            const std::string& batch) {
-  auto r = run_script(redis_, script::replicate_in, {idcode, batch});
+caf::expected<replicate_result>
+account_store::apply_incoming(const std::string& origin,
+                              const std::vector<outbox_entry>& entries) {
+  std::vector<std::string_view> args;
+  args.reserve(1 + 3 * entries.size());
+  args.push_back(origin);
+  for (const auto& e : entries) {
+    args.push_back(kind_name(e.kind));
+    args.push_back(e.idcode);
+    args.push_back(e.batch);
+  }
+  auto r = run_script(redis_, script::apply_incoming, args);
   if (!r)
     return std::move(r.error());
-  std::uint64_t v[3];
-  if (!read_counts(r->view(), 3, v))
-    return corrupt("replicate_in answered an unexpected reply");
-  return replicate_result{v[0], v[1], v[2]};
+  std::uint64_t v[5];
+  if (!read_counts(r->view(), 5, v))
+    return corrupt("apply_incoming answered an unexpected reply");
+  return replicate_result{v[0], v[1], v[2], v[3], v[4]};
 }
 
 caf::expected<pending_counts> account_store::request_update(const std::string& idcode,

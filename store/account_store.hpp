@@ -2,6 +2,7 @@
 
 #include "core/book.hpp"
 #include "core/record.hpp"
+#include "store/outbox.hpp"
 #include "store/redis_client.hpp"
 
 #include <caf/expected.hpp>
@@ -61,10 +62,13 @@ struct upload_result {
   std::size_t unchanged = 0;
 };
 
+/// What a sibling carrier's outbox entries did here, summed over the entries.
 struct replicate_result {
   std::size_t applied = 0;   ///< newer and different: stored and offered to the lines
   std::size_t identical = 0; ///< duplicates or same content
   std::size_t stale = 0;     ///< older than what is held: kept in history only
+  std::size_t siblings_added = 0;   ///< announcements of a sibling not known before
+  std::size_t siblings_removed = 0; ///< retirements of a sibling that was known
 };
 
 struct pending_counts {
@@ -106,14 +110,7 @@ public:
 
   // -- F1 ---------------------------------------------------------------------
   caf::expected<register_result> register_line(const register_request& req);
-  /// Takes a peer's announcement that it holds an account for `idcode`. If
-  /// this carrier holds one too, the new sibling gets the shared store and an
-  /// announcement back through its outbox. Returns whether it was new.
-  caf::expected<bool> add_sibling(const std::string& idcode, const std::string& peer);
   caf::expected<std::optional<line_info>> find_line(const std::string& msisdn);
-  /// Takes a peer's word that it no longer holds an account for `idcode`.
-  /// Returns whether it was a sibling.
-  caf::expected<bool> remove_sibling(const std::string& idcode, const std::string& peer);
   /// Removes a line and its data; the last line removes the account and
   /// tells the siblings. Returns whether the account went too.
   caf::expected<bool> remove_line(const std::string& idcode, const std::string& msisdn);
@@ -121,10 +118,16 @@ public:
   // -- F2, F7 -----------------------------------------------------------------
   caf::expected<upload_result> upload(const upload_request& req);
 
-  // -- F4 ---------------------------------------------------------------------
-  /// Applies one outbox batch from a sibling carrier (see store/outbox.hpp).
-  caf::expected<replicate_result> replicate_in(const std::string& idcode,
-                                               const std::string& batch);
+  // -- F4, F1 announcements ---------------------------------------------------
+  /// Applies outbox entries of the sibling carrier `origin` (store/outbox.hpp)
+  /// in their order, in one script: a batch is compared, then copied (F4); an
+  /// announcement adds `origin` as a sibling of the account and, if this
+  /// carrier holds it too, sends it the whole shared store and an
+  /// announcement back through its outbox; a retirement removes the sibling.
+  /// Every entry is idempotent, so a resent window does no harm. A malformed
+  /// batch refuses the whole call (ec::invalid_request) and changes nothing.
+  caf::expected<replicate_result>
+  apply_incoming(const std::string& origin, const std::vector<outbox_entry>& entries);
 
   // -- F5, F6 -----------------------------------------------------------------
   caf::expected<pending_counts> request_update(const std::string& idcode,

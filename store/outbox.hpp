@@ -13,11 +13,12 @@
 
 namespace simsync::store {
 
-/// What an outbox entry asks of the peer.
+/// What an outbox entry asks of the peer (account_store::apply_incoming; in
+/// store/lua/lib.lua: replicate_in, add_sibling, remove_sibling).
 enum class outbox_kind {
-  batch,    ///< apply stamped changes (account_store::replicate_in)
-  announce, ///< this carrier holds an account for the idcode (add_sibling)
-  retire,   ///< this carrier no longer holds it (remove_sibling)
+  batch,    ///< apply stamped changes
+  announce, ///< this carrier holds an account for the idcode
+  retire,   ///< this carrier no longer holds it
 };
 
 /// One message for a peer carrier about one account. Written by the store's

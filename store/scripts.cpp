@@ -12,12 +12,10 @@ namespace detail {
 extern const std::string_view lua_lib;
 extern const std::string_view lua_register_line;
 extern const std::string_view lua_upload;
-extern const std::string_view lua_replicate_in;
+extern const std::string_view lua_apply_incoming;
 extern const std::string_view lua_update_request;
 extern const std::string_view lua_fetch_pending;
 extern const std::string_view lua_ack_pending;
-extern const std::string_view lua_add_sibling;
-extern const std::string_view lua_remove_sibling;
 extern const std::string_view lua_remove_line;
 } // namespace detail
 
@@ -45,11 +43,10 @@ compiled_script compile(std::string_view body) {
 }
 
 const compiled_script& compiled(script which) {
-  static const std::array<compiled_script, 9> all{
-      compile(detail::lua_register_line), compile(detail::lua_upload),
-      compile(detail::lua_replicate_in),  compile(detail::lua_update_request),
-      compile(detail::lua_fetch_pending), compile(detail::lua_ack_pending),
-      compile(detail::lua_add_sibling),   compile(detail::lua_remove_sibling),
+  static const std::array<compiled_script, 7> all{
+      compile(detail::lua_register_line),  compile(detail::lua_upload),
+      compile(detail::lua_apply_incoming), compile(detail::lua_update_request),
+      compile(detail::lua_fetch_pending),  compile(detail::lua_ack_pending),
       compile(detail::lua_remove_line),
   };
   return all[static_cast<size_t>(which)];

@@ -13,12 +13,10 @@ namespace simsync::store {
 enum class script {
   register_line,
   upload,
-  replicate_in,
+  apply_incoming,
   update_request,
   fetch_pending,
   ack_pending,
-  add_sibling,
-  remove_sibling,
   remove_line,
 };
 

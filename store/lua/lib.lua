@@ -1,5 +1,6 @@
 -- Prepended to every simsync script at build time: key names, the record
--- format of core/record.hpp, and the pending-mailbox rule shared by the flows.
+-- format of core/record.hpp, the pending-mailbox rule shared by the flows, and
+-- what an incoming outbox entry does (apply_incoming.lua applies many).
 -- Redis scripts may not create globals, so everything here is local.
 
 -- Keys (DESIGN.md section 6). The idcode is the hash tag of a user's keys.
@@ -224,4 +225,83 @@ end
 local function split_fetched(value)
   local colon = string.find(value, ':', 1, true)
   return string.sub(value, 1, colon - 1), string.sub(value, colon + 1)
+end
+
+-- -- incoming outbox entries of a sibling carrier ------------------------------
+
+local function keep_in_history(id, uid, rec)
+  redis.call('XADD', history_key(id), 'MAXLEN', '~', '1000', '*', 'uid', uid, 'rec', rec)
+end
+
+-- F4 receive: compare, then copy. A change from a sibling carrier is taken
+-- only if its stamp is newer; if its content differs, it goes into the
+-- pending mailbox of every line of the account. `items` is a parsed batch
+-- (parse_batch). Idempotent: a change already taken has the same stamp and
+-- counts as identical. Returns applied, identical, stale.
+local function replicate_in(id, items)
+  -- No account here (any more): nothing to apply; a later registration is
+  -- bootstrapped with the whole store.
+  if redis.call('EXISTS', acct_key(id)) == 0 then return 0, 0, #items / 2 end
+
+  local skey = shared_key(id)
+  local changes = {}
+  local applied, identical, stale = 0, 0, 0
+  local max_hlc = 0
+  for i = 1, #items, 2 do
+    local uid, rec = items[i], items[i + 1]
+    max_hlc = math.max(max_hlc, tonumber(rec_hlc(rec)))
+    local cur = redis.call('HGET', skey, uid)
+    if not cur or newer(rec, cur) then
+      -- Even a same-content change moves the stamp, so every replica holds the
+      -- same stamp and later changes are ordered the same everywhere.
+      redis.call('HSET', skey, uid, rec)
+      if cur and same_content(rec, cur) then
+        identical = identical + 1
+      else
+        if cur and not rec_deleted(cur) then
+          local cc, cl = rec_origin(cur)
+          local rc, rl = rec_origin(rec)
+          if cc ~= rc or cl ~= rl then keep_in_history(id, uid, cur) end
+        end
+        changes[#changes + 1] = uid
+        changes[#changes + 1] = rec
+        applied = applied + 1
+      end
+    elseif same_content(rec, cur) then
+      identical = identical + 1
+    else
+      keep_in_history(id, uid, rec)
+      stale = stale + 1
+    end
+  end
+
+  observe_clock(id, max_hlc)
+  if #changes > 0 then
+    redis.call('HINCRBY', acct_key(id), 'version', 1)
+    offer_to_lines(id, changes, nil)
+  end
+  return applied, identical, stale
+end
+
+-- F1 announce received: `peer` has an account for this idcode. If this
+-- carrier has one too, the new sibling is bootstrapped with the whole shared
+-- store (tombstones too) and told about this account in return; the second
+-- announcement finds the sibling known, so the exchange ends there (and a
+-- repeated announcement changes nothing). Returns sibling_added, records_sent.
+local function add_sibling(id, peer)
+  if redis.call('SADD', dir_key(id), peer) == 0 then return 0, 0 end
+  if redis.call('EXISTS', acct_key(id)) == 0 then return 1, 0 end
+  announce(id, peer)
+  local all = redis.call('HGETALL', shared_key(id))
+  if #all > 0 then
+    redis.call('XADD', outbox_key(peer), '*', 'id', id, 'kind', 'batch', 'batch',
+               batch_blob(all))
+  end
+  return 1, #all / 2
+end
+
+-- A peer carrier no longer holds an account for this idcode: stop sending
+-- it changes. Returns sibling_removed (0 when it was not one: idempotent).
+local function remove_sibling(id, peer)
+  return redis.call('SREM', dir_key(id), peer)
 end

@@ -100,3 +100,49 @@ TEST_F(sibling_outage, the_sender_crashing_keeps_its_outbox) {
   client.forget("carrier-b");
   expect_converged_with_exact_mailbox();
 }
+
+TEST_F(sibling_outage, a_backlog_of_many_accounts_on_every_shard_converges) {
+  // Eight more people (on both of carrier-b's shards), each with two edits
+  // made while carrier-b is away: the backlog travels in windows of many
+  // accounts, split by node and shard, and every account converges.
+  std::vector<std::string> people;
+  for (unsigned p = 1; p <= 8; ++p) {
+    char id[65];
+    std::snprintf(id, sizeof id, "%08x%056x", p * 2654435761u, p);
+    people.push_back(id);
+  }
+  auto line_of = [](const std::string& carrier, std::size_t i) {
+    return (carrier == "carrier-a" ? "+86138100000" : "+86186100000") + std::to_string(i);
+  };
+  for (std::size_t i = 0; i < people.size(); ++i) {
+    client.register_line("carrier-a", people[i], line_of("carrier-a", i), {"carrier-b"});
+    client.register_line("carrier-b", people[i], line_of("carrier-b", i), {"carrier-a"});
+  }
+  for (std::size_t i = 0; i < people.size(); ++i) {
+    // Once the announcements crossed, an upload reaches carrier-b.
+    ASSERT_TRUE(eventually([&] {
+      client.upload("carrier-a", people[i], line_of("carrier-a", i),
+                    {make_card("c1", "One")});
+      return client.counts("carrier-b", people[i], line_of("carrier-b", i)).added == 1;
+    }));
+  }
+  d.stop("carrier-b", SIGTERM);
+  for (std::size_t i = 0; i < people.size(); ++i) {
+    client.upload("carrier-a", people[i], line_of("carrier-a", i),
+                  {make_card("c1", "Two"), make_card("c2", "Extra")});
+    client.upload("carrier-a", people[i], line_of("carrier-a", i),
+                  {make_card("c1", "Three")});
+  }
+  d.start("carrier-b");
+  client.forget("carrier-b");
+  for (std::size_t i = 0; i < people.size(); ++i) {
+    ASSERT_TRUE(eventually([&] {
+      return client.shared("carrier-b", people[i], line_of("carrier-b", i)) ==
+             client.shared("carrier-a", people[i], line_of("carrier-a", i));
+    })) << "person "
+        << i << " did not converge";
+    auto cards = client.shared("carrier-b", people[i], line_of("carrier-b", i));
+    ASSERT_EQ(cards.size(), 1u);
+    EXPECT_NE(cards["c1"].find("Three"), std::string::npos);
+  }
+}

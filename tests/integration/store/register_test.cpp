@@ -106,7 +106,7 @@ TEST(remove_line, removes_the_line_and_its_data_but_not_the_other_lines) {
 TEST(remove_line, the_last_line_takes_the_account_and_tells_the_siblings) {
   carrier_store a("carrier-a");
   register_line(a.store, person, "+8613800138000");
-  ASSERT_TRUE(a.store.add_sibling(person, "carrier-b"));
+  ASSERT_TRUE(a.store.apply_incoming("carrier-b", {sibling_entry(person)}));
   upload(a.store, person, "+8613800138000", {make_card("u1", "Li")});
   auto gone = a.store.remove_line(person, "+8613800138000");
   ASSERT_TRUE(gone);

@@ -30,33 +30,38 @@ struct two_carriers : ::testing::Test {
     }
   }
 
-  /// Carries every outbox entry from `from` to `to`, as a peer link does;
-  /// returns the summed result of the batches.
+  /// Carries every outbox entry from `from` to `to` in one call, as a peer
+  /// link does with a window; returns what they did.
   store::replicate_result deliver(carrier_store& from, carrier_store& to,
                                   bool trim = true) {
-    store::replicate_result sum;
     const auto& to_id = to.store.carrier();
     auto entries = store::read_outbox(from.client, to_id, "0-0", 1000);
     EXPECT_TRUE(entries);
-    for (const auto& e : *entries) {
-      if (e.kind == store::outbox_kind::announce) {
-        EXPECT_TRUE(to.store.add_sibling(e.idcode, from.store.carrier()));
-        continue;
-      }
-      if (e.kind == store::outbox_kind::retire) {
-        EXPECT_TRUE(to.store.remove_sibling(e.idcode, from.store.carrier()));
-        continue;
-      }
-      auto r = to.store.replicate_in(e.idcode, e.batch);
-      EXPECT_TRUE(r) << describe(r.error());
-      sum.applied += r->applied;
-      sum.identical += r->identical;
-      sum.stale += r->stale;
-    }
-    if (trim && !entries->empty()) {
+    if (!entries || entries->empty())
+      return {};
+    auto r = to.store.apply_incoming(from.store.carrier(), *entries);
+    EXPECT_TRUE(r) << describe(r.error());
+    if (trim) {
       EXPECT_TRUE(store::trim_outbox(from.client, to_id, entries->back().id));
     }
-    return sum;
+    return r ? *r : store::replicate_result{};
+  }
+
+  /// The outbox entries waiting at `from` for `to`, taken out of the outbox.
+  std::vector<store::outbox_entry> take_outbox(carrier_store& from, carrier_store& to) {
+    auto entries = store::read_outbox(from.client, to.store.carrier(), "0-0", 1000);
+    EXPECT_TRUE(entries);
+    if (!entries || entries->empty())
+      return {};
+    EXPECT_TRUE(store::trim_outbox(from.client, to.store.carrier(), entries->back().id));
+    return *entries;
+  }
+
+  /// Whether `peer` is a sibling of the account at `c`.
+  static bool is_sibling(carrier_store& c, const std::string& idcode,
+                         const std::string& peer) {
+    return c.client.call({"SISMEMBER", "dir:{" + idcode + "}", peer})->view().integer() ==
+           1;
   }
 
   carrier_store a{"carrier-a"};
@@ -147,24 +152,35 @@ TEST_F(two_carriers, a_new_sibling_is_bootstrapped_with_the_whole_store) {
   deliver(c, a);
   auto r = deliver(a, c);
   EXPECT_EQ(r.applied, 2u);
-  EXPECT_FALSE(*a.store.add_sibling(person, "carrier-c")); // known from now on
+  auto again = a.store.apply_incoming("carrier-c", {sibling_entry(person)});
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->siblings_added, 0u); // known from now on
+  EXPECT_EQ(*store::outbox_depth(a.client, "carrier-c"),
+            0u); // and not bootstrapped again
   EXPECT_EQ(c.store.fetch_pending(person, "+8615000150000")->changes.size(), 2u);
 }
 
 TEST_F(two_carriers, a_malformed_batch_is_refused_and_changes_nothing) {
+  upload(a.store, person, line_a, {make_card("u1", "Li")});
+  auto good = take_outbox(a, b);
+  ASSERT_EQ(good.size(), 1u);
   for (std::string bad : {"5:u1", "2:u14:junk", "x:u1", "-3:abc"}) {
-    auto r = b.store.replicate_in(person, bad);
+    // The well-formed entries around it are refused with it: nothing is applied.
+    auto r =
+        b.store.apply_incoming("carrier-a", {sibling_entry(other_person), good.front(),
+                                             batch_entry(person, bad), good.front()});
     ASSERT_FALSE(r) << bad;
     EXPECT_EQ(r.error(), ec::invalid_request);
   }
   EXPECT_TRUE(shared_records(b.client, person).empty());
+  EXPECT_FALSE(is_sibling(b, other_person, "carrier-a"));
 }
 
 TEST_F(two_carriers, an_announcement_to_a_carrier_without_the_account_is_not_answered) {
   carrier_store c("carrier-c");
-  auto added = c.store.add_sibling(person, "carrier-a");
+  auto added = c.store.apply_incoming("carrier-a", {sibling_entry(person)});
   ASSERT_TRUE(added);
-  EXPECT_TRUE(*added);
+  EXPECT_EQ(added->siblings_added, 1u);
   EXPECT_EQ(*store::outbox_depth(c.client, "carrier-a"), 0u);
   // When the person registers at carrier-c later, carrier-a hears of it.
   register_line(c.store, person, "+8615000150000", {"carrier-a", "carrier-b"});
@@ -189,7 +205,8 @@ TEST_F(two_carriers, a_retired_sibling_gets_nothing_more_until_it_registers_agai
 TEST_F(two_carriers, a_batch_for_an_account_this_carrier_lacks_is_dropped) {
   upload(a.store, person, line_a, {make_card("u1", "Li")});
   auto entries = store::read_outbox(a.client, "carrier-b", "0-0", 10);
-  auto r = b.store.replicate_in(other_person, entries->front().batch);
+  auto r = b.store.apply_incoming("carrier-a",
+                                  {batch_entry(other_person, entries->front().batch)});
   ASSERT_TRUE(r);
   EXPECT_EQ(r->applied, 0u);
   EXPECT_TRUE(shared_records(b.client, other_person).empty());
@@ -198,11 +215,118 @@ TEST_F(two_carriers, a_batch_for_an_account_this_carrier_lacks_is_dropped) {
 TEST_F(two_carriers, the_outbox_survives_a_redis_crash_with_aof) {
   carrier_store durable("carrier-a", redis_server::options{true});
   register_line(durable.store, person, line_a, {"carrier-b"});
-  ASSERT_TRUE(durable.store.add_sibling(person, "carrier-b"));
+  ASSERT_TRUE(durable.store.apply_incoming("carrier-b", {sibling_entry(person)}));
   upload(durable.store, person, line_a, {make_card("u1", "Li")});
   durable.server.restart(/*crash=*/true);
   auto client = durable.server.connect();
   // The announcement, the answer to carrier-b's, and the upload's batch.
   EXPECT_EQ(*store::outbox_depth(client, "carrier-b"), 3u);
   EXPECT_EQ(shared_records(client, person).size(), 1u);
+}
+
+// -- many entries in one call (a peer link's window for one shard) ------------
+
+TEST_F(two_carriers, one_call_applies_several_accounts_each_in_stream_order) {
+  const std::string other_a = "+8613900139000";
+  const std::string other_b = "+8618900189000";
+  register_line(a.store, other_person, other_a, {"carrier-b"});
+  register_line(b.store, other_person, other_b, {"carrier-a"});
+  for (int i = 0; i < 2; ++i) {
+    deliver(a, b);
+    deliver(b, a);
+  }
+  ASSERT_TRUE(is_sibling(a, other_person, "carrier-b"));
+  const std::uint64_t t = 1'700'000'000'000;
+  upload(a.store, person, line_a, {make_card("u1", "Li old")},
+         store::upload_mode::snapshot, store::scope::shared, t);
+  upload(a.store, other_person, other_a, {make_card("v1", "Wang")},
+         store::upload_mode::snapshot, store::scope::shared, t);
+  upload(a.store, person, line_a, {make_card("u1", "Li new"), make_card("u2", "Zhao")},
+         store::upload_mode::snapshot, store::scope::shared, t + 1000);
+  auto window = take_outbox(a, b); // person old, other_person, person new
+  ASSERT_EQ(window.size(), 3u);
+
+  auto r = b.store.apply_incoming("carrier-a", window);
+  ASSERT_TRUE(r) << describe(r.error());
+  EXPECT_EQ(r->applied, 4u); // u1 (old, then new), v1, u2
+  EXPECT_EQ(r->stale, 0u);
+  EXPECT_EQ(shared_records(b.client, person), shared_records(a.client, person));
+  EXPECT_EQ(shared_records(b.client, other_person),
+            shared_records(a.client, other_person));
+  EXPECT_NE(shared_records(b.client, person)["u1"].find("Li new"), std::string::npos);
+  EXPECT_EQ(kinds(*b.store.fetch_pending(person, line_b)),
+            (std::map<std::string, std::string>{{"u1", "added"}, {"u2", "added"}}));
+  EXPECT_EQ(kinds(*b.store.fetch_pending(other_person, other_b)),
+            (std::map<std::string, std::string>{{"v1", "added"}}));
+}
+
+TEST_F(two_carriers, a_stale_batch_after_a_newer_one_in_the_same_call_is_not_applied) {
+  const std::uint64_t t = 1'700'000'000'000;
+  upload(a.store, person, line_a, {make_card("u1", "Li old")},
+         store::upload_mode::snapshot, store::scope::shared, t);
+  upload(a.store, person, line_a, {make_card("u1", "Li new")},
+         store::upload_mode::snapshot, store::scope::shared, t + 1000);
+  auto window = take_outbox(a, b);
+  ASSERT_EQ(window.size(), 2u);
+  // Delivered newest first (as after a resend): the older one loses.
+  auto r = b.store.apply_incoming("carrier-a", {window[1], window[0]});
+  ASSERT_TRUE(r) << describe(r.error());
+  EXPECT_EQ(r->applied, 1u);
+  EXPECT_EQ(r->stale, 1u);
+  EXPECT_EQ(shared_records(b.client, person), shared_records(a.client, person));
+  EXPECT_NE(shared_records(b.client, person)["u1"].find("Li new"), std::string::npos);
+  auto f = b.store.fetch_pending(person, line_b);
+  ASSERT_EQ(f->changes.size(), 1u);
+  EXPECT_NE(f->changes[0].record.card.find("Li new"), std::string::npos);
+  // The whole window again (the link resends it after a lost ack): no change.
+  auto again = b.store.apply_incoming("carrier-a", window);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->applied, 0u);
+  EXPECT_EQ(shared_records(b.client, person), shared_records(a.client, person));
+}
+
+TEST_F(two_carriers, announcements_and_retirements_in_one_call_keep_their_order) {
+  upload(b.store, person, line_b, {make_card("u1", "Li")});
+  take_outbox(b, a);
+  register_line(b.store, other_person, "+8618900189000");
+  // carrier-c registers the person (a new account there): its announcement,
+  // then its first batch; and other_person comes and goes, then comes back.
+  carrier_store c("carrier-c");
+  register_line(c.store, person, "+8615000150000", {"carrier-b"});
+  register_line(c.store, other_person, "+8615000150001", {"carrier-b"});
+  auto announced = take_outbox(c, b);
+  ASSERT_EQ(announced.size(), 2u);
+  ASSERT_TRUE(c.store.apply_incoming("carrier-b", {sibling_entry(person)}));
+  take_outbox(c, b);
+  upload(c.store, person, "+8615000150000", {make_card("u9", "From C")});
+  auto batch = take_outbox(c, b);
+  ASSERT_EQ(batch.size(), 1u);
+  take_outbox(b, c); // what carrier-b said to carrier-c so far: not looked at
+
+  auto r = b.store.apply_incoming(
+      "carrier-c",
+      {announced[0], batch[0], announced[1],
+       sibling_entry(other_person, store::outbox_kind::retire), announced[1]});
+  ASSERT_TRUE(r) << describe(r.error());
+  EXPECT_EQ(r->applied, 1u);
+  EXPECT_EQ(r->siblings_added, 3u); // person, other_person twice
+  EXPECT_EQ(r->siblings_removed, 1u);
+  EXPECT_TRUE(is_sibling(b, person, "carrier-c"));
+  EXPECT_TRUE(is_sibling(b, other_person, "carrier-c"));
+  // carrier-c was bootstrapped with the store as it was at its announcement,
+  // before its own batch: just u1.
+  auto answer = take_outbox(b, c);
+  ASSERT_GE(answer.size(), 2u);
+  EXPECT_EQ(answer[0].kind, store::outbox_kind::announce);
+  EXPECT_EQ(answer[0].idcode, person);
+  EXPECT_EQ(answer[1].kind, store::outbox_kind::batch);
+  EXPECT_NE(answer[1].batch.find("u1"), std::string::npos);
+  EXPECT_EQ(answer[1].batch.find("u9"), std::string::npos);
+  // A retirement after the last announcement would have left it out.
+  auto gone = b.store.apply_incoming(
+      "carrier-c", {sibling_entry(other_person),
+                    sibling_entry(other_person, store::outbox_kind::retire)});
+  ASSERT_TRUE(gone);
+  EXPECT_EQ(gone->siblings_removed, 1u);
+  EXPECT_FALSE(is_sibling(b, other_person, "carrier-c"));
 }

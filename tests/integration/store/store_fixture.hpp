@@ -2,6 +2,7 @@
 
 #include "core/book.hpp"
 #include "store/account_store.hpp"
+#include "store/outbox.hpp"
 #include "tests/support/redis_server.hpp"
 
 #include <gtest/gtest.h>
@@ -63,6 +64,19 @@ inline store::upload_result upload(store::account_store& s, const std::string& i
   auto r = s.upload(req);
   EXPECT_TRUE(r) << describe(r.error());
   return r ? *r : store::upload_result{};
+}
+
+/// A sibling carrier's announcement (or retirement) of its account for
+/// `idcode`, as an outbox entry that account_store::apply_incoming takes.
+inline store::outbox_entry
+sibling_entry(const std::string& idcode,
+              store::outbox_kind kind = store::outbox_kind::announce) {
+  return store::outbox_entry{"0-1", idcode, kind, {}};
+}
+
+/// A sibling carrier's batch for `idcode` (netstrings of uid, record pairs).
+inline store::outbox_entry batch_entry(const std::string& idcode, std::string batch) {
+  return store::outbox_entry{"0-1", idcode, store::outbox_kind::batch, std::move(batch)};
 }
 
 /// uid -> kind name of what a fetch returned.

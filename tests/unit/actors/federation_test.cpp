@@ -18,10 +18,12 @@ namespace {
 
 /// What a test-double shard saw, and how it answers.
 struct shard_log {
-  std::vector<std::string>
-      calls;           ///< "replicate <idcode> <batch>" or "sibling <idcode> <peer>"
-  bool fail = false;   ///< answer store_unavailable
-  bool silent = false; ///< never answer (a shard that never persists)
+  /// Per entry: "replicate <idcode> <batch>", "sibling <idcode> <peer>" or
+  /// "retire <idcode> <peer>", in the order the shard got them.
+  std::vector<std::string> calls;
+  std::size_t requests = 0; ///< messages that carried them
+  bool fail = false;        ///< answer store_unavailable
+  bool silent = false;      ///< never answer (a shard that never persists)
 };
 
 struct fake_shard_state {
@@ -35,24 +37,28 @@ fake_shard(account_shard_actor::stateful_pointer<fake_shard_state> self,
   self->state.log = log;
   auto unused = [](auto&&...) { return caf::make_error(ec::invalid_request, "unused"); };
   return {
-      [=](atom::replicate, const std::string& id,
-          const std::string& batch) -> caf::result<store::replicate_result> {
-        log->calls.push_back("replicate " + id + " " + batch);
+      [=](atom::replicate, const std::string& origin,
+          const std::vector<store::outbox_entry>& entries)
+          -> caf::result<store::replicate_result> {
+        ++log->requests;
+        for (const auto& e : entries) {
+          switch (e.kind) {
+          case store::outbox_kind::batch:
+            log->calls.push_back("replicate " + e.idcode + " " + e.batch);
+            break;
+          case store::outbox_kind::announce:
+            log->calls.push_back("sibling " + e.idcode + " " + origin);
+            break;
+          case store::outbox_kind::retire:
+            log->calls.push_back("retire " + e.idcode + " " + origin);
+            break;
+          }
+        }
         if (log->fail)
           return caf::make_error(ec::store_unavailable, "redis down");
         if (log->silent)
           return self->make_response_promise<store::replicate_result>();
-        return store::replicate_result{1, 0, 0};
-      },
-      [=](atom::add_sibling, const std::string& id,
-          const std::string& peer) -> caf::result<bool> {
-        log->calls.push_back("sibling " + id + " " + peer);
-        return true;
-      },
-      [=](atom::remove_sibling, const std::string& id,
-          const std::string& peer) -> caf::result<bool> {
-        log->calls.push_back("retire " + id + " " + peer);
-        return true;
+        return store::replicate_result{entries.size(), 0, 0, 0, 0};
       },
       [=](atom::remove_line, const std::string&,
           const std::string&) -> caf::result<bool> { return unused(); },
@@ -112,8 +118,13 @@ struct federation_fixture : ::testing::Test {
   /// the test runs the scheduler.
   std::shared_ptr<outcome> deliver(const std::string& idcode, store::outbox_kind kind,
                                    const std::string& batch = "b") {
+    return deliver({store::outbox_entry{"7-0", idcode, kind, batch}});
+  }
+
+  /// Sends a window's entries for this node in one message, as a peer link does.
+  std::shared_ptr<outcome> deliver(std::vector<store::outbox_entry> entries) {
     auto out = std::make_shared<outcome>();
-    peer_message msg{"carrier-b", store::outbox_entry{"7-0", idcode, kind, batch}};
+    peer_batch msg{"carrier-b", std::move(entries)};
     auto target = endpoint;
     sys.spawn([out, msg, target](caf::event_based_actor* self) {
       self->request(target, std::chrono::seconds{60}, atom::deliver_v, msg)
@@ -218,4 +229,60 @@ TEST_F(federation_fixture, it_reports_every_reachable_shard) {
   sched.run();
   EXPECT_EQ(known->indices, (std::vector<int32_t>{0, 1}));
   EXPECT_EQ(known->handles.size(), 2u);
+}
+
+TEST_F(federation_fixture, a_window_goes_as_one_request_per_shard_in_stream_order) {
+  using store::outbox_kind;
+  auto out = deliver({{"1-0", on_shard_1, outbox_kind::announce, ""},
+                      {"2-0", on_shard_0, outbox_kind::batch, "x"},
+                      {"3-0", on_shard_1, outbox_kind::batch, "y"},
+                      {"4-0", on_shard_0, outbox_kind::retire, ""},
+                      {"5-0", on_shard_1, outbox_kind::batch, "z"}});
+  sched.run();
+  ASSERT_TRUE(out->acked);
+  EXPECT_EQ(*out->acked, "5-0"); // through the last entry
+  EXPECT_EQ(logs[0]->requests, 1u);
+  EXPECT_EQ(logs[1]->requests, 1u);
+  EXPECT_EQ(logs[0]->calls,
+            (std::vector<std::string>{"replicate " + on_shard_0 + " x",
+                                      "retire " + on_shard_0 + " carrier-b"}));
+  EXPECT_EQ(logs[1]->calls,
+            (std::vector<std::string>{"sibling " + on_shard_1 + " carrier-b",
+                                      "replicate " + on_shard_1 + " y",
+                                      "replicate " + on_shard_1 + " z"}));
+}
+
+TEST_F(federation_fixture, no_ack_until_every_shard_of_the_window_has_persisted) {
+  logs[1]->silent = true;
+  auto out = deliver({{"1-0", on_shard_0, store::outbox_kind::batch, "x"},
+                      {"2-0", on_shard_1, store::outbox_kind::batch, "y"}});
+  sched.run();
+  EXPECT_EQ(logs[0]->requests, 1u);
+  EXPECT_EQ(logs[1]->requests, 1u);
+  EXPECT_FALSE(out->acked);
+  EXPECT_FALSE(out->failed);
+  sched.advance_time(std::chrono::seconds{61});
+  sched.run();
+  EXPECT_FALSE(out->acked);
+  EXPECT_TRUE(out->failed);
+}
+
+TEST_F(federation_fixture, one_failing_shard_fails_the_whole_window) {
+  logs[1]->fail = true;
+  auto out = deliver({{"1-0", on_shard_0, store::outbox_kind::batch, "x"},
+                      {"2-0", on_shard_1, store::outbox_kind::batch, "y"}});
+  sched.run();
+  ASSERT_TRUE(out->failed);
+  EXPECT_EQ(*out->failed, ec::store_unavailable);
+  EXPECT_FALSE(out->acked);
+}
+
+TEST_F(federation_fixture, one_bad_idcode_refuses_the_whole_window_untouched) {
+  auto out = deliver({{"1-0", on_shard_0, store::outbox_kind::batch, "x"},
+                      {"2-0", "zz", store::outbox_kind::batch, "y"}});
+  sched.run();
+  ASSERT_TRUE(out->failed);
+  EXPECT_EQ(*out->failed, ec::invalid_request);
+  EXPECT_TRUE(logs[0]->calls.empty());
+  EXPECT_TRUE(logs[1]->calls.empty());
 }
