@@ -6,9 +6,9 @@
 // when the shard replies. No thread waits on a connection or a request.
 
 #include "actors/actors.hpp"
+#include "actors/replication_backlog.hpp"
 #include "config/node_config.hpp"
 #include "metrics/request_meter.hpp"
-#include "actors/replication_backlog.hpp"
 #include "net/limits.hpp"
 
 #include <caf/actor_system.hpp>

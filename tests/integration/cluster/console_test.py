@@ -72,6 +72,14 @@ def digits(n):
     return "".join(random.choice("0123456789") for _ in range(n))
 
 
+class Unavailable(Failure):
+    """A 503: the gateway shed the request; a phone retries after Retry-After."""
+
+    def __init__(self, message, retry_after_s):
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
 def http(method, url, body=None, token=None, content_type="application/json"):
     data = body if isinstance(body, bytes) else \
         (json.dumps(body).encode() if body is not None else None)
@@ -84,7 +92,10 @@ def http(method, url, body=None, token=None, content_type="application/json"):
         with urllib.request.urlopen(req, timeout=10) as r:
             return json.loads(r.read() or b"{}")
     except urllib.error.HTTPError as e:
-        raise Failure(f"{method} {url}: {e.code} {e.read().decode(errors='replace')}")
+        message = f"{method} {url}: {e.code} {e.read().decode(errors='replace')}"
+        if e.code == 503:
+            raise Unavailable(message, float(e.headers.get("Retry-After", "1")))
+        raise Failure(message)
 
 
 def register(gateway, msisdn, name, id_number):
@@ -101,13 +112,15 @@ def book(round_, persons=5):
 
 
 class Pusher(threading.Thread):
-    """Pushes a changed book on each line in turn until stopped."""
+    """Pushes a changed book on each line in turn until stopped; a push the
+    gateway sheds (a peer carrier too far behind) is retried after Retry-After."""
 
     def __init__(self, gateway, lines):
         super().__init__(daemon=True)
         self.gateway, self.lines = gateway, lines
         self.stop = threading.Event()
         self.pushed = 0
+        self.shed = 0
         self.error = None
 
     def run(self):
@@ -116,9 +129,14 @@ class Pusher(threading.Thread):
             while not self.stop.is_set():
                 round_ += 1
                 for msisdn, token in self.lines:
-                    http("PUT", f"{self.gateway}/v1/lines/{msisdn}/contacts?scope=shared",
-                         book(round_), token, "text/vcard")
-                    self.pushed += 1
+                    try:
+                        http("PUT",
+                             f"{self.gateway}/v1/lines/{msisdn}/contacts?scope=shared",
+                             book(round_), token, "text/vcard")
+                        self.pushed += 1
+                    except Unavailable as e:
+                        self.shed += 1
+                        self.stop.wait(e.retry_after_s)
                 time.sleep(0.05)
         except Exception as e:
             self.error = e
