@@ -5,7 +5,10 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
+#include <iostream>
+#include <thread>
 
 namespace simsync::phone {
 
@@ -42,6 +45,17 @@ std::string refusal(const httplib::Response& r) {
   return detail.empty() ? text : text + ": " + detail;
 }
 
+/// A carrier that sheds load (503) asks to be retried after Retry-After; a
+/// phone does so a few times, waiting at most this long each time.
+constexpr int shed_retries = 3;
+constexpr int longest_retry_wait_s = 5;
+
+int retry_after_s(const httplib::Response& r) {
+  auto value = r.get_header_value("Retry-After");
+  int seconds = value.empty() ? 1 : std::atoi(value.c_str());
+  return std::clamp(seconds, 1, longest_retry_wait_s);
+}
+
 } // namespace
 
 carrier_client::carrier_client(std::string gateway, std::string msisdn, std::string token)
@@ -65,7 +79,7 @@ std::string carrier_client::send(const std::string& action, const std::string& m
   httplib::Headers headers;
   if (!token_.empty())
     headers.emplace("Authorization", "Bearer " + token_);
-  auto r = [&] {
+  auto attempt = [&] {
     if (method == "GET")
       return client.Get(path, headers);
     if (method == "PUT")
@@ -73,7 +87,16 @@ std::string carrier_client::send(const std::string& action, const std::string& m
     if (content_type.empty())
       return client.Post(path, headers);
     return client.Post(path, headers, body, content_type.c_str());
-  }();
+  };
+  auto r = attempt();
+  for (int retry = 1; r && r->status == 503 && retry <= shed_retries; ++retry) {
+    auto wait = retry_after_s(*r);
+    std::cerr << "phone: " << action << ": the carrier is busy " << refusal(*r)
+              << "; retrying in " << wait << " s (" << retry << "/" << shed_retries
+              << ")\n";
+    std::this_thread::sleep_for(std::chrono::seconds{wait});
+    r = attempt();
+  }
   if (!r)
     throw failure("cannot reach carrier at " + gateway_ + ": " +
                   network_reason(r.error()));

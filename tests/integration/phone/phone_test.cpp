@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <map>
 #include <sstream>
 #include <sys/wait.h>
+#include <thread>
 
 using namespace simsync::testing;
 namespace fs = std::filesystem;
@@ -64,7 +66,11 @@ std::string card(const std::string& uid, const std::string& name,
 }
 
 struct phone_cli : ::testing::Test {
-  static void SetUpTestSuite() { d = new deployment({"carrier-a", "carrier-b"}); }
+  static void SetUpTestSuite() {
+    deployment::options opts;
+    opts.max_replication_lag_ms = 300; // so a stalled peer sheds pushes soon
+    d = new deployment({"carrier-a", "carrier-b"}, opts);
+  }
   static void TearDownTestSuite() {
     delete d;
     d = nullptr;
@@ -258,6 +264,42 @@ TEST_F(phone_cli, errors_are_one_line_with_a_non_zero_exit) {
 
   auto unregistered = phone({"push", "--book", "nobody.vcf"});
   EXPECT_EQ(unregistered.code, 1) << unregistered;
+}
+
+TEST_F(phone_cli, a_shed_push_is_retried_then_reported_and_stores_nothing) {
+  register_line("a.vcf", "carrier-a", "+8613800100007", "PHONE100007");
+  register_line("b.vcf", "carrier-b", "+8618600100007", "PHONE100007");
+  write_text(dir / "a.vcf", card("u-1", "Li Lei", "+8613911112222"));
+  ASSERT_EQ(phone({"push", "--book", "a.vcf"}).code, 0);
+  ASSERT_TRUE(pending("b.vcf", "pending  1 added, 0 changed, 0 removed"));
+
+  // carrier-b's Redis stops: what carrier-a sends it is never acknowledged,
+  // and once replication is 300 ms behind carrier-a sheds shared pushes.
+  ASSERT_EQ(::kill(d->redis("carrier-b").pid(), SIGSTOP), 0);
+  write_text(dir / "a.vcf", card("u-1", "Li Lei", "+8613911112222") +
+                                card("u-2", "Han Meimei", "+8613933334444"));
+  ASSERT_EQ(phone({"push", "--book", "a.vcf"}).code, 0); // in the outbox
+  write_text(dir / "a.vcf", card("u-1", "Li Lei", "+8613911112222") +
+                                card("u-2", "Han Meimei", "+8613933334444") +
+                                card("u-3", "Wang Fang", "+8613955556666"));
+  std::this_thread::sleep_for(std::chrono::milliseconds{600});
+  auto shed = phone({"push", "--book", "a.vcf"});
+  ASSERT_EQ(::kill(d->redis("carrier-b").pid(), SIGCONT), 0);
+  EXPECT_EQ(shed.code, 1) << shed;
+  EXPECT_NE(
+      shed.output.find("phone: push: the carrier is busy (503 Service Unavailable): "
+                       "replication to carrier-b is "),
+      std::string::npos)
+      << shed;
+  EXPECT_NE(shed.output.find("retrying in 1 s (3/3)"), std::string::npos) << shed;
+  EXPECT_NE(shed.output.find("phone: push refused (503 Service Unavailable)"),
+            std::string::npos)
+      << shed;
+
+  // Only what was accepted travels; pushed again once b is back, u-3 follows.
+  ASSERT_TRUE(pending("b.vcf", "pending  2 added, 0 changed, 0 removed"));
+  ASSERT_TRUE(eventually([&] { return phone({"push", "--book", "a.vcf"}).code == 0; }));
+  EXPECT_TRUE(pending("b.vcf", "pending  3 added, 0 changed, 0 removed"));
 }
 
 TEST_F(phone_cli, pull_asks_on_a_terminal) {
