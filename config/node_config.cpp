@@ -57,6 +57,8 @@ constexpr option_spec option_specs[] = {
     {"--redis", "redis.address", "ADDR", "required",
      "this node's Redis: host:port or unix:/absolute/path"},
     {"--gateway", "gateway.listen", "HOST:PORT", "required", "terminal HTTP API"},
+    {"--max-in-flight", "gateway.max_in_flight", "N", "default: 1000",
+     "requests the gateway handles at once; beyond it: 503, retry after a second"},
     {"--max-replication-lag-ms", "gateway.max_replication_lag_ms", "MS", "default: 2000",
      "shared uploads are answered 503 (retry after a second) while replication\n"
      "to a peer carrier that is up is further behind than this; 0: never"},
@@ -215,10 +217,17 @@ public:
     if (!valid_redis_address(c.redis_address))
       fail("redis.address",
            "expected host:port or unix:/path, got " + in_quotes(c.redis_address));
-    const auto* gateway = setting_table("gateway", {"listen", "max_replication_lag_ms"});
+    const auto* gateway =
+        setting_table("gateway", {"listen", "max_in_flight", "max_replication_lag_ms"});
     c.gateway = required_host_port(gateway, "gateway.listen");
     c.max_replication_lag = std::chrono::milliseconds{
         non_negative_integer(gateway, "gateway.max_replication_lag_ms").value_or(2000)};
+    auto in_flight =
+        non_negative_integer(gateway, "gateway.max_in_flight").value_or(1000);
+    if (in_flight < 1 || in_flight > 1'000'000)
+      fail("gateway.max_in_flight",
+           "expected 1..1000000, got " + std::to_string(in_flight));
+    c.max_in_flight = static_cast<int>(in_flight);
     const auto* admin = setting_table("admin", {"listen", "metrics"});
     c.admin = required_host_port(admin, "admin.listen");
     c.metrics = optional_bool(admin, "admin.metrics").value_or(true);
@@ -554,12 +563,11 @@ void apply_override(toml::table& root, const option_spec& spec,
       throw config_error("--shards: expected a positive integer, got " +
                          in_quotes(value));
     table->insert_or_assign(key, static_cast<int64_t>(*number));
-  } else if (spec.flag == "--max-replication-lag-ms") {
+  } else if (spec.flag == "--max-replication-lag-ms" || spec.flag == "--max-in-flight") {
     auto number = parse_decimal(value);
     if (!number)
-      throw config_error(
-          "--max-replication-lag-ms: expected 0 or more milliseconds, got " +
-          in_quotes(value));
+      throw config_error(std::string{spec.flag} + ": expected a number, got " +
+                         in_quotes(value));
     table->insert_or_assign(key, static_cast<int64_t>(*number));
   } else if (spec.flag == "--metrics") {
     if (value != "on" && value != "off")

@@ -45,6 +45,11 @@ struct node_config {
   /// The gateway sheds shared uploads while replication to a peer that is up
   /// is further behind than this; zero never sheds.
   std::chrono::milliseconds max_replication_lag{2000};
+  /// Requests the gateway handles at once; beyond it it sheds load (503).
+  /// A node takes about 3,000 one-card edits a second (docs/performance.md),
+  /// so the default bounds the wait inside the node to about a third of a
+  /// second: a phone is better told to retry than kept waiting longer.
+  int max_in_flight = 1000;
   host_port admin;      ///< metrics and introspection HTTP
   bool metrics = true;  ///< actors time their work; admin serves metrics
   host_port federation; ///< this node's federation endpoint (= self().federation)

@@ -24,8 +24,9 @@ struct gateway_limits {
   /// A larger card is rejected (reported, quarantined); the rest of the book is stored.
   std::size_t max_card_bytes = 1u << 20;
   /// Requests being handled at once; beyond it the gateway sheds load with
-  /// 503 and Retry-After instead of queueing without bound.
-  std::size_t max_in_flight = 10'000;
+  /// 503 and Retry-After instead of queueing without bound. Config:
+  /// gateway.max_in_flight.
+  std::size_t max_in_flight = 1'000;
   /// While replication to a peer carrier that is up is further behind than
   /// this, shared uploads are answered 503 with Retry-After (the outbox would
   /// otherwise grow without bound); zero never sheds. Config:

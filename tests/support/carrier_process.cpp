@@ -95,6 +95,17 @@ std::string deployment::nodes_toml(const std::string& carrier,
   return out;
 }
 
+/// The [gateway] limits the options set, one "key = value" line each.
+std::string deployment::gateway_limits() const {
+  std::string out;
+  if (opts_.max_replication_lag_ms)
+    out += "max_replication_lag_ms = " + std::to_string(*opts_.max_replication_lag_ms) +
+           "\n";
+  if (opts_.max_in_flight)
+    out += "max_in_flight = " + std::to_string(*opts_.max_in_flight) + "\n";
+  return out;
+}
+
 void deployment::write_config(const std::string& carrier, const node& self) {
   std::string toml =
       "carrier = \"" + carrier + "\"\nnode = \"" + self.id +
@@ -103,11 +114,7 @@ void deployment::write_config(const std::string& carrier, const node& self) {
       ".seal.key\"\ndata_dir = \"" + carrier + "-" + self.id +
       "\"\n\n[redis]\naddress = \"" + self.redis->endpoint().to_string() +
       "\"\n\n[gateway]\nlisten = \"127.0.0.1:" + std::to_string(self.gateway_port) +
-      "\"\n" +
-      (opts_.max_replication_lag_ms
-           ? "max_replication_lag_ms = " + std::to_string(*opts_.max_replication_lag_ms) +
-                 "\n"
-           : std::string{}) +
+      "\"\n" + gateway_limits() +
       "\n[admin]\nlisten = \"127.0.0.1:" + std::to_string(self.admin_port) +
       "\"\nmetrics = " + (opts_.metrics ? "true" : "false") + "\n";
   toml += nodes_toml(carrier, "nodes");

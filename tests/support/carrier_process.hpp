@@ -23,8 +23,10 @@ public:
     std::map<std::string, int> nodes = {};
     /// carrierd's [admin] metrics (off only to measure what collecting costs).
     bool metrics = true;
-    /// carrierd's [gateway] max_replication_lag_ms (its default when unset).
+    /// carrierd's [gateway] max_replication_lag_ms and max_in_flight (its
+    /// defaults when unset).
     std::optional<int> max_replication_lag_ms = std::nullopt;
+    std::optional<int> max_in_flight = std::nullopt;
   };
 
   explicit deployment(std::vector<std::string> carriers)
@@ -71,6 +73,7 @@ private:
   };
 
   void write_config(const std::string& carrier, const node& self);
+  std::string gateway_limits() const;
   std::string nodes_toml(const std::string& carrier, const std::string& table) const;
 
   options opts_;

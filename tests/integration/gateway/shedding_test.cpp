@@ -4,6 +4,7 @@
 // shared uploads are taken again, and exactly the accepted changes arrive.
 #include "tests/integration/gateway/gateway_fixture.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <regex>
 #include <set>
@@ -92,4 +93,46 @@ TEST(shedding, shared_uploads_are_refused_while_a_peer_that_is_up_falls_behind) 
   })) << http.pending_added(b)
       << " pending, " << accepted.size() << " accepted";
   EXPECT_EQ(uids_in(http.pending(b)), accepted);
+}
+
+TEST(shedding, requests_beyond_the_in_flight_limit_are_refused_at_once) {
+  deployment::options opts;
+  opts.max_in_flight = 2;
+  deployment d{{"carrier-a"}, opts};
+  gateway_client http{d};
+  auto a = http.register_line("carrier-a", "+8613800000002", 2);
+  std::string book;
+  for (int i = 0; i < 2000; ++i)
+    book += card("big-" + std::to_string(i), "Card " + std::to_string(i));
+
+  // Twenty phones push the same book at once: two are handled, the others
+  // that arrive meanwhile are told to come back, not queued.
+  std::vector<http_answer> answers(20);
+  std::vector<std::thread> phones;
+  for (auto& answer : answers)
+    phones.emplace_back([&] { answer = http.push(a, book); });
+  for (auto& phone : phones)
+    phone.join();
+  auto count = [&](int status) {
+    return std::count_if(answers.begin(), answers.end(),
+                         [&](const http_answer& x) { return x.status == status; });
+  };
+  EXPECT_GE(count(200), 1);
+  EXPECT_GE(count(503), 1);
+  EXPECT_EQ(count(200) + count(503), 20);
+  for (const auto& answer : answers) {
+    if (answer.status != 503)
+      continue;
+    EXPECT_TRUE(answer.is_problem()) << answer;
+    EXPECT_EQ(answer.json.value("type", ""), "urn:simsync:problem:overloaded");
+    EXPECT_EQ(answer.retry_after, "1");
+  }
+  // Nothing was half stored: the book is whole, and the node takes requests again.
+  auto read = http.contacts(a);
+  ASSERT_EQ(read.status, 200) << read;
+  std::size_t cards = 0;
+  for (auto at = read.body.find("UID:big-"); at != std::string::npos;
+       at = read.body.find("UID:big-", at + 1))
+    ++cards;
+  EXPECT_EQ(cards, 2000u);
 }

@@ -220,6 +220,7 @@ TEST_F(config_test, defaults_fill_what_the_file_leaves_out) {
   EXPECT_EQ(config.admin.to_string(), "127.0.0.1:9090");
   EXPECT_TRUE(config.metrics);
   EXPECT_EQ(config.max_replication_lag, std::chrono::milliseconds{2000});
+  EXPECT_EQ(config.max_in_flight, 1000);
   EXPECT_EQ(config.federation.to_string(), "127.0.0.1:7001");
   ASSERT_EQ(config.nodes.size(), 1u);
   EXPECT_EQ(config.self().id, "a1");
@@ -249,6 +250,8 @@ TEST_F(config_test, options_override_the_file) {
                                    "--metrics=off",
                                    "--max-replication-lag-ms",
                                    "0",
+                                   "--max-in-flight",
+                                   "64",
                                    "--federation",
                                    "10.0.0.1:7777",
                                    "--federation-key-file",
@@ -269,6 +272,7 @@ TEST_F(config_test, options_override_the_file) {
   EXPECT_EQ(config.admin.to_string(), "[::1]:65535");
   EXPECT_FALSE(config.metrics);
   EXPECT_EQ(config.max_replication_lag, std::chrono::milliseconds{0});
+  EXPECT_EQ(config.max_in_flight, 64);
   EXPECT_EQ(config.federation.to_string(), "10.0.0.1:7777");
   EXPECT_EQ(config.federation_key, "another-federation-key");
   EXPECT_EQ(config.seal_key, std::string(32, '\xff'));
@@ -398,7 +402,14 @@ TEST_F(config_test, each_bad_value_is_named_in_the_error) {
        "config error: gateway.max_replication_lag_ms: expected an integer"},
       {base_toml,
        {"--max-replication-lag-ms", "2s"},
-       "config error: --max-replication-lag-ms: expected 0 or more milliseconds"},
+       "config error: --max-replication-lag-ms: expected a number, got \"2s\""},
+      {base_toml,
+       {"--max-in-flight", "0"},
+       "config error: --max-in-flight: expected 1..1000000, got 0"},
+      {replaced(base_toml, "listen = \"127.0.0.1:8080\"",
+                "listen = \"127.0.0.1:8080\"\nmax_in_flight = 1.5"),
+       {},
+       "config error: gateway.max_in_flight: expected an integer"},
       {base_toml, {"--gateway", "host:80x"}, "config error: --gateway: "},
       {base_without_federation(), {}, "config error: federation.listen: missing"},
       {replaced(base_toml, "[redis]\naddress = \"127.0.0.1:6380\"\n", ""),
