@@ -163,20 +163,6 @@ TEST_F(federation_fixture, an_announcement_adds_the_origin_as_sibling) {
             std::vector<std::string>{"sibling " + on_shard_0 + " carrier-b"});
 }
 
-TEST_F(federation_fixture, no_ack_until_the_shard_has_persisted) {
-  logs[1]->silent = true;
-  auto out = deliver(on_shard_1, store::outbox_kind::batch);
-  sched.run();
-  EXPECT_EQ(logs[1]->calls.size(), 1u);
-  EXPECT_FALSE(out->acked);
-  EXPECT_FALSE(out->failed);
-  // The shard never answers: the sender gets a timeout, not an ack, and will resend.
-  sched.advance_time(std::chrono::seconds{61});
-  sched.run();
-  EXPECT_FALSE(out->acked);
-  EXPECT_TRUE(out->failed);
-}
-
 TEST_F(federation_fixture, a_retirement_removes_the_origin_as_sibling) {
   auto out = deliver(on_shard_1, store::outbox_kind::retire);
   sched.run();
