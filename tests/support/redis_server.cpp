@@ -3,10 +3,15 @@
 #include <arpa/inet.h>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <fcntl.h>
 #include <filesystem>
+#include <fstream>
+#include <mutex>
 #include <netinet/in.h>
+#include <random>
+#include <set>
 #include <stdexcept>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -17,18 +22,54 @@
 
 namespace simsync::testing {
 
-int free_loopback_port() {
+namespace {
+
+bool bindable_on_loopback(int port) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0)
+    return false;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
-    throw std::runtime_error("cannot find a free loopback port");
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
   ::close(fd);
-  return ntohs(addr.sin_port);
+  return ok;
+}
+
+/// The lowest port the kernel hands to outgoing connections (32768 if unknown).
+int first_ephemeral_port() {
+  std::ifstream range("/proc/sys/net/ipv4/ip_local_port_range");
+  int low = 32768;
+  range >> low;
+  return low;
+}
+
+} // namespace
+
+// Not port 0: that gives a port from the kernel's range for outgoing
+// connections, which any process's connect() (a carrierd to its Redis, a test
+// client) may take between this check and the server's bind; tests running in
+// parallel then failed with "Address already in use". A random port below that
+// range, never given twice by this process, is only ever taken by a listener.
+int free_loopback_port() {
+  static std::mutex mutex;
+  static std::set<int> given;
+  static std::mt19937 random{std::random_device{}()};
+  std::lock_guard lock{mutex};
+  constexpr int lowest = 10000;
+  int highest = first_ephemeral_port() - 1;
+  if (highest - lowest < 1000)
+    throw std::runtime_error("no room for test ports below the ephemeral range");
+  std::uniform_int_distribution<int> pick{lowest, highest};
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    int port = pick(random);
+    if (given.count(port) == 0 && bindable_on_loopback(port)) {
+      given.insert(port);
+      return port;
+    }
+  }
+  throw std::runtime_error("cannot find a free loopback port");
 }
 
 redis_server::redis_server(options opts) : opts_(opts) {

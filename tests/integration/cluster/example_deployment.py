@@ -3,6 +3,7 @@ folder with every port moved to a free one, so that a test's deployment runs
 beside anything else on this machine (the example's fixed ports included),
 and running a command whose failure fails the test."""
 
+import random
 import re
 import shutil
 import socket
@@ -15,15 +16,22 @@ CLUSTER = ROOT / "tools" / "cluster"
 
 
 def free_ports(count):
-    # Held open together so that the count ports differ.
-    sockets = [socket.socket() for _ in range(count)]
-    try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
+    """count distinct free loopback ports below the kernel's range for outgoing
+    connections: a port from that range (what binding port 0 gives) may be
+    taken by any process's connect() before the server binds it, which made
+    tests running in parallel fail with "Address already in use"."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        highest = int(f.read().split()[0]) - 1
+    ports = set()
+    while len(ports) < count:
+        port = random.randint(10000, highest)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        ports.add(port)
+    return sorted(ports)
 
 
 def copy_with_free_ports(folder, example=EXAMPLE):
