@@ -27,6 +27,12 @@ constexpr std::size_t window_bytes = 16 << 20;
 /// entry): the peer applies one while the next is on the wire, and its
 /// script, during which that Redis serves nobody else, stays short.
 constexpr std::size_t request_bytes = 1 << 20;
+/// Redis has no byte limit for a read, so the link sizes its next read from
+/// the average entry of the last one (window_bytes worth, at most `window`
+/// entries). After a failure it starts again from this few: the backlog an
+/// outage leaves may hold large bootstrap batches (a whole book each), and
+/// 256 of those read at once could take gigabytes.
+constexpr std::size_t first_read = 4;
 /// How long an idle link waits in Redis for its outbox to receive an entry
 /// (it wakes as soon as one is written) before it reads its mailbox again.
 constexpr auto idle_wait = std::chrono::milliseconds{20};
@@ -44,6 +50,7 @@ void fail(link_pointer self, std::string why) {
   st.backlog->down(st.backlog_slot);
   st.last_error = std::move(why);
   st.unsent.clear(); // the retry reads from the outbox's start
+  st.read_count = first_read;
   st.backoff = std::min(max_backoff, std::max(first_backoff, st.backoff * 2));
   tick_after(self, st.backoff);
 }
@@ -157,12 +164,20 @@ void send_window(link_pointer self) {
   auto entries = std::move(st.unsent);
   st.unsent.clear();
   if (entries.empty()) {
-    auto read = store::wait_outbox(*st.redis, st.peer.id, "0-0", window, idle_wait);
+    auto read =
+        store::wait_outbox(*st.redis, st.peer.id, "0-0", st.read_count, idle_wait);
     if (!read) {
       fail(self, describe(read.error()));
       return;
     }
     entries = std::move(*read);
+    if (!entries.empty()) {
+      std::size_t read_bytes = 0;
+      for (const auto& e : entries)
+        read_bytes += e.batch.size() + e.idcode.size();
+      auto average = std::max<std::size_t>(1, read_bytes / entries.size());
+      st.read_count = std::clamp<std::size_t>(window_bytes / average, 1, window);
+    }
   }
   if (entries.empty()) {
     st.backlog->waiting_since(st.backlog_slot, 0);
@@ -216,6 +231,7 @@ peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
   auto& st = self->state;
   st.backlog = std::move(backlog);
   st.backlog_slot = backlog_slot;
+  st.read_count = first_read;
   if (measured)
     st.round_trip.emplace();
   st.carrier = std::move(carrier);

@@ -39,6 +39,8 @@ struct peer_link_state {
   /// order: the next window starts with them instead of reading them again.
   /// Dropped on any failure, so a retry starts at the outbox's oldest entry.
   std::vector<store::outbox_entry> unsent;
+  /// Entries the next read from the outbox asks for (see first_read).
+  std::size_t read_count = 1;
   std::chrono::milliseconds backoff{0};
   /// Where the link says how far behind it is (slot = the peer's position).
   std::shared_ptr<replication_backlog> backlog;
