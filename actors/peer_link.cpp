@@ -159,6 +159,8 @@ void send_window(link_pointer self) {
   for (std::size_t i = 0; i < st.nodes.size(); ++i)
     if (!connect_node(self, i))
       return;
+  if (st.link_state != "up")
+    st.last_error.clear(); // it said why the link was not up
   st.link_state = "up";
   // What the last read held beyond its window comes first; else the outbox.
   auto entries = std::move(st.unsent);

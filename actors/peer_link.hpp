@@ -47,7 +47,7 @@ struct peer_link_state {
   std::size_t backlog_slot = 0;
 
   std::string link_state = "connecting"; ///< up, down or connecting
-  std::string last_error;
+  std::string last_error;         ///< why the link is not up; cleared when it is up again
   std::uint64_t batches_sent = 0; ///< outbox entries sent (resends included)
   std::uint64_t bytes_sent = 0;   ///< of their batches
   std::uint64_t acknowledged = 0; ///< outbox entries the peer persisted
