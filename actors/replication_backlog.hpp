@@ -5,6 +5,9 @@
 // shared uploads than it can replicate would otherwise queue them in Redis
 // without bound; the gateway sheds shared uploads instead while a link that
 // is up is further behind than its limit. Safe to use from any thread.
+// An entry's time is Redis's (its stream id) and "now" this host's: the two
+// clocks are assumed in step (NTP), as for the lag the node reports; an entry
+// stamped ahead of this host's clock counts as not behind.
 
 #include <atomic>
 #include <cstdint>
