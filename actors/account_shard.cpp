@@ -42,13 +42,22 @@ auto with_store(shard_pointer self, F&& op) -> caf::result<
   return std::move(*r);
 }
 
+std::uint64_t unix_now_ms() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count());
+}
+
 } // namespace
 
-account_shard_actor::behavior_type account_shard(shard_pointer self,
-                                                 store::redis_endpoint redis_at,
-                                                 std::string carrier, int shard,
-                                                 bool measured) {
+account_shard_actor::behavior_type
+account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string carrier,
+              int shard, std::shared_ptr<const replication_backlog> backlog,
+              std::chrono::milliseconds max_lag, bool measured) {
   self->state.redis_at = std::move(redis_at);
+  self->state.backlog = std::move(backlog);
+  self->state.max_lag = max_lag;
   if (measured)
     self->state.latency.emplace();
   self->state.carrier = std::move(carrier);
@@ -70,7 +79,13 @@ account_shard_actor::behavior_type account_shard(shard_pointer self,
                             return caf::optional<store::line_info>{std::move(**found)};
                           });
       },
-      [=](atom::upload, const store::upload_request& req) {
+      [=](atom::upload,
+          const store::upload_request& req) -> caf::result<store::upload_result> {
+        if (req.scope == store::scope::shared) {
+          auto why = self->state.backlog->refusal(self->state.max_lag, unix_now_ms());
+          if (!why.empty())
+            return caf::make_error(ec::replication_behind, std::move(why));
+        }
         return with_store(self, [&](store::account_store& s) { return s.upload(req); });
       },
       [=](atom::replicate, const std::string& origin,

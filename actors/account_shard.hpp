@@ -1,12 +1,14 @@
 #pragma once
 
 #include "actors/actors.hpp"
+#include "actors/replication_backlog.hpp"
 #include "metrics/latency_histogram.hpp"
 #include "store/account_store.hpp"
 #include "store/redis_client.hpp"
 
 #include <caf/stateful_actor.hpp>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +28,10 @@ struct account_shard_state {
   std::string last_error;
   /// Time per request, when the node measures its actors.
   std::optional<metrics::latency_histogram> latency;
+  /// Shared uploads are refused while this node's replication is further
+  /// behind than max_lag: the node that owns the account's outbox decides.
+  std::shared_ptr<const replication_backlog> backlog;
+  std::chrono::milliseconds max_lag{0};
 };
 
 /// Spawn detached: its handlers block on Redis (hiredis' sync API), which must
@@ -33,6 +39,7 @@ struct account_shard_state {
 account_shard_actor::behavior_type
 account_shard(account_shard_actor::stateful_pointer<account_shard_state> self,
               store::redis_endpoint redis_at, std::string carrier, int shard,
-              bool measured);
+              std::shared_ptr<const replication_backlog> backlog,
+              std::chrono::milliseconds max_lag, bool measured);
 
 } // namespace simsync

@@ -22,8 +22,10 @@ constexpr auto status_timeout = std::chrono::seconds{2};
 caf::actor spawn_child(caf::actor_system& sys, const node_state& st,
                        const node_state::child& c) {
   if (c.is_shard)
-    return caf::actor_cast<caf::actor>(sys.spawn<caf::detached>(
-        account_shard, st.redis_at, st.carrier, c.index, st.measured));
+    return caf::actor_cast<caf::actor>(
+        sys.spawn<caf::detached>(account_shard, st.redis_at, st.carrier, c.index,
+                                 std::shared_ptr<const replication_backlog>{st.backlog},
+                                 st.max_replication_lag, st.measured));
   return caf::actor_cast<caf::actor>(sys.spawn<caf::detached>(
       peer_link, st.carrier, st.peers[static_cast<size_t>(c.index)], st.redis_at,
       st.backlog, static_cast<std::size_t>(c.index), st.measured));
@@ -160,6 +162,7 @@ caf::expected<running_node> start_node(caf::actor_system& sys,
   for (const auto& peer : cfg.peers)
     peer_ids.push_back(peer.id);
   st.backlog = std::make_shared<replication_backlog>(std::move(peer_ids));
+  st.max_replication_lag = cfg.max_replication_lag;
   st.measured = cfg.metrics;
   auto owned = cfg.owned_shards();
   std::vector<account_shard_actor> shards;
@@ -196,8 +199,7 @@ caf::expected<running_node> start_node(caf::actor_system& sys,
     st.children.push_back(std::move(c));
   }
   auto endpoint = st.federation;
-  auto backlog = st.backlog;
-  return running_node{sys.spawn(node, std::move(st)), endpoint, std::move(backlog)};
+  return running_node{sys.spawn(node, std::move(st)), endpoint};
 }
 
 bool stop_node(caf::actor_system& sys, const node_actor& node,

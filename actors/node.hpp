@@ -35,6 +35,8 @@ struct node_state {
   store::redis_endpoint redis_at;
   std::vector<config::peer_entry> peers;
   std::shared_ptr<replication_backlog> backlog; ///< the peer links report here
+  /// Shared uploads are refused beyond this lag (config: max_replication_lag).
+  std::chrono::milliseconds max_replication_lag{0};
   bool measured = true; ///< actors time their messages (config: metrics)
   federation_actor federation;
   std::vector<child> children;
@@ -47,8 +49,6 @@ struct node_state {
 struct running_node {
   node_actor supervisor;
   federation_actor federation;
-  /// How far behind each peer link is, for the gateway's load shedding.
-  std::shared_ptr<replication_backlog> backlog;
 };
 
 /// Spawns a node: its shards, its federation endpoint (published on the

@@ -34,4 +34,16 @@ replication_backlog::furthest_behind(std::uint64_t now_unix_ms) const {
   return worst;
 }
 
+std::string replication_backlog::refusal(std::chrono::milliseconds limit,
+                                         std::uint64_t now_unix_ms) const {
+  auto bound = static_cast<std::uint64_t>(limit.count());
+  if (bound == 0)
+    return {};
+  auto worst = furthest_behind(now_unix_ms);
+  if (worst.lag_ms <= bound)
+    return {};
+  return "replication to " + worst.peer + " is " + std::to_string(worst.lag_ms) +
+         " ms behind (limit " + std::to_string(bound) + " ms); retry after a second";
+}
+
 } // namespace simsync

@@ -10,6 +10,7 @@
 // stamped ahead of this host's clock counts as not behind.
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -36,6 +37,10 @@ public:
   };
   /// The link that is up and furthest behind at `now_unix_ms`.
   worst_link furthest_behind(std::uint64_t now_unix_ms) const;
+
+  /// Why a shared change is refused at `now_unix_ms` with the given limit
+  /// (zero: never), or an empty string when it may be taken.
+  std::string refusal(std::chrono::milliseconds limit, std::uint64_t now_unix_ms) const;
 
 private:
   static constexpr std::uint64_t link_down = UINT64_MAX;

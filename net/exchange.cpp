@@ -21,6 +21,9 @@ problem problem_of(const caf::error& err) {
       return {400, "invalid-request", "The request is invalid", detail};
     case ec::store_unavailable:
       return {503, "store-unavailable", "The store is unavailable", detail};
+    case ec::replication_behind:
+      return {503, "replication-behind", "Replication to a peer carrier is behind",
+              detail};
     default:
       break;
     }
@@ -35,13 +38,11 @@ problem problem_of(const caf::error& err) {
 } // namespace
 
 gateway_context::gateway_context(caf::actor_system& sys, const config::node_config& cfg,
-                                 federation_actor federation,
-                                 std::shared_ptr<const replication_backlog> backlog,
-                                 gateway_limits limits,
+                                 federation_actor federation, gateway_limits limits,
                                  std::shared_ptr<metrics::request_meter> meter)
-    : sys(sys), federation(std::move(federation)), backlog(std::move(backlog)),
-      shards(cfg.shards), shard_count(cfg.shards), federation_key(cfg.federation_key),
-      seal_key(cfg.seal_key), limits(limits), meter(std::move(meter)) {
+    : sys(sys), federation(std::move(federation)), shards(cfg.shards),
+      shard_count(cfg.shards), federation_key(cfg.federation_key), seal_key(cfg.seal_key),
+      limits(limits), meter(std::move(meter)) {
   for (const auto& peer : cfg.peers)
     peers.push_back(peer.id);
 }
@@ -87,6 +88,8 @@ void exchange::fail(const problem& p) {
 }
 
 void exchange::fail(const caf::error& err) {
+  if (err == ec::replication_behind)
+    ctx_->meter->shed();
   fail(problem_of(err));
 }
 

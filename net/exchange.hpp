@@ -6,7 +6,6 @@
 // the write to the connection's own executor, so this is safe).
 
 #include "actors/actors.hpp"
-#include "actors/replication_backlog.hpp"
 #include "config/node_config.hpp"
 #include "metrics/request_meter.hpp"
 #include "net/limits.hpp"
@@ -30,14 +29,11 @@ namespace simsync::net {
 /// What every request of one gateway shares.
 struct gateway_context {
   gateway_context(caf::actor_system& sys, const config::node_config& cfg,
-                  federation_actor federation,
-                  std::shared_ptr<const replication_backlog> backlog,
-                  gateway_limits limits, std::shared_ptr<metrics::request_meter> meter);
+                  federation_actor federation, gateway_limits limits,
+                  std::shared_ptr<metrics::request_meter> meter);
 
   caf::actor_system& sys;
   federation_actor federation;
-  /// How far behind each peer link is: shared uploads are shed on it.
-  std::shared_ptr<const replication_backlog> backlog;
   shard_directory shards;
   int shard_count;
   std::string federation_key;

@@ -27,11 +27,6 @@ struct gateway_limits {
   /// 503 and Retry-After instead of queueing without bound. Config:
   /// gateway.max_in_flight.
   std::size_t max_in_flight = 1'000;
-  /// While replication to a peer carrier that is up is further behind than
-  /// this, shared uploads are answered 503 with Retry-After (the outbox would
-  /// otherwise grow without bound); zero never sheds. Config:
-  /// gateway.max_replication_lag_ms.
-  std::chrono::milliseconds max_replication_lag{2000};
   /// How long the gateway waits for a shard's answer before answering 504.
   std::chrono::seconds actor_timeout{30};
   /// RESTinio closes a connection whose request got no answer in this time;

@@ -74,26 +74,6 @@ std::optional<store::scope> requested_scope(const exchange_ptr& ex) {
   return scope_of(ex, *query);
 }
 
-/// A shared change waits in the outbox until every peer carrier took it:
-/// while a link that is up is further behind than the limit, the change is
-/// refused (503, Retry-After) rather than queued without bound. False after
-/// answering.
-bool replication_keeps_up(const exchange_ptr& ex, store::scope scope) {
-  auto& ctx = ex->ctx();
-  auto limit = static_cast<std::uint64_t>(ctx.limits.max_replication_lag.count());
-  if (scope != store::scope::shared || limit == 0)
-    return true;
-  auto worst = ctx.backlog->furthest_behind(now_ms());
-  if (worst.lag_ms <= limit)
-    return true;
-  ctx.meter->shed();
-  ex->fail(problem{503, "replication-behind", "Replication to a peer carrier is behind",
-                   "replication to " + worst.peer + " is " +
-                       std::to_string(worst.lag_ms) + " ms behind (limit " +
-                       std::to_string(limit) + " ms); retry after a second"});
-  return false;
-}
-
 /// The vCard version asked for, or false after answering 400.
 bool version_of(const exchange_ptr& ex, const restinio::query_string_params_t& q,
                 std::optional<core::vcard_version>& out) {
@@ -236,8 +216,6 @@ void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
                             std::to_string(ex->request().body().size()) +
                                 " bytes; at most " +
                                 std::to_string(limits.max_body_bytes)});
-  if (!replication_keeps_up(ex, *scope))
-    return;
   authorize(ex, ex->param(0), [ex, mode, scope = *scope](const std::string& idcode) {
     auto book = check_book(ex->request().body(), ex->ctx().limits);
     if (book.error)
@@ -261,7 +239,7 @@ void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
 
 void handle_delete_card(const exchange_ptr& ex) {
   auto scope = requested_scope(ex);
-  if (!scope || !replication_keeps_up(ex, *scope))
+  if (!scope)
     return;
   authorize(ex, ex->param(0), [ex, scope = *scope](const std::string& idcode) {
     store::upload_request req;

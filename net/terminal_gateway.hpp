@@ -6,7 +6,6 @@
 // when the shard replies. No thread waits on a connection or a request.
 
 #include "actors/actors.hpp"
-#include "actors/replication_backlog.hpp"
 #include "config/node_config.hpp"
 #include "metrics/request_meter.hpp"
 #include "net/limits.hpp"
@@ -22,14 +21,12 @@ namespace simsync::net {
 class terminal_gateway {
 public:
   /// Starts serving on cfg.gateway, routing through `federation` (the node's
-  /// endpoint, which knows every shard of the carrier), shedding shared
-  /// uploads while `backlog` says replication is too far behind. Fails if the
+  /// endpoint, which knows every shard of the carrier). Fails if the
   /// address cannot be bound. The gateway records its traffic in `meter`
   /// (a new one when none is given).
   static caf::expected<std::unique_ptr<terminal_gateway>>
   start(caf::actor_system& sys, const config::node_config& cfg,
-        federation_actor federation, std::shared_ptr<const replication_backlog> backlog,
-        gateway_limits limits = {},
+        federation_actor federation, gateway_limits limits = {},
         std::shared_ptr<metrics::request_meter> meter = nullptr);
 
   /// Stops accepting, then waits up to `limit` for the requests in flight

@@ -20,6 +20,8 @@ const char* to_string(ec code) {
     return "stale_cursor";
   case ec::invalid_request:
     return "invalid_request";
+  case ec::replication_behind:
+    return "replication_behind";
   }
   return "unknown_error";
 }

@@ -26,6 +26,9 @@ enum class ec : std::uint8_t {
   stale_cursor,
   /// The request itself is malformed; nothing was stored.
   invalid_request,
+  /// A shared change refused because replication to a peer carrier is too
+  /// far behind (load shedding); nothing was stored, the phone retries.
+  replication_behind,
 };
 
 /// Stable, lower-case name of a code, used in logs and problem+json types.

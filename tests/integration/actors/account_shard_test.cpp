@@ -17,8 +17,10 @@ struct shard_config : caf::actor_system_config {
 
 struct account_shard_fixture : ::testing::Test {
   account_shard_fixture()
-      : sys(cfg), shard(sys.spawn<caf::detached>(account_shard, redis.endpoint(),
-                                                 "carrier-a", 0, true)),
+      : sys(cfg),
+        shard(sys.spawn<caf::detached>(
+            account_shard, redis.endpoint(), "carrier-a", 0,
+            std::shared_ptr<const replication_backlog>{backlog}, max_lag, true)),
         self(sys) {}
 
   ~account_shard_fixture() override {
@@ -35,6 +37,10 @@ struct account_shard_fixture : ::testing::Test {
   }
 
   redis_server redis;
+  /// This node's links, as the shard sees them: one peer, carrier-b.
+  std::shared_ptr<replication_backlog> backlog =
+      std::make_shared<replication_backlog>(std::vector<std::string>{"carrier-b"});
+  static constexpr std::chrono::milliseconds max_lag{2000};
   shard_config cfg;
   caf::actor_system sys;
   account_shard_actor shard;
@@ -79,6 +85,41 @@ TEST_F(account_shard_fixture, runs_the_flows_for_its_accounts) {
   ASSERT_TRUE(line);
   ASSERT_TRUE(*line);
   EXPECT_EQ((*line)->idcode, person);
+}
+
+TEST_F(account_shard_fixture, refuses_shared_uploads_while_replication_is_behind) {
+  store::register_request reg{person, line1, "898601", "h", "sealed", 1, {}};
+  ASSERT_TRUE(ask<store::register_result>(atom::register_line_v, reg));
+  store::upload_request up;
+  up.idcode = person;
+  up.line = line1;
+  up.cards = {make_card("u1", "Li")};
+  up.now_ms = 1'700'000'000'000;
+  auto now =
+      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     std::chrono::system_clock::now().time_since_epoch())
+                                     .count());
+  backlog->waiting_since(0, now - 5000); // carrier-b's link is up, 5 s behind
+
+  auto refused = ask<store::upload_result>(atom::upload_v, up);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error(), ec::replication_behind);
+  EXPECT_NE(describe(refused.error()).find("replication to carrier-b is"),
+            std::string::npos)
+      << describe(refused.error());
+  auto cards = ask<std::vector<store::stored_card>>(atom::read_cards_v, person, line1,
+                                                    store::scope::shared);
+  ASSERT_TRUE(cards);
+  EXPECT_TRUE(cards->empty()); // nothing was stored
+
+  up.scope = store::scope::private_backup; // never replicated: taken
+  EXPECT_TRUE(ask<store::upload_result>(atom::upload_v, up));
+
+  backlog->down(0); // a peer that is away is owed its outbox, not a refusal
+  up.scope = store::scope::shared;
+  auto taken = ask<store::upload_result>(atom::upload_v, up);
+  ASSERT_TRUE(taken) << describe(taken.error());
+  EXPECT_EQ(taken->added, 1u);
 }
 
 TEST_F(account_shard_fixture, a_store_error_reaches_the_caller_as_its_code) {

@@ -136,3 +136,46 @@ TEST(shedding, requests_beyond_the_in_flight_limit_are_refused_at_once) {
     ++cards;
   EXPECT_EQ(cards, 2000u);
 }
+
+TEST(shedding, the_node_that_owns_the_account_decides) {
+  // carrier-a has two nodes, each with its own Redis, outbox and links; a
+  // push reaches node 0's gateway for an account whose shard (and outbox)
+  // is on node 1. Node 0's own links have nothing waiting.
+  deployment::options opts;
+  opts.max_replication_lag_ms = 300;
+  opts.nodes = {{"carrier-a", 2}};
+  deployment d{{"carrier-a", "carrier-b"}, opts};
+  gateway_client http{d};
+  // Node 0 learns node 1's shards from it shortly after both start.
+  ASSERT_TRUE(eventually([&] {
+    return http.register_raw("carrier-a", {{"msisdn", "+8613800000199"},
+                                           {"iccid", "89860012345678901234"},
+                                           {"name", "Warm Up"},
+                                           {"id_number", id_number_of(99)}})
+               .status == 201;
+  }));
+  line a, b;
+  for (int person = 10; person < 40 && a.idcode.empty(); ++person) {
+    auto candidate =
+        http.register_line("carrier-a", "+86138000001" + std::to_string(person), person);
+    if (simsync::config::shard_of(candidate.idcode, d.shards()) % 2 == 1) {
+      a = candidate;
+      b = http.register_line("carrier-b", "+86186000001" + std::to_string(person),
+                             person);
+    }
+  }
+  ASSERT_FALSE(a.idcode.empty()) << "no person's account landed on node 1";
+  ASSERT_EQ(http.push(a, card("n-0", "First"), "", "POST").status, 200);
+  ASSERT_TRUE(eventually([&] { return http.pending_added(b) == 1; }));
+
+  paused redis_b{d.redis("carrier-b").pid()};
+  http_answer refused;
+  for (int i = 1; i <= 100 && refused.status == 0; ++i) {
+    auto answer = http.push(a, card("n-" + std::to_string(i), "Card"), "", "POST");
+    if (answer.status != 200)
+      refused = answer;
+    std::this_thread::sleep_for(std::chrono::milliseconds{100});
+  }
+  EXPECT_EQ(refused.status, 503) << refused;
+  EXPECT_EQ(refused.json.value("type", ""), "urn:simsync:problem:replication-behind");
+}
