@@ -3,9 +3,9 @@
 // of queueing without bound; private uploads go on; once the peer catches up
 // shared uploads are taken again, and exactly the accepted changes arrive.
 #include "tests/integration/gateway/gateway_fixture.hpp"
+#include "tests/support/paused_process.hpp"
 
 #include <algorithm>
-#include <csignal>
 #include <regex>
 #include <set>
 #include <thread>
@@ -24,25 +24,6 @@ std::set<std::string> uids_in(const http_answer& pending) {
   return out;
 }
 
-/// A process stopped with SIGSTOP until resumed or the scope ends, even when
-/// an assertion returns early: a stopped Redis would hang the teardown.
-class paused {
-public:
-  explicit paused(pid_t pid) : pid_(pid) { EXPECT_EQ(::kill(pid_, SIGSTOP), 0); }
-  ~paused() { resume(); }
-  paused(const paused&) = delete;
-  paused& operator=(const paused&) = delete;
-  void resume() {
-    if (pid_ > 0) {
-      EXPECT_EQ(::kill(pid_, SIGCONT), 0);
-    }
-    pid_ = -1;
-  }
-
-private:
-  pid_t pid_;
-};
-
 } // namespace
 
 TEST(shedding, shared_uploads_are_refused_while_a_peer_that_is_up_falls_behind) {
@@ -59,7 +40,7 @@ TEST(shedding, shared_uploads_are_refused_while_a_peer_that_is_up_falls_behind) 
 
   // carrier-b's node stays up (it answers heartbeats) but its Redis stops:
   // the window sent to it is never acknowledged and the link falls behind.
-  paused redis_b{d.redis("carrier-b").pid()};
+  paused_process redis_b{d.redis("carrier-b").pid()};
   http_answer refused;
   for (int i = 1; i <= 100 && refused.status == 0; ++i) {
     auto uid = "c-" + std::to_string(i);
@@ -168,7 +149,7 @@ TEST(shedding, the_node_that_owns_the_account_decides) {
   ASSERT_EQ(http.push(a, card("n-0", "First"), "", "POST").status, 200);
   ASSERT_TRUE(eventually([&] { return http.pending_added(b) == 1; }));
 
-  paused redis_b{d.redis("carrier-b").pid()};
+  paused_process redis_b{d.redis("carrier-b").pid()};
   http_answer refused;
   for (int i = 1; i <= 100 && refused.status == 0; ++i) {
     auto answer = http.push(a, card("n-" + std::to_string(i), "Card"), "", "POST");

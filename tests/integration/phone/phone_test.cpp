@@ -4,11 +4,11 @@
 #include "phone/cli.hpp"
 #include "tests/integration/node/node_fixture.hpp" // eventually()
 #include "tests/support/carrier_process.hpp"
+#include "tests/support/paused_process.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -275,7 +275,7 @@ TEST_F(phone_cli, a_shed_push_is_retried_then_reported_and_stores_nothing) {
 
   // carrier-b's Redis stops: what carrier-a sends it is never acknowledged,
   // and once replication is 300 ms behind carrier-a sheds shared pushes.
-  ASSERT_EQ(::kill(d->redis("carrier-b").pid(), SIGSTOP), 0);
+  paused_process redis_b{d->redis("carrier-b").pid()};
   write_text(dir / "a.vcf", card("u-1", "Li Lei", "+8613911112222") +
                                 card("u-2", "Han Meimei", "+8613933334444"));
   ASSERT_EQ(phone({"push", "--book", "a.vcf"}).code, 0); // in the outbox
@@ -284,7 +284,7 @@ TEST_F(phone_cli, a_shed_push_is_retried_then_reported_and_stores_nothing) {
                                 card("u-3", "Wang Fang", "+8613955556666"));
   std::this_thread::sleep_for(std::chrono::milliseconds{600});
   auto shed = phone({"push", "--book", "a.vcf"});
-  ASSERT_EQ(::kill(d->redis("carrier-b").pid(), SIGCONT), 0);
+  redis_b.resume();
   EXPECT_EQ(shed.code, 1) << shed;
   EXPECT_NE(
       shed.output.find("phone: push: the carrier is busy (503 Service Unavailable): "),
