@@ -1,33 +1,18 @@
 #include "load/histogram.hpp"
 
+#include "metrics/log_linear_buckets.hpp"
+
 #include <algorithm>
 #include <cmath>
 
 namespace simsync::load {
 
-// Values below sub_buckets are a bucket each (exact). Above, each power of
-// two [2^k, 2^(k+1)) is split into sub_buckets/2 equal buckets of width
-// 2^k / (sub_buckets/2), so a bucket's upper edge overstates any value in it
-// by less than 1/64 of the value.
 std::size_t histogram::index_of(std::uint64_t value) {
-  if (value < sub_buckets)
-    return static_cast<std::size_t>(value);
-  unsigned k = 63u - static_cast<unsigned>(__builtin_clzll(value)); // 2^k <= value
-  unsigned shift = k - (sub_bucket_bits - 1);
-  // (value >> shift) is in [sub_buckets/2, sub_buckets).
-  auto sub = (value >> shift) - sub_buckets / 2;
-  return static_cast<std::size_t>(sub_buckets +
-                                  (k - sub_bucket_bits) * (sub_buckets / 2) + sub);
+  return metrics::log_linear::bucket_of(value, sub_bucket_bits);
 }
 
 std::uint64_t histogram::upper_edge(std::size_t index) {
-  if (index < sub_buckets)
-    return index;
-  auto rest = index - sub_buckets;
-  unsigned k = static_cast<unsigned>(rest / (sub_buckets / 2)) + sub_bucket_bits;
-  auto sub = rest % (sub_buckets / 2) + sub_buckets / 2;
-  unsigned shift = k - (sub_bucket_bits - 1);
-  return ((sub + 1) << shift) - 1;
+  return metrics::log_linear::lower_bound(index + 1, sub_bucket_bits) - 1;
 }
 
 histogram::histogram(std::uint64_t highest)

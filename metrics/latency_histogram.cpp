@@ -1,23 +1,17 @@
 #include "metrics/latency_histogram.hpp"
 
+#include "metrics/log_linear_buckets.hpp"
+
 #include <algorithm>
 
 namespace simsync::metrics {
 
 std::size_t latency_histogram::bucket_of(std::uint64_t us) {
-  if (us < 4)
-    return static_cast<std::size_t>(us);
-  auto octave = 63 - static_cast<std::size_t>(__builtin_clzll(us)); // >= 2
-  auto sub = static_cast<std::size_t>(us >> (octave - 2)) & (sub_buckets - 1);
-  return std::min(bucket_count - 1, 4 + (octave - 2) * sub_buckets + sub);
+  return std::min(bucket_count - 1, log_linear::bucket_of(us, bucket_bits));
 }
 
 std::uint64_t latency_histogram::lower_us(std::size_t bucket) {
-  if (bucket < 4)
-    return bucket;
-  auto octave = (bucket - 4) / sub_buckets + 2;
-  auto sub = (bucket - 4) % sub_buckets;
-  return (std::uint64_t{1} << octave) + sub * (std::uint64_t{1} << (octave - 2));
+  return log_linear::lower_bound(bucket, bucket_bits);
 }
 
 std::vector<std::uint64_t> latency_histogram::counts() const {

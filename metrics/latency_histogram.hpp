@@ -15,8 +15,9 @@ namespace simsync::metrics {
 
 class latency_histogram {
 public:
-  /// Buckets per power of two.
-  static constexpr std::size_t sub_buckets = 4;
+  /// Buckets per power of two: 2^(bucket_bits - 1) (metrics/log_linear_buckets.hpp).
+  static constexpr unsigned bucket_bits = 3;
+  static constexpr std::size_t sub_buckets = std::size_t{1} << (bucket_bits - 1);
   /// 0..3 µs exactly, then 4 buckets per octave up to 2^40 µs (about 12 days).
   static constexpr std::size_t bucket_count = 4 + 38 * sub_buckets;
 
