@@ -1,5 +1,7 @@
 #include "actors/account_shard.hpp"
 
+#include "core/stamp.hpp"
+
 #include <caf/result.hpp>
 
 namespace simsync {
@@ -42,13 +44,6 @@ auto with_store(shard_pointer self, F&& op) -> caf::result<
   return std::move(*r);
 }
 
-std::uint64_t unix_now_ms() {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(
-          std::chrono::system_clock::now().time_since_epoch())
-          .count());
-}
-
 } // namespace
 
 account_shard_actor::behavior_type
@@ -82,7 +77,8 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
       [=](atom::upload,
           const store::upload_request& req) -> caf::result<store::upload_result> {
         if (req.scope == store::scope::shared) {
-          auto why = self->state.backlog->refusal(self->state.max_lag, unix_now_ms());
+          auto why =
+              self->state.backlog->refusal(self->state.max_lag, core::unix_now_ms());
           if (!why.empty())
             return caf::make_error(ec::replication_behind, std::move(why));
         }

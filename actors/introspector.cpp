@@ -1,5 +1,7 @@
 #include "actors/introspector.hpp"
 
+#include "core/stamp.hpp"
+
 #include <charconv>
 
 namespace simsync {
@@ -64,9 +66,7 @@ void publish(introspector_pointer self, std::vector<actor_status> actors) {
   sample.version = SIMSYNC_VERSION;
   sample.at = std::chrono::steady_clock::now();
   sample.uptime_s = std::chrono::duration<double>(sample.at - st.started).count();
-  sample.unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
+  sample.unix_ms = static_cast<std::int64_t>(core::unix_now_ms());
   sample.actors = std::move(actors);
   sample.redis = probe_redis(self);
   if (st.gateway)

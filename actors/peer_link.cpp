@@ -1,5 +1,6 @@
 #include "actors/peer_link.hpp"
 
+#include "core/stamp.hpp"
 #include "store/outbox.hpp"
 
 #include <caf/io/middleman.hpp>
@@ -86,10 +87,7 @@ bool connect_node(link_pointer self, std::size_t i) {
 /// Milliseconds since a Unix time in milliseconds (0 if it is in the future:
 /// the stream id comes from Redis's clock, which may run a little ahead).
 std::uint64_t lag_since(std::uint64_t unix_ms) {
-  auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                 std::chrono::system_clock::now().time_since_epoch())
-                 .count();
-  auto now_ms = static_cast<std::uint64_t>(now);
+  auto now_ms = core::unix_now_ms();
   return now_ms > unix_ms ? now_ms - unix_ms : 0;
 }
 

@@ -27,6 +27,10 @@ struct stamp {
   friend bool operator!=(const stamp& a, const stamp& b) { return !(a == b); }
 };
 
+/// Wall time as Unix milliseconds: what the hybrid clock follows, and what
+/// Redis stream ids and replication lag are read against.
+std::uint64_t unix_now_ms();
+
 /// A hybrid logical clock: never goes backwards, stays close to wall time,
 /// and moves past every stamp it has seen.
 class hybrid_clock {

@@ -16,13 +16,6 @@ namespace {
 
 // -- request parsing ----------------------------------------------------------
 
-std::uint64_t now_ms() {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(
-          std::chrono::system_clock::now().time_since_epoch())
-          .count());
-}
-
 std::string media_type(const exchange& ex) {
   auto value = ex.request().header().get_field_or(restinio::http_field::content_type, "");
   auto type = value.substr(0, value.find(';'));
@@ -186,7 +179,7 @@ void handle_register(const exchange_ptr& ex) {
                               *iccid,
                               token.hash,
                               core::seal(ctx.seal_key, info.dump(), idcode),
-                              now_ms(),
+                              core::unix_now_ms(),
                               ctx.peers};
   ex->ask(
       idcode,
@@ -227,7 +220,7 @@ void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
     req.mode = mode;
     req.cards = std::move(book.entries);
     req.allow_removals = book.rejected.empty();
-    req.now_ms = now_ms();
+    req.now_ms = core::unix_now_ms();
     ex->ask(
         idcode,
         [ex, rejected = std::move(book.rejected)](const store::upload_result& r) {
@@ -248,7 +241,7 @@ void handle_delete_card(const exchange_ptr& ex) {
     req.scope = scope;
     req.mode = store::upload_mode::remove;
     req.uids = {ex->param(1)};
-    req.now_ms = now_ms();
+    req.now_ms = core::unix_now_ms();
     ex->ask(
         idcode,
         [ex](const store::upload_result& r) { ex->reply_json(200, upload_json(r, {})); },

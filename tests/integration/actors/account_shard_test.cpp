@@ -1,5 +1,6 @@
 // account_shard on CAF's real scheduler, as a detached actor over a real redis-server.
 #include "actors/account_shard.hpp"
+#include "core/stamp.hpp"
 #include "tests/integration/store/store_fixture.hpp"
 
 #include <caf/actor_system.hpp>
@@ -95,10 +96,7 @@ TEST_F(account_shard_fixture, refuses_shared_uploads_while_replication_is_behind
   up.line = line1;
   up.cards = {make_card("u1", "Li")};
   up.now_ms = 1'700'000'000'000;
-  auto now =
-      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                     std::chrono::system_clock::now().time_since_epoch())
-                                     .count());
+  auto now = core::unix_now_ms();
   backlog->waiting_since(0, now - 5000); // carrier-b's link is up, 5 s behind
 
   auto refused = ask<store::upload_result>(atom::upload_v, up);
