@@ -42,8 +42,9 @@ struct node_config {
   std::string log_level = "info"; ///< trace, debug, info, warn or error
   std::string redis_address;      ///< "host:port" or "unix:/absolute/path"
   host_port gateway;              ///< terminal HTTP API
-  /// The gateway sheds shared uploads while replication to a peer that is up
-  /// is further behind than this; zero never sheds.
+  /// An account's shard refuses shared uploads (503) while its node's
+  /// replication to a peer that is up is further behind than this; zero
+  /// never sheds.
   std::chrono::milliseconds max_replication_lag{2000};
   /// Requests the gateway handles at once; beyond it it sheds load (503).
   /// A node takes about 3,000 one-card edits a second (docs/performance.md),

@@ -41,18 +41,6 @@ std::string_view mode_name(upload_mode m) {
   return "delta";
 }
 
-std::string_view kind_name(outbox_kind k) {
-  switch (k) {
-  case outbox_kind::batch:
-    return "batch";
-  case outbox_kind::announce:
-    return "announce";
-  case outbox_kind::retire:
-    return "retire";
-  }
-  return "batch";
-}
-
 std::string hlc_of(std::uint64_t now_ms) {
   return std::to_string(now_ms * core::hlc_logical_per_ms);
 }

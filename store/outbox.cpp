@@ -38,10 +38,10 @@ caf::expected<std::vector<outbox_entry>> parse_entries(reply_view v,
     auto entry = v[i];
     if (entry.size() != 2)
       return caf::make_error(ec::store_corrupt, "malformed outbox entry for " + peer);
-    auto kind_name = field(entry[1], "kind");
-    auto kind = kind_name == "announce" ? outbox_kind::announce
-                : kind_name == "retire" ? outbox_kind::retire
-                                        : outbox_kind::batch;
+    auto written = field(entry[1], "kind");
+    auto kind = written == kind_name(outbox_kind::announce) ? outbox_kind::announce
+                : written == kind_name(outbox_kind::retire) ? outbox_kind::retire
+                                                            : outbox_kind::batch;
     out.push_back(outbox_entry{std::string(entry[0].str()), field(entry[1], "id"), kind,
                                field(entry[1], "batch")});
   }
@@ -49,6 +49,18 @@ caf::expected<std::vector<outbox_entry>> parse_entries(reply_view v,
 }
 
 } // namespace
+
+std::string_view kind_name(outbox_kind kind) {
+  switch (kind) {
+  case outbox_kind::announce:
+    return "announce";
+  case outbox_kind::retire:
+    return "retire";
+  case outbox_kind::batch:
+    return "batch";
+  }
+  return "batch";
+}
 
 caf::expected<std::vector<outbox_entry>> read_outbox(redis_client& redis,
                                                      const std::string& peer,

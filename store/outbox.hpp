@@ -21,6 +21,10 @@ enum class outbox_kind {
   retire,   ///< this carrier no longer holds it
 };
 
+/// The kind as the store's scripts write it in an entry ("batch", "announce",
+/// "retire").
+std::string_view kind_name(outbox_kind kind);
+
 /// One message for a peer carrier about one account. Written by the store's
 /// scripts in the same transaction as the change it carries, so nothing
 /// acknowledged is lost; removed only once the peer has persisted it.

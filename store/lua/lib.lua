@@ -104,6 +104,11 @@ local function observe_clock(id, hlc)
   if hlc > last then redis.call('HSET', acct_key(id), 'clock', string.format('%d', hlc)) end
 end
 
+-- A version that lost to a concurrent edit, kept for the account's history.
+local function keep_in_history(id, uid, rec)
+  redis.call('XADD', history_key(id), 'MAXLEN', '~', '1000', '*', 'uid', uid, 'rec', rec)
+end
+
 -- What a change means to a line: 'added', 'changed', 'removed', or nil when
 -- the line already holds exactly that (its base says so).
 local function classify(id, line, uid, rec)
@@ -228,10 +233,6 @@ local function split_fetched(value)
 end
 
 -- -- incoming outbox entries of a sibling carrier ------------------------------
-
-local function keep_in_history(id, uid, rec)
-  redis.call('XADD', history_key(id), 'MAXLEN', '~', '1000', '*', 'uid', uid, 'rec', rec)
-end
 
 -- F4 receive: compare, then copy. A change from a sibling carrier is taken
 -- only if its stamp is newer; if its content differs, it goes into the

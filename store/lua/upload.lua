@@ -81,7 +81,7 @@ end
 local function put(uid, cur, rec)
   -- The line overwrites a version it never held: a concurrent edit, kept.
   if cur and not rec_deleted(cur) and base_hash(uid) ~= rec_hash(cur) then
-    redis.call('XADD', history_key(id), 'MAXLEN', '~', '1000', '*', 'uid', uid, 'rec', cur)
+    keep_in_history(id, uid, cur)
   end
   redis.call('HSET', skey, uid, rec)
   changes[#changes + 1] = uid
