@@ -30,6 +30,11 @@ inline std::string pending(const std::string& id, const std::string& line) {
 inline std::string base(const std::string& id, const std::string& line) {
   return "base:" + tag(id) + ":" + line;
 }
+/// uids whose pending change the line discarded ("keep mine"): its next
+/// upload that holds them writes them again, so every carrier converges on it.
+inline std::string reassert(const std::string& id, const std::string& line) {
+  return "reassert:" + tag(id) + ":" + line;
+}
 inline std::string sim(const std::string& msisdn) {
   return "sim:" + msisdn;
 }

@@ -14,6 +14,8 @@ local function pending_key(id, line) return 'pending:{' .. id .. '}:' .. line en
 local function base_key(id, line) return 'base:{' .. id .. '}:' .. line end
 local function fetched_key(id, line) return 'fetched:{' .. id .. '}:' .. line end
 local function line_key(id, line) return 'line:{' .. id .. '}:' .. line end
+-- uids whose pending change the line discarded: its next upload re-asserts them.
+local function reassert_key(id, line) return 'reassert:{' .. id .. '}:' .. line end
 local function sim_key(msisdn) return 'sim:' .. msisdn end
 local function outbox_key(peer) return 'outbox:' .. peer end
 
