@@ -14,7 +14,8 @@ bool same_content(const stamped_card& a, const stamped_card& b) {
 }
 
 bool same_version(const stamped_card& a, const stamped_card& b) {
-  return a.st == b.st && a.deleted == b.deleted && a.hash == b.hash && a.card == b.card;
+  return a.st == b.st && a.deleted == b.deleted && a.hash == b.hash && a.card == b.card &&
+         (!a.deleted || a.removes == b.removes);
 }
 
 } // namespace
@@ -29,7 +30,7 @@ apply_outcome lww_map::apply(const std::string& uid, const stamped_card& change)
   if (change.st == current.st)
     return apply_outcome::identical;
   bool same = same_content(change, current);
-  if (change.st < current.st) {
+  if (!supersedes(change, current)) {
     if (same)
       return apply_outcome::identical;
     keep_loser(uid, change);

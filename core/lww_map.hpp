@@ -21,8 +21,9 @@ enum class apply_outcome {
 /// A last-writer-wins map uid -> stamped_card with tombstones: the model of a
 /// shared store, which the store's Lua scripts implement (DESIGN F4, §4).
 ///
-/// The held version of a uid is always the one with the greatest stamp ever
-/// received, so replicas that receive the same changes in any order, with any
+/// The held version of a uid is always the greatest ever received in the
+/// order of supersedes() (by stamp, a tombstone just after the version it
+/// removes), so replicas that receive the same changes in any order, with any
 /// duplication, hold the same entries. A stamp names exactly one change: two
 /// changes with equal stamps are taken to be the same change.
 class lww_map {
@@ -32,7 +33,8 @@ public:
   /// keeping the older stamp would let a later, concurrent change win on one
   /// replica and lose on another. An older change with different content is
   /// a losing concurrent edit (its author had not seen the held version, or
-  /// its stamp would be greater) and goes to history().
+  /// its stamp would be greater) and goes to history(), as does a tombstone
+  /// that comes after an edit its author had not seen.
   apply_outcome apply(const std::string& uid, const stamped_card& change);
 
   /// The held version (live or tombstone), or nullptr.

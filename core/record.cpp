@@ -2,13 +2,53 @@
 
 #include <charconv>
 #include <cstdio>
+#include <tuple>
 
 namespace simsync::core {
 
 namespace {
+
 constexpr std::size_t hlc_width = 16;
 constexpr std::size_t hash_width = 32;
+
+void append_stamp(std::string& out, const stamp& st) {
+  char hlc[hlc_width + 1];
+  std::snprintf(hlc, sizeof hlc, "%016llu", static_cast<unsigned long long>(st.hlc));
+  out.append(hlc, hlc_width);
+  out += '|';
+  out += st.carrier;
+  out += '|';
+  out += st.line;
+}
+
+/// Parses append_stamp's text.
+bool parse_stamp(std::string_view text, stamp& st) {
+  if (text.size() < hlc_width + 1 || text[hlc_width] != '|')
+    return false;
+  auto [end, err] = std::from_chars(text.data(), text.data() + hlc_width, st.hlc);
+  if (err != std::errc{} || end != text.data() + hlc_width)
+    return false;
+  text = text.substr(hlc_width + 1);
+  auto bar = text.find('|');
+  if (bar == std::string_view::npos)
+    return false;
+  st.carrier = std::string(text.substr(0, bar));
+  st.line = std::string(text.substr(bar + 1));
+  return true;
+}
+
+/// A record's place in the order of supersedes(): (stamp, rank, own stamp).
+std::tuple<const stamp&, int, const stamp&> order_key(const stamped_card& r) {
+  if (r.deleted)
+    return {r.removes, 1, r.st};
+  return {r.st, 0, r.st};
+}
+
 } // namespace
+
+bool supersedes(const stamped_card& a, const stamped_card& b) {
+  return order_key(b) < order_key(a);
+}
 
 std::string encode_record(const stamped_card& rec) {
   char head[hlc_width + 1];
@@ -27,7 +67,10 @@ std::string encode_record(const stamped_card& rec) {
   out += '|';
   out += rec.st.line;
   out += '|';
-  out += rec.card;
+  if (rec.deleted)
+    append_stamp(out, rec.removes);
+  else
+    out += rec.card;
   return out;
 }
 
@@ -56,7 +99,14 @@ std::optional<stamped_card> decode_record(std::string_view bytes) {
   if (bar == std::string_view::npos)
     return std::nullopt;
   rec.st.line = std::string(rest.substr(0, bar));
-  rec.card = std::string(rest.substr(bar + 1));
+  rest = rest.substr(bar + 1);
+  if (!rec.deleted) {
+    rec.card = std::string(rest);
+  } else if (rest.empty()) {
+    rec.removes = rec.st; // written before tombstones named what they remove
+  } else if (!parse_stamp(rest, rec.removes)) {
+    return std::nullopt;
+  }
   return rec;
 }
 

@@ -16,12 +16,25 @@ struct stamped_card {
   bool deleted = false;
   content_hash hash; ///< zero for a tombstone
   std::string card;  ///< empty for a tombstone
+  /// A tombstone's author removed the version stamped so, the one it had
+  /// seen; an edit it had not seen outlives it (see supersedes()). Equal to
+  /// `st` for tombstones written before removals named their version.
+  stamp removes;
 };
+
+/// Whether `a` takes the place of `b` when both are versions of one contact:
+/// the order every replica agrees on. A live version sorts by its stamp; a
+/// tombstone sorts just after the version it removes (then by its own
+/// stamp), so a removal never takes away an edit its author had not seen,
+/// whatever its own stamp. A total order: replicas converge whatever the
+/// order, duplication or delay of the changes they receive.
+bool supersedes(const stamped_card& a, const stamped_card& b);
 
 /// The byte form of a stamped card, shared by C++ and the store's Lua scripts:
 ///   HLC(16 digits, zero padded)|HASH(32 hex)|L or D|carrier|line|card bytes
-/// The fixed-width head lets Lua compare stamps and hashes without parsing
-/// the card; a carrier id or msisdn never holds '|'.
+/// where a tombstone's "card bytes" are the stamp it removes, written the
+/// same way: HLC|carrier|line. The fixed-width head lets Lua compare stamps and hashes
+/// without parsing the card; a carrier id or msisdn never holds '|'.
 std::string encode_record(const stamped_card& rec);
 
 /// Parses encode_record's output; nullopt if the bytes are not a record.

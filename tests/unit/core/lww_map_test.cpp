@@ -13,12 +13,22 @@ namespace {
 stamped_card live(std::uint64_t hlc, const std::string& card,
                   const std::string& carrier = "carrier-a",
                   const std::string& line = "+8613800138000") {
-  return stamped_card{stamp{hlc, carrier, line}, false, content_hash::of(card), card};
+  return stamped_card{stamp{hlc, carrier, line}, false, content_hash::of(card), card, {}};
 }
 
+/// A tombstone whose author had seen everything before it: it removes the
+/// version stamped (hlc - 1) or earlier, whatever it was.
 stamped_card tombstone(std::uint64_t hlc, const std::string& carrier = "carrier-a",
                        const std::string& line = "+8613800138000") {
-  return stamped_card{stamp{hlc, carrier, line}, true, content_hash{}, ""};
+  stamp st{hlc, carrier, line};
+  return stamped_card{st, true, content_hash{}, "", st};
+}
+
+/// A tombstone whose author had seen the version `removes` and nothing later.
+stamped_card tombstone_of(std::uint64_t hlc, const stamp& removes,
+                          const std::string& carrier = "carrier-b") {
+  return stamped_card{stamp{hlc, carrier, "+8618600186000"}, true, content_hash{}, "",
+                      removes};
 }
 
 // -- single changes ------------------------------------------------------------
@@ -107,6 +117,39 @@ TEST(lww_map, newer_live_change_resurrects_a_tombstone) {
   EXPECT_FALSE(m.get("u")->deleted);
 }
 
+TEST(lww_map, an_edit_the_remover_had_not_seen_outlives_a_later_tombstone) {
+  // Line B saw v1 and removes it at hlc 9; line A's edit v2 at hlc 5 came after v1.
+  auto v1 = live(1, "A");
+  auto v2 = live(5, "B");
+  auto removal = tombstone_of(9, v1.st);
+  lww_map at_a; // holds v2 when the removal arrives
+  at_a.apply("u", v1);
+  at_a.apply("u", v2);
+  EXPECT_EQ(at_a.apply("u", removal), apply_outcome::stale);
+  EXPECT_EQ(at_a.get("u")->card, "B");
+  ASSERT_EQ(at_a.history("u").size(), 1u);
+  EXPECT_TRUE(at_a.history("u")[0].deleted);
+  lww_map at_b; // removed v1 before v2 arrived
+  at_b.apply("u", v1);
+  at_b.apply("u", removal);
+  EXPECT_EQ(at_b.apply("u", v2), apply_outcome::applied);
+  EXPECT_EQ(at_a, at_b);
+  // A removal of v2 itself, by a line that saw it, does remove it.
+  EXPECT_EQ(at_a.apply("u", tombstone_of(10, v2.st)), apply_outcome::applied);
+  EXPECT_TRUE(at_a.get("u")->deleted);
+}
+
+TEST(lww_map, a_tombstone_keeps_out_the_version_it_removed_and_older_ones) {
+  auto v1 = live(1, "A");
+  auto v2 = live(5, "B");
+  lww_map m;
+  m.apply("u", v2);
+  m.apply("u", tombstone_of(6, v2.st));
+  EXPECT_EQ(m.apply("u", v2), apply_outcome::stale); // a resent window
+  EXPECT_EQ(m.apply("u", v1), apply_outcome::stale);
+  EXPECT_TRUE(m.get("u")->deleted);
+}
+
 TEST(lww_map, tombstone_for_unknown_uid_is_held) {
   lww_map m;
   EXPECT_EQ(m.apply("u", tombstone(2)), apply_outcome::applied);
@@ -159,22 +202,28 @@ std::vector<std::pair<std::string, stamped_card>> random_changes(std::mt19937_64
       continue;
     std::string uid = "uid-" + std::to_string(pick(4));
     if (pick(4) == 0) {
-      out.emplace_back(uid, stamped_card{st, true, content_hash{}, ""});
+      // Its author had seen some version up to its own time, or none at all.
+      stamp removes{pick(st.hlc + 1), carriers[pick(carriers.size())],
+                    lines[pick(lines.size())]};
+      if (removes.hlc == st.hlc)
+        removes = st;
+      out.emplace_back(uid, stamped_card{st, true, content_hash{}, "", removes});
     } else {
       const auto& card = contents[pick(contents.size())];
-      out.emplace_back(uid, stamped_card{st, false, content_hash::of(card), card});
+      out.emplace_back(uid, stamped_card{st, false, content_hash::of(card), card, {}});
     }
   }
   return out;
 }
 
-/// The state every replica must reach: per uid, the change with the greatest stamp.
+/// The state every replica must reach: per uid, the greatest change in the
+/// order of supersedes().
 std::map<std::string, stamped_card>
 expected_state(const std::vector<std::pair<std::string, stamped_card>>& changes) {
   std::map<std::string, stamped_card> out;
   for (const auto& [uid, change] : changes) {
     auto it = out.find(uid);
-    if (it == out.end() || it->second.st < change.st)
+    if (it == out.end() || supersedes(change, it->second))
       out[uid] = change;
   }
   return out;
@@ -206,7 +255,7 @@ void check_convergence(std::uint64_t seed) {
       EXPECT_EQ(held->st, winner.st) << uid;
       EXPECT_EQ(held->card, winner.card) << uid;
       for (const auto& loser : replica.history(uid))
-        EXPECT_LT(loser.st, held->st) << uid;
+        EXPECT_TRUE(supersedes(*held, loser)) << uid;
     }
   }
 }

@@ -7,8 +7,11 @@ namespace {
 
 stamped_card sample() {
   std::string card = "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:x|y\r\nFN:张伟\r\nEND:VCARD\r\n";
-  return stamped_card{stamp{1700000000000123ULL, "carrier-a", "+8613800138000"}, false,
-                      content_hash::of(card), card};
+  return stamped_card{stamp{1700000000000123ULL, "carrier-a", "+8613800138000"},
+                      false,
+                      content_hash::of(card),
+                      card,
+                      {}};
 }
 
 void expect_same(const stamped_card& a, const stamped_card& b) {
@@ -16,6 +19,9 @@ void expect_same(const stamped_card& a, const stamped_card& b) {
   EXPECT_EQ(a.deleted, b.deleted);
   EXPECT_EQ(a.hash, b.hash);
   EXPECT_EQ(a.card, b.card);
+  if (a.deleted) {
+    EXPECT_EQ(a.removes, b.removes);
+  }
 }
 
 TEST(record, live_card_round_trips_including_bars_in_the_card) {
@@ -25,12 +31,38 @@ TEST(record, live_card_round_trips_including_bars_in_the_card) {
   expect_same(*back, rec);
 }
 
-TEST(record, tombstone_round_trips) {
-  stamped_card rec{stamp{42, "carrier-b", "+8618600186000"}, true, content_hash{}, ""};
+TEST(record, tombstone_round_trips_with_the_version_it_removes) {
+  stamped_card rec{stamp{42, "carrier-b", "+8618600186000"}, true, content_hash{}, "",
+                   stamp{17, "carrier-a", "+8613800138000"}};
   auto bytes = encode_record(rec);
+  EXPECT_EQ(bytes.substr(bytes.size() - 42),
+            "|0000000000000017|carrier-a|+8613800138000");
   auto back = decode_record(bytes);
   ASSERT_TRUE(back.has_value());
   expect_same(*back, rec);
+}
+
+TEST(record, an_older_tombstone_removes_what_its_own_stamp_covers) {
+  auto back = decode_record("0000000000000007|00000000000000000000000000000000|D|c|l|");
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->removes, back->st);
+  EXPECT_TRUE(back->card.empty());
+}
+
+TEST(record, a_tombstone_sorts_just_after_the_version_it_removes) {
+  stamp seen{10, "carrier-a", "l1"};
+  stamped_card removal{stamp{50, "carrier-b", "l2"}, true, content_hash{}, "", seen};
+  stamped_card seen_version{seen, false, content_hash::of("A"), "A", {}};
+  stamped_card unseen_edit{
+      stamp{11, "carrier-a", "l1"}, false, content_hash::of("B"), "B", {}};
+  EXPECT_TRUE(supersedes(removal, seen_version));
+  EXPECT_FALSE(supersedes(seen_version, removal));
+  EXPECT_TRUE(supersedes(unseen_edit, removal));
+  EXPECT_FALSE(supersedes(removal, unseen_edit));
+  stamped_card later_removal{stamp{12, "carrier-a", "l1"}, true, content_hash{}, "",
+                             unseen_edit.st};
+  EXPECT_TRUE(supersedes(later_removal, removal)); // it removes a later version
+  EXPECT_FALSE(supersedes(removal, removal));
 }
 
 TEST(record, head_is_fixed_width_so_lua_can_compare_it) {
@@ -39,9 +71,10 @@ TEST(record, head_is_fixed_width_so_lua_can_compare_it) {
   EXPECT_EQ(bytes.substr(0, 17), "1700000000000123|");
   EXPECT_EQ(bytes.substr(17, 32), rec.hash.hex());
   EXPECT_EQ(bytes.substr(49, 3), "|L|");
-  stamped_card small{stamp{7, "c", "l"}, true, content_hash{}, ""};
-  EXPECT_EQ(encode_record(small),
-            "0000000000000007|00000000000000000000000000000000|D|c|l|");
+  stamped_card small{stamp{7, "c", "l"}, true, content_hash{}, "", stamp{5, "d", "m"}};
+  EXPECT_EQ(
+      encode_record(small),
+      "0000000000000007|00000000000000000000000000000000|D|c|l|0000000000000005|d|m");
 }
 
 TEST(record, rejects_garbage) {
@@ -56,6 +89,7 @@ TEST(record, rejects_garbage) {
       good.substr(0, 16) + ":" + good.substr(17), // wrong separator
       "0000000000000007|00000000000000000000000000000000|D|carrier-only",
       "0000000000000007|00000000000000000000000000000000|D|c",
+      "0000000000000007|00000000000000000000000000000000|D|c|l|junk", // removes no stamp
   };
   for (const auto& bytes : bad)
     EXPECT_FALSE(decode_record(bytes).has_value()) << '"' << bytes << '"';
