@@ -21,7 +21,7 @@ caf::expected<store::account_store*> connected_store(shard_pointer self) {
   if (!client)
     return std::move(client.error());
   st.redis.emplace(std::move(*client));
-  st.store = std::make_unique<store::account_store>(*st.redis, st.carrier);
+  st.store = std::make_unique<store::account_store>(*st.redis, st.carrier, st.history);
   return st.store.get();
 }
 
@@ -44,12 +44,22 @@ auto with_store(shard_pointer self, F&& op) -> caf::result<
   return std::move(*r);
 }
 
+/// Shared changes are refused while this node's replication is too far behind.
+std::optional<caf::error> replication_refusal(shard_pointer self) {
+  auto why = self->state.backlog->refusal(self->state.max_lag, core::unix_now_ms());
+  if (why.empty())
+    return std::nullopt;
+  return caf::make_error(ec::replication_behind, std::move(why));
+}
+
 } // namespace
 
 account_shard_actor::behavior_type
 account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string carrier,
               int shard, std::shared_ptr<const replication_backlog> backlog,
-              std::chrono::milliseconds max_lag, bool measured) {
+              std::chrono::milliseconds max_lag, store::history_policy history,
+              bool measured) {
+  self->state.history = history;
   self->state.redis_at = std::move(redis_at);
   self->state.backlog = std::move(backlog);
   self->state.max_lag = max_lag;
@@ -76,13 +86,23 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
       },
       [=](atom::upload,
           const store::upload_request& req) -> caf::result<store::upload_result> {
-        if (req.scope == store::scope::shared) {
-          auto why =
-              self->state.backlog->refusal(self->state.max_lag, core::unix_now_ms());
-          if (!why.empty())
-            return caf::make_error(ec::replication_behind, std::move(why));
-        }
+        if (req.scope == store::scope::shared)
+          if (auto refusal = replication_refusal(self))
+            return std::move(*refusal);
         return with_store(self, [&](store::account_store& s) { return s.upload(req); });
+      },
+      [=](atom::history, const std::string& idcode, const std::string& line,
+          store::scope where, const std::string& before, std::uint64_t limit) {
+        return with_store(self, [&](store::account_store& s) {
+          return s.read_history(idcode, line, where, before, limit);
+        });
+      },
+      [=](atom::restore,
+          const store::restore_request& req) -> caf::result<store::upload_result> {
+        if (req.scope == store::scope::shared && !req.preview)
+          if (auto refusal = replication_refusal(self))
+            return std::move(*refusal);
+        return with_store(self, [&](store::account_store& s) { return s.restore(req); });
       },
       [=](atom::replicate, const std::string& origin,
           const std::vector<store::outbox_entry>& entries) {

@@ -32,6 +32,7 @@ struct account_shard_state {
   /// behind than max_lag: the node that owns the account's outbox decides.
   std::shared_ptr<const replication_backlog> backlog;
   std::chrono::milliseconds max_lag{0};
+  store::history_policy history;
 };
 
 /// Spawn detached: its handlers block on Redis (hiredis' sync API), which must
@@ -40,6 +41,7 @@ account_shard_actor::behavior_type
 account_shard(account_shard_actor::stateful_pointer<account_shard_state> self,
               store::redis_endpoint redis_at, std::string carrier, int shard,
               std::shared_ptr<const replication_backlog> backlog,
-              std::chrono::milliseconds max_lag, bool measured);
+              std::chrono::milliseconds max_lag, store::history_policy history,
+              bool measured);
 
 } // namespace simsync

@@ -39,6 +39,12 @@ using account_shard_actor = caf::typed_actor<
     /// The live cards of (idcode, line)'s shared store or private backup.
     caf::replies_to<atom::read_cards, std::string, std::string,
                     store::scope>::with<std::vector<store::stored_card>>,
+    /// A page of the changes of (idcode, line)'s shared store or private
+    /// backup, newest first, before a change id (empty: the newest), at most N.
+    caf::replies_to<atom::history, std::string, std::string, store::scope, std::string,
+                    std::uint64_t>::with<store::history_page>,
+    /// Point-in-time restore (or its preview) of a line's book.
+    caf::replies_to<atom::restore, store::restore_request>::with<store::upload_result>,
     /// Removes (idcode, line) and its data; true if the account went with it.
     caf::replies_to<atom::remove_line, std::string, std::string>::with<bool>,
     /// How the shard is doing.
@@ -106,6 +112,8 @@ CAF_ADD_TYPE_ID(simsync, (simsync::store::register_request))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::register_result))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::upload_request))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::upload_result))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::history_page))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::restore_request))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::replicate_result))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::pending_counts))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::pending_fetch))

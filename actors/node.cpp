@@ -25,7 +25,7 @@ caf::actor spawn_child(caf::actor_system& sys, const node_state& st,
     return caf::actor_cast<caf::actor>(
         sys.spawn<caf::detached>(account_shard, st.redis_at, st.carrier, c.index,
                                  std::shared_ptr<const replication_backlog>{st.backlog},
-                                 st.max_replication_lag, st.measured));
+                                 st.max_replication_lag, st.history, st.measured));
   return caf::actor_cast<caf::actor>(sys.spawn<caf::detached>(
       peer_link, st.carrier, st.peers[static_cast<size_t>(c.index)], st.redis_at,
       st.backlog, static_cast<std::size_t>(c.index), st.measured));
@@ -164,6 +164,8 @@ caf::expected<running_node> start_node(caf::actor_system& sys,
   st.backlog = std::make_shared<replication_backlog>(std::move(peer_ids));
   st.max_replication_lag = cfg.max_replication_lag;
   st.measured = cfg.metrics;
+  st.history = store::history_policy{static_cast<std::uint64_t>(cfg.history_keep.count()),
+                                     cfg.history_keep_versions};
   auto owned = cfg.owned_shards();
   std::vector<account_shard_actor> shards;
   for (int shard : owned) {

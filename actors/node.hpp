@@ -37,7 +37,8 @@ struct node_state {
   std::shared_ptr<replication_backlog> backlog; ///< the peer links report here
   /// Shared uploads are refused beyond this lag (config: max_replication_lag).
   std::chrono::milliseconds max_replication_lag{0};
-  bool measured = true; ///< actors time their messages (config: metrics)
+  store::history_policy history; ///< what each store's history keeps (config: [history])
+  bool measured = true;          ///< actors time their messages (config: metrics)
   federation_actor federation;
   std::vector<child> children;
   bool stopping = false;

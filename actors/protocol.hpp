@@ -38,7 +38,8 @@ typename Inspector::result_type inspect(Inspector& f, stamp& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, stamped_card& x) {
-  return f(caf::meta::type_name("stamped_card"), x.st, x.deleted, x.hash, x.card);
+  return f(caf::meta::type_name("stamped_card"), x.st, x.deleted, x.hash, x.card,
+           x.removes);
 }
 
 } // namespace simsync::core
@@ -59,15 +60,42 @@ typename Inspector::result_type inspect(Inspector& f, register_result& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, mass_deletion_guard& x) {
+  return f(caf::meta::type_name("mass_deletion_guard"), x.min_cards, x.percent);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, upload_request& x) {
   return f(caf::meta::type_name("upload_request"), x.idcode, x.line, x.scope, x.mode,
-           x.cards, x.uids, x.allow_removals, x.now_ms);
+           x.cards, x.uids, x.allow_removals, x.now_ms, x.guard, x.confirm_removals);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, upload_conflict& x) {
+  return f(caf::meta::type_name("upload_conflict"), x.uid, x.reason);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, upload_result& x) {
   return f(caf::meta::type_name("upload_result"), x.version, x.added, x.changed,
-           x.removed, x.unchanged);
+           x.removed, x.unchanged, x.conflicts, x.would_remove, x.book_size);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, history_change& x) {
+  return f(caf::meta::type_name("history_change"), x.id, x.uid, x.at_ms, x.kind,
+           x.carrier, x.line);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, history_page& x) {
+  return f(caf::meta::type_name("history_page"), x.changes, x.next);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, restore_request& x) {
+  return f(caf::meta::type_name("restore_request"), x.idcode, x.line, x.scope, x.at_ms,
+           x.preview, x.now_ms);
 }
 
 template <class Inspector>
@@ -153,6 +181,8 @@ CAF_ADD_ATOM(simsync, simsync::atom, fetch, "fetch")
 CAF_ADD_ATOM(simsync, simsync::atom, ack, "ack")
 CAF_ADD_ATOM(simsync, simsync::atom, read_cards, "readcards")
 CAF_ADD_ATOM(simsync, simsync::atom, remove_line, "rmline")
+CAF_ADD_ATOM(simsync, simsync::atom, history, "history")
+CAF_ADD_ATOM(simsync, simsync::atom, restore, "restore")
 CAF_ADD_ATOM(simsync, simsync::atom, deliver, "deliver")
 CAF_ADD_ATOM(simsync, simsync::atom, shards, "shards")
 CAF_ADD_ATOM(simsync, simsync::atom, join, "join")

@@ -62,6 +62,16 @@ constexpr option_spec option_specs[] = {
     {"--max-replication-lag-ms", "gateway.max_replication_lag_ms", "MS", "default: 2000",
      "shared uploads are answered 503 (retry after a second) while replication\n"
      "to a peer carrier that is up is further behind than this; 0: never"},
+    {"--mass-deletion-min-cards", "gateway.mass_deletion_min_cards", "N", "default: 10",
+     "a snapshot that would remove more than N cards and more than\n"
+     "--mass-deletion-percent of the book is held (409) until the phone confirms"},
+    {"--mass-deletion-percent", "gateway.mass_deletion_percent", "P", "default: 30",
+     "see --mass-deletion-min-cards (0..100)"},
+    {"--history-keep-days", "history.keep_days", "DAYS", "default: 30",
+     "how long every replaced or removed version is kept for history and restore"},
+    {"--history-keep-versions", "history.keep_versions", "N", "default: 10000",
+     "at most this many changes kept per store (an account's shared book,\n"
+     "a line's private backup); a restore reaches no further back"},
     {"--admin", "admin.listen", "HOST:PORT", "required",
      "admin HTTP (metrics, introspection)"},
     {"--metrics", "admin.metrics", "on|off", "default: on",
@@ -202,7 +212,7 @@ public:
     check_keys(root_, "",
                {"carrier", "node", "shards", "log_level", "federation_key_file",
                 "seal_key_file", "data_dir", "redis", "gateway", "admin", "federation",
-                "nodes", "peers"});
+                "nodes", "peers", "history"});
     node_config c;
     c.carrier = required_id(root_, "carrier");
     c.node = required_id(root_, "node");
@@ -218,7 +228,8 @@ public:
       fail("redis.address",
            "expected host:port or unix:/path, got " + in_quotes(c.redis_address));
     const auto* gateway =
-        setting_table("gateway", {"listen", "max_in_flight", "max_replication_lag_ms"});
+        setting_table("gateway", {"listen", "max_in_flight", "max_replication_lag_ms",
+                                  "mass_deletion_min_cards", "mass_deletion_percent"});
     c.gateway = required_host_port(gateway, "gateway.listen");
     c.max_replication_lag = std::chrono::milliseconds{
         non_negative_integer(gateway, "gateway.max_replication_lag_ms").value_or(2000)};
@@ -228,6 +239,24 @@ public:
       fail("gateway.max_in_flight",
            "expected 1..1000000, got " + std::to_string(in_flight));
     c.max_in_flight = static_cast<int>(in_flight);
+    c.mass_deletion_min_cards = static_cast<int>(
+        non_negative_integer(gateway, "gateway.mass_deletion_min_cards").value_or(10));
+    auto percent =
+        non_negative_integer(gateway, "gateway.mass_deletion_percent").value_or(30);
+    if (percent > 100)
+      fail("gateway.mass_deletion_percent",
+           "expected 0..100, got " + std::to_string(percent));
+    c.mass_deletion_percent = static_cast<int>(percent);
+    const auto* history = setting_table("history", {"keep_days", "keep_versions"});
+    auto keep_days = non_negative_integer(history, "history.keep_days").value_or(30);
+    auto keep_versions =
+        non_negative_integer(history, "history.keep_versions").value_or(10'000);
+    if (keep_days < 1 || keep_days > 3650)
+      fail("history.keep_days", "expected 1..3650, got " + std::to_string(keep_days));
+    if (keep_versions < 1)
+      fail("history.keep_versions", "expected at least 1, got 0");
+    c.history_keep = std::chrono::hours{24 * keep_days};
+    c.history_keep_versions = static_cast<std::uint64_t>(keep_versions);
     const auto* admin = setting_table("admin", {"listen", "metrics"});
     c.admin = required_host_port(admin, "admin.listen");
     c.metrics = optional_bool(admin, "admin.metrics").value_or(true);
@@ -563,7 +592,11 @@ void apply_override(toml::table& root, const option_spec& spec,
       throw config_error("--shards: expected a positive integer, got " +
                          in_quotes(value));
     table->insert_or_assign(key, static_cast<int64_t>(*number));
-  } else if (spec.flag == "--max-replication-lag-ms" || spec.flag == "--max-in-flight") {
+  } else if (spec.flag == "--max-replication-lag-ms" || spec.flag == "--max-in-flight" ||
+             spec.flag == "--mass-deletion-min-cards" ||
+             spec.flag == "--mass-deletion-percent" ||
+             spec.flag == "--history-keep-days" ||
+             spec.flag == "--history-keep-versions") {
     auto number = parse_decimal(value);
     if (!number)
       throw config_error(std::string{spec.flag} + ": expected a number, got " +

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,6 +52,14 @@ struct node_config {
   /// so the default bounds the wait inside the node to about a third of a
   /// second: a phone is better told to retry than kept waiting longer.
   int max_in_flight = 1000;
+  /// A snapshot that would remove more than this many cards and more than
+  /// mass_deletion_percent of the book is held until the phone confirms.
+  int mass_deletion_min_cards = 10;
+  int mass_deletion_percent = 30;
+  /// Every store's history keeps the changes of this long, and at most
+  /// history_keep_versions of them: how far back a restore reaches.
+  std::chrono::milliseconds history_keep{std::chrono::hours{24 * 30}};
+  std::uint64_t history_keep_versions = 10'000;
   host_port admin;      ///< metrics and introspection HTTP
   bool metrics = true;  ///< actors time their work; admin serves metrics
   host_port federation; ///< this node's federation endpoint (= self().federation)

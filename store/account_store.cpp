@@ -57,8 +57,9 @@ caf::expected<change_kind> kind_of(std::string_view name) {
 
 } // namespace
 
-account_store::account_store(redis_client& redis, std::string carrier)
-    : redis_(redis), carrier_(std::move(carrier)) {}
+account_store::account_store(redis_client& redis, std::string carrier,
+                             history_policy history)
+    : redis_(redis), carrier_(std::move(carrier)), history_(history) {}
 
 caf::expected<register_result> account_store::register_line(const register_request& req) {
   auto now = std::to_string(req.now_ms);
@@ -102,9 +103,23 @@ account_store::find_line(const std::string& msisdn) {
 
 caf::expected<upload_result> account_store::upload(const upload_request& req) {
   auto hlc = hlc_of(req.now_ms);
-  std::vector<std::string_view> args{
-      req.idcode, req.line, scope_name(req.scope),         mode_name(req.mode),
-      hlc,        carrier_, req.allow_removals ? "1" : "0"};
+  auto confirmed = std::to_string(req.confirm_removals);
+  auto mass_min = std::to_string(req.guard.min_cards);
+  auto mass_percent = std::to_string(req.guard.percent);
+  auto keep_ms = std::to_string(history_.keep_ms);
+  auto keep_count = std::to_string(history_.keep_count);
+  std::vector<std::string_view> args{req.idcode,
+                                     req.line,
+                                     scope_name(req.scope),
+                                     mode_name(req.mode),
+                                     hlc,
+                                     carrier_,
+                                     req.allow_removals ? "1" : "0",
+                                     confirmed,
+                                     mass_min,
+                                     mass_percent,
+                                     keep_ms,
+                                     keep_count};
   std::vector<std::string> hashes;
   if (req.mode == upload_mode::remove) {
     args.insert(args.end(), req.uids.begin(), req.uids.end());
@@ -121,18 +136,91 @@ caf::expected<upload_result> account_store::upload(const upload_request& req) {
   auto r = run_script(redis_, script::upload, args);
   if (!r)
     return std::move(r.error());
-  std::uint64_t v[5];
-  if (!read_counts(r->view(), 5, v))
+  auto v = r->view();
+  std::uint64_t n[7];
+  if (!read_counts(v, 7, n) || (v.size() - 7) % 2 != 0)
     return corrupt("upload answered an unexpected reply");
-  return upload_result{v[0], v[1], v[2], v[3], v[4]};
+  upload_result out{n[0], n[1], n[2], n[3], n[4], {}, n[5], n[6]};
+  for (std::size_t i = 7; i + 1 < v.size(); i += 2)
+    out.conflicts.push_back({std::string(v[i].str()), std::string(v[i + 1].str())});
+  return out;
+}
+
+caf::expected<history_page>
+account_store::read_history(const std::string& idcode, const std::string& line,
+                            scope where, const std::string& before, std::size_t limit) {
+  auto key = where == scope::shared ? keys::history(idcode)
+                                    : keys::private_history(idcode, line);
+  // One more than asked tells whether there is a next page.
+  auto count = std::to_string(limit + 1);
+  auto r = redis_.call(
+      {"XREVRANGE", key, before.empty() ? "+" : "(" + before, "-", "COUNT", count});
+  if (!r)
+    return std::move(r.error());
+  auto v = r->view();
+  if (!v.is_array())
+    return corrupt("XREVRANGE answered an unexpected reply");
+  history_page page;
+  for (std::size_t i = 0; i < v.size() && i < limit; ++i) {
+    auto entry = v[i];
+    if (!entry.is_array() || entry.size() != 2 || !entry[1].is_array())
+      return corrupt("an entry of " + key + " is not a stream entry");
+    history_change change;
+    change.id = std::string(entry[0].str());
+    change.at_ms = std::stoull(change.id.substr(0, change.id.find('-')));
+    auto fields = entry[1];
+    for (std::size_t f = 0; f + 1 < fields.size(); f += 2) {
+      auto name = fields[f].str();
+      auto value = fields[f + 1].str();
+      if (name == "u") {
+        change.uid = std::string(value);
+      } else if (name == "k") {
+        change.kind = std::string(value);
+      } else if (name == "o") {
+        auto bar = value.find('|');
+        change.carrier = std::string(value.substr(0, bar));
+        if (bar != std::string_view::npos)
+          change.line = std::string(value.substr(bar + 1));
+      }
+    }
+    page.changes.push_back(std::move(change));
+  }
+  if (v.size() > limit && !page.changes.empty())
+    page.next = page.changes.back().id;
+  return page;
+}
+
+caf::expected<upload_result> account_store::restore(const restore_request& req) {
+  auto at = std::to_string(req.at_ms);
+  auto hlc = hlc_of(req.now_ms);
+  auto keep_ms = std::to_string(history_.keep_ms);
+  auto keep_count = std::to_string(history_.keep_count);
+  auto r = run_script(redis_, script::restore,
+                      {req.idcode, req.line, scope_name(req.scope), at,
+                       req.preview ? "1" : "0", hlc, carrier_, keep_ms, keep_count});
+  if (!r)
+    return std::move(r.error());
+  std::uint64_t n[4];
+  if (!read_counts(r->view(), 4, n))
+    return corrupt("restore answered an unexpected reply");
+  upload_result out;
+  out.version = n[0];
+  out.added = n[1];
+  out.changed = n[2];
+  out.removed = n[3];
+  return out;
 }
 
 caf::expected<replicate_result>
 account_store::apply_incoming(const std::string& origin,
                               const std::vector<outbox_entry>& entries) {
+  auto keep_ms = std::to_string(history_.keep_ms);
+  auto keep_count = std::to_string(history_.keep_count);
   std::vector<std::string_view> args;
-  args.reserve(1 + 3 * entries.size());
+  args.reserve(3 + 3 * entries.size());
   args.push_back(origin);
+  args.push_back(keep_ms);
+  args.push_back(keep_count);
   for (const auto& e : entries) {
     args.push_back(kind_name(e.kind));
     args.push_back(e.idcode);

@@ -41,6 +41,13 @@ struct register_result {
   bool line_added = false;
 };
 
+/// How much of a book a snapshot may remove without the phone confirming:
+/// more than `min_cards` cards and more than `percent` of the book is held.
+struct mass_deletion_guard {
+  std::uint32_t min_cards = 10;
+  std::uint32_t percent = 30;
+};
+
 struct upload_request {
   std::string idcode;
   std::string line; ///< msisdn of the uploading line
@@ -52,6 +59,17 @@ struct upload_request {
   /// as a deletion, so a snapshot with rejects removes nothing.
   bool allow_removals = true;
   std::uint64_t now_ms = 0;
+  mass_deletion_guard guard;
+  /// The phone confirmed removing up to this many cards (?confirm_removals=).
+  std::uint64_t confirm_removals = 0;
+};
+
+/// A removal that did not take effect: the card changed since the line saw
+/// it ("changed-since-seen") or the line never held it ("not-held"). The
+/// current version stays and is offered to the line as pending.
+struct upload_conflict {
+  std::string uid;
+  std::string reason;
 };
 
 struct upload_result {
@@ -60,6 +78,45 @@ struct upload_result {
   std::size_t changed = 0;
   std::size_t removed = 0;
   std::size_t unchanged = 0;
+  std::vector<upload_conflict> conflicts;
+  /// Set when the mass-deletion guard held the snapshot: nothing was stored,
+  /// it would have removed `would_remove` of the book's `book_size` cards.
+  std::size_t would_remove = 0;
+  std::size_t book_size = 0;
+
+  bool held_for_confirmation() const { return would_remove > 0; }
+};
+
+/// What the history keeps, per store (the account's shared store, each
+/// line's private backup): changes younger than keep_ms, at most keep_count.
+struct history_policy {
+  std::uint64_t keep_ms = 30ull * 24 * 3600 * 1000;
+  std::uint64_t keep_count = 10'000;
+};
+
+/// One change of a store, as its history lists it.
+struct history_change {
+  std::string id; ///< its place in the history (a cursor for paging)
+  std::string uid;
+  std::uint64_t at_ms = 0;
+  std::string kind;    ///< added, changed, removed, or lost (a concurrent edit that lost)
+  std::string carrier; ///< where the change was made
+  std::string line;
+};
+
+struct history_page {
+  std::vector<history_change> changes; ///< newest first
+  std::string next;                    ///< empty on the last page
+};
+
+/// What the restore to an instant changes (or would, with preview).
+struct restore_request {
+  std::string idcode;
+  std::string line;
+  store::scope scope = scope::shared;
+  std::uint64_t at_ms = 0;
+  bool preview = true;
+  std::uint64_t now_ms = 0;
 };
 
 /// What a sibling carrier's outbox entries did here, summed over the entries.
@@ -106,7 +163,7 @@ struct line_info {
 class account_store {
 public:
   /// `carrier` is this carrier's id: the origin written into every stamp.
-  account_store(redis_client& redis, std::string carrier);
+  account_store(redis_client& redis, std::string carrier, history_policy history = {});
 
   // -- F1 ---------------------------------------------------------------------
   caf::expected<register_result> register_line(const register_request& req);
@@ -116,7 +173,20 @@ public:
   caf::expected<bool> remove_line(const std::string& idcode, const std::string& msisdn);
 
   // -- F2, F7 -----------------------------------------------------------------
+  /// A snapshot that would remove too much of the book stores nothing and
+  /// answers held_for_confirmation().
   caf::expected<upload_result> upload(const upload_request& req);
+
+  // -- history and restore ----------------------------------------------------
+  /// The changes of the shared store or of the line's private backup, newest
+  /// first, from `before` (a change's id; empty: the newest) on.
+  caf::expected<history_page> read_history(const std::string& idcode,
+                                           const std::string& line, scope where,
+                                           const std::string& before, std::size_t limit);
+  /// Brings the book back to what it held at req.at_ms, as an upload from the
+  /// line; with preview, only counts what that would change. Fails
+  /// ec::beyond_history when the history no longer reaches that far.
+  caf::expected<upload_result> restore(const restore_request& req);
 
   // -- F4, F1 announcements ---------------------------------------------------
   /// Applies outbox entries of the sibling carrier `origin` (store/outbox.hpp)
@@ -151,6 +221,7 @@ public:
 private:
   redis_client& redis_;
   std::string carrier_;
+  history_policy history_;
 };
 
 } // namespace simsync::store

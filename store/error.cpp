@@ -22,6 +22,8 @@ const char* to_string(ec code) {
     return "invalid_request";
   case ec::replication_behind:
     return "replication_behind";
+  case ec::beyond_history:
+    return "beyond_history";
   }
   return "unknown_error";
 }

@@ -29,6 +29,9 @@ enum class ec : std::uint8_t {
   /// A shared change refused because replication to a peer carrier is too
   /// far behind (load shedding); nothing was stored, the phone retries.
   replication_behind,
+  /// A restore asks for an instant older than the history still kept; the
+  /// context is the earliest instant it reaches (Unix ms).
+  beyond_history,
 };
 
 /// Stable, lower-case name of a code, used in logs and problem+json types.

@@ -24,6 +24,9 @@ inline std::string siblings(const std::string& id) {
 inline std::string private_backup(const std::string& id, const std::string& line) {
   return "private:" + tag(id) + ":" + line;
 }
+inline std::string private_history(const std::string& id, const std::string& line) {
+  return "phistory:" + tag(id) + ":" + line;
+}
 inline std::string pending(const std::string& id, const std::string& line) {
   return "pending:" + tag(id) + ":" + line;
 }

@@ -17,6 +17,7 @@ extern const std::string_view lua_update_request;
 extern const std::string_view lua_fetch_pending;
 extern const std::string_view lua_ack_pending;
 extern const std::string_view lua_remove_line;
+extern const std::string_view lua_restore;
 } // namespace detail
 
 namespace {
@@ -43,11 +44,11 @@ compiled_script compile(std::string_view body) {
 }
 
 const compiled_script& compiled(script which) {
-  static const std::array<compiled_script, 7> all{
+  static const std::array<compiled_script, 8> all{
       compile(detail::lua_register_line),  compile(detail::lua_upload),
       compile(detail::lua_apply_incoming), compile(detail::lua_update_request),
       compile(detail::lua_fetch_pending),  compile(detail::lua_ack_pending),
-      compile(detail::lua_remove_line),
+      compile(detail::lua_remove_line),    compile(detail::lua_restore),
   };
   return all[static_cast<size_t>(which)];
 }
@@ -58,10 +59,9 @@ struct script_code {
 };
 
 constexpr script_code script_codes[] = {
-    {"unknown_line", ec::unknown_line},
-    {"line_taken", ec::line_taken},
-    {"stale_cursor", ec::stale_cursor},
-    {"bad_batch", ec::invalid_request},
+    {"unknown_line", ec::unknown_line},     {"line_taken", ec::line_taken},
+    {"stale_cursor", ec::stale_cursor},     {"bad_batch", ec::invalid_request},
+    {"beyond_history", ec::beyond_history},
 };
 
 caf::error error_of(std::string_view message) {
@@ -69,9 +69,14 @@ caf::error error_of(std::string_view message) {
   auto at = message.find(prefix);
   if (at != std::string_view::npos) {
     auto name = message.substr(at + prefix.size());
-    for (const auto& known : script_codes)
-      if (name.substr(0, known.name.size()) == known.name)
+    for (const auto& known : script_codes) {
+      if (name.substr(0, known.name.size()) != known.name)
+        continue;
+      auto context = name.substr(known.name.size());
+      if (context.empty() || context.front() != ' ')
         return caf::make_error(known.code);
+      return caf::make_error(known.code, std::string(context.substr(1)));
+    }
   }
   return caf::make_error(ec::store_unavailable, "Redis: " + std::string(message));
 }

@@ -18,12 +18,14 @@ enum class script {
   fetch_pending,
   ack_pending,
   remove_line,
+  restore,
 };
 
 /// Runs a script with ARGV `args` in one round trip (EVALSHA), loading it
 /// first when the server does not know it yet (new or restarted server).
-/// A script's own failure ("SIMSYNC <code>") becomes that simsync::ec; any
-/// other Redis error is ec::store_unavailable.
+/// A script's own failure ("SIMSYNC <code> [context]") becomes that
+/// simsync::ec, with the context when the script gave one; any other Redis
+/// error is ec::store_unavailable.
 caf::expected<reply> run_script(redis_client& redis, script which,
                                 const std::vector<std::string_view>& args);
 

@@ -10,6 +10,7 @@ local function shared_key(id) return 'shared:{' .. id .. '}' end
 local function history_key(id) return 'history:{' .. id .. '}' end
 local function dir_key(id) return 'dir:{' .. id .. '}' end
 local function private_key(id, line) return 'private:{' .. id .. '}:' .. line end
+local function private_history_key(id, line) return 'phistory:{' .. id .. '}:' .. line end
 local function pending_key(id, line) return 'pending:{' .. id .. '}:' .. line end
 local function base_key(id, line) return 'base:{' .. id .. '}:' .. line end
 local function fetched_key(id, line) return 'fetched:{' .. id .. '}:' .. line end
@@ -22,19 +23,30 @@ local function outbox_key(peer) return 'outbox:' .. peer end
 -- Errors the C++ side maps to simsync::ec (store/account_store.cpp).
 local function fail(code) return redis.error_reply('SIMSYNC ' .. code) end
 
--- Records: HLC(16)|HASH(32)|L or D|carrier|line|card
+-- Records: HLC(16)|HASH(32)|L or D|carrier|line|card, where a tombstone's
+-- card is the stamp of the version it removes: HLC(16)|carrier|line.
 local TOMBSTONE_HASH = string.rep('0', 32)
 local function rec_hlc(r) return string.sub(r, 1, 16) end
 local function rec_hash(r) return string.sub(r, 18, 49) end
 local function rec_deleted(r) return string.byte(r, 51) == 68 end -- 'D'
+-- The record's origin (carrier, line) and where its card starts.
 local function rec_origin(r)
   local bar = string.find(r, '|', 53, true)
   local bar2 = string.find(r, '|', bar + 1, true)
-  return string.sub(r, 53, bar - 1), string.sub(r, bar + 1, bar2 - 1)
+  return string.sub(r, 53, bar - 1), string.sub(r, bar + 1, bar2 - 1), bar2 + 1
+end
+-- "HLC|carrier|line": the stamp of a record.
+local function rec_stamp(r)
+  local carrier, line = rec_origin(r)
+  return rec_hlc(r) .. '|' .. carrier .. '|' .. line
 end
 local function make_record(hlc, hash, deleted, carrier, line, card)
   return string.format('%016d|%s|%s|%s|%s|', hlc, hash, deleted and 'D' or 'L', carrier,
                        line) .. card
+end
+-- A removal of `removed`, the version its author had seen.
+local function make_tombstone(hlc, carrier, line, removed)
+  return make_record(hlc, TOMBSTONE_HASH, true, carrier, line, rec_stamp(removed))
 end
 
 -- Byte order, whatever the server's locale (Lua's < on strings uses strcoll).
@@ -46,14 +58,35 @@ local function bytes_less(a, b)
   return #a < #b
 end
 
--- Is a's stamp (hlc, carrier, line) newer than b's? Same order as core::stamp.
+-- A record's place in the order of core::supersedes, as a list compared item
+-- by item: a live version by its stamp; a tombstone just after the version
+-- it removes (rank 1), then by its own stamp. A tombstone written before
+-- removals named their version removes its own stamp.
+local function order_key(r)
+  local carrier, line, card_at = rec_origin(r)
+  local own = {rec_hlc(r), carrier, line}
+  if not rec_deleted(r) then return {own[1], own[2], own[3], 0} end
+  local removed = string.sub(r, card_at)
+  if removed == '' then return {own[1], own[2], own[3], 1, own[1], own[2], own[3]} end
+  local bar = string.find(removed, '|', 18, true)
+  return {string.sub(removed, 1, 16), string.sub(removed, 18, bar - 1),
+          string.sub(removed, bar + 1), 1, own[1], own[2], own[3]}
+end
+
+-- Does `a` take the place of `b`? (core::supersedes). HLCs are fixed width,
+-- so their byte order is numeric.
 local function newer(a, b)
-  local ha, hb = rec_hlc(a), rec_hlc(b)
-  if ha ~= hb then return bytes_less(hb, ha) end -- fixed width: byte order is numeric
-  local ca, la = rec_origin(a)
-  local cb, lb = rec_origin(b)
-  if ca ~= cb then return bytes_less(cb, ca) end
-  return bytes_less(lb, la)
+  local ka, kb = order_key(a), order_key(b)
+  for i = 1, math.max(#ka, #kb) do
+    local x, y = ka[i], kb[i]
+    if x == nil then return false end
+    if y == nil then return true end
+    if x ~= y then
+      if i == 4 then return x > y end
+      return bytes_less(y, x)
+    end
+  end
+  return false
 end
 
 local function same_content(a, b)
@@ -106,9 +139,65 @@ local function observe_clock(id, hlc)
   if hlc > last then redis.call('HSET', acct_key(id), 'clock', string.format('%d', hlc)) end
 end
 
--- A version that lost to a concurrent edit, kept for the account's history.
-local function keep_in_history(id, uid, rec)
-  redis.call('XADD', history_key(id), 'MAXLEN', '~', '1000', '*', 'uid', uid, 'rec', rec)
+-- -- history ------------------------------------------------------------------
+
+-- Every change to a store is noted in its history stream (the account's for
+-- the shared store, the line's for its private backup), with the version it
+-- replaced or removed: what GET .../history lists and what a restore rolls
+-- back. Fields: u uid, k kind (added, changed, removed; lost: an edit that
+-- lost to a concurrent one and never was the book's), o the change's origin
+-- "carrier|line", p the version replaced or removed (the loser for lost).
+-- The entry id is the time of the change here.
+local function note_change(key, uid, kind, origin_rec, previous)
+  local carrier, line = rec_origin(origin_rec)
+  if previous then
+    redis.call('XADD', key, '*', 'u', uid, 'k', kind, 'o', carrier .. '|' .. line, 'p',
+               previous)
+  else
+    redis.call('XADD', key, '*', 'u', uid, 'k', kind, 'o', carrier .. '|' .. line)
+  end
+end
+
+-- A write of `rec` over `cur` (nil when absent) noted in history `key`.
+local function note_write(key, uid, cur, rec)
+  local live = cur and not rec_deleted(cur)
+  if rec_deleted(rec) then
+    if live then note_change(key, uid, 'removed', rec, cur) end
+  elseif live then
+    note_change(key, uid, 'changed', rec, cur)
+  else
+    note_change(key, uid, 'added', rec, nil)
+  end
+end
+
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+
+-- Keeps a history within its policy (what is younger than keep_ms, at most
+-- keep_count entries). What was dropped can no longer be rolled back, so
+-- meta_key's field `from` moves to the time of the last dropped change: a
+-- restore reaches back no further.
+local function trim_history(key, meta_key, keep_ms, keep_count)
+  local from = 0
+  local cutoff = now_ms() - keep_ms
+  local old = redis.call('XRANGE', key, '-', tostring(cutoff - 1), 'COUNT', 1)
+  if #old > 0 then
+    redis.call('XTRIM', key, 'MINID', tostring(cutoff))
+    from = cutoff - 1
+  end
+  local excess = redis.call('XLEN', key) - keep_count
+  if excess > 0 then
+    local dropped = redis.call('XRANGE', key, '-', '+', 'COUNT', excess)
+    local last = dropped[#dropped][1]
+    redis.call('XTRIM', key, 'MAXLEN', keep_count)
+    from = math.max(from, tonumber(string.match(last, '^%d+')))
+  end
+  if from > 0 then
+    local known = tonumber(redis.call('HGET', meta_key, 'history_from') or '0')
+    if from > known then redis.call('HSET', meta_key, 'history_from', from) end
+  end
 end
 
 -- What a change means to a line: 'added', 'changed', 'removed', or nil when
@@ -167,9 +256,16 @@ end
 
 -- The inverse of batch_blob; nil unless every item is a well-formed record.
 local function valid_record(r)
-  return #r >= 54 and string.find(r, '^%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d|%x+|[LD]|') == 1
+  if not (#r >= 54 and string.find(r, '^%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d|%x+|[LD]|') == 1
     and string.byte(r, 50) == 124 and string.find(r, '|', 53, true) ~= nil
-    and string.find(r, '|', string.find(r, '|', 53, true) + 1, true) ~= nil
+    and string.find(r, '|', string.find(r, '|', 53, true) + 1, true) ~= nil) then
+    return false
+  end
+  if not rec_deleted(r) then return true end
+  local _, _, card_at = rec_origin(r)
+  local removed = string.sub(r, card_at)
+  return removed == '' or
+    string.find(removed, '^%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d|[^|]*|[^|]*$') == 1
 end
 local function parse_batch(blob)
   local items, pos = {}, 1
@@ -241,12 +337,12 @@ end
 -- pending mailbox of every line of the account. `items` is a parsed batch
 -- (parse_batch). Idempotent: a change already taken has the same stamp and
 -- counts as identical. Returns applied, identical, stale.
-local function replicate_in(id, items)
+local function replicate_in(id, items, keep_ms, keep_count)
   -- No account here (any more): nothing to apply; a later registration is
   -- bootstrapped with the whole store.
   if redis.call('EXISTS', acct_key(id)) == 0 then return 0, 0, #items / 2 end
 
-  local skey = shared_key(id)
+  local skey, hkey = shared_key(id), history_key(id)
   local changes = {}
   local applied, identical, stale = 0, 0, 0
   local max_hlc = 0
@@ -261,11 +357,7 @@ local function replicate_in(id, items)
       if cur and same_content(rec, cur) then
         identical = identical + 1
       else
-        if cur and not rec_deleted(cur) then
-          local cc, cl = rec_origin(cur)
-          local rc, rl = rec_origin(rec)
-          if cc ~= rc or cl ~= rl then keep_in_history(id, uid, cur) end
-        end
+        note_write(hkey, uid, cur, rec)
         changes[#changes + 1] = uid
         changes[#changes + 1] = rec
         applied = applied + 1
@@ -273,11 +365,12 @@ local function replicate_in(id, items)
     elseif same_content(rec, cur) then
       identical = identical + 1
     else
-      keep_in_history(id, uid, rec)
+      note_change(hkey, uid, 'lost', rec, rec)
       stale = stale + 1
     end
   end
 
+  if #changes > 0 or stale > 0 then trim_history(hkey, acct_key(id), keep_ms, keep_count) end
   observe_clock(id, max_hlc)
   if #changes > 0 then
     redis.call('HINCRBY', acct_key(id), 'version', 1)
@@ -307,4 +400,68 @@ end
 -- it changes. Returns sibling_removed (0 when it was not one: idempotent).
 local function remove_sibling(id, peer)
   return redis.call('SREM', dir_key(id), peer)
+end
+
+-- -- a line's changes to the shared store (upload, restore) -------------------
+
+-- One script's changes to an account's shared store on behalf of one of its
+-- lines. Each write is stored and noted in history at once; the line's base
+-- and mailbox, the other lines and the siblings are brought up to date
+-- together by finish_line_changes. `touched`: uids whose pending entry for
+-- this line the change supersedes.
+local function line_changes(id, line, hlc, carrier)
+  return {id = id, line = line, hlc = hlc, carrier = carrier, skey = shared_key(id),
+          hkey = history_key(id), changes = {}, base_sets = {}, base_dels = {},
+          touched = {}}
+end
+
+local function line_write(lc, uid, cur, rec)
+  note_write(lc.hkey, uid, cur, rec)
+  redis.call('HSET', lc.skey, uid, rec)
+  lc.changes[#lc.changes + 1] = uid
+  lc.changes[#lc.changes + 1] = rec
+  lc.touched[#lc.touched + 1] = uid
+end
+
+-- The line holds `hash` for uid, which the shared store already agrees with.
+local function line_holds(lc, uid, hash)
+  lc.base_sets[#lc.base_sets + 1] = uid
+  lc.base_sets[#lc.base_sets + 1] = hash
+  lc.touched[#lc.touched + 1] = uid
+end
+
+-- The line no longer holds uid, which the shared store holds no live version of.
+local function line_drops(lc, uid)
+  lc.base_dels[#lc.base_dels + 1] = uid
+  lc.touched[#lc.touched + 1] = uid
+end
+
+-- The line's version of a card (hash, bytes) replaces `cur` (nil, a tombstone
+-- or a live version); the line holds it now.
+local function line_put(lc, uid, cur, hash, card)
+  line_write(lc, uid, cur, make_record(lc.hlc, hash, false, lc.carrier, lc.line, card))
+  lc.base_sets[#lc.base_sets + 1] = uid
+  lc.base_sets[#lc.base_sets + 1] = hash
+end
+
+-- The line removes `cur`, a live version it has seen.
+local function line_remove(lc, uid, cur)
+  line_write(lc, uid, cur, make_tombstone(lc.hlc, lc.carrier, lc.line, cur))
+  lc.base_dels[#lc.base_dels + 1] = uid
+end
+
+local function finish_line_changes(lc, keep_ms, keep_count)
+  local id, line = lc.id, lc.line
+  hset_flat(base_key(id, line), lc.base_sets)
+  hdel_list(base_key(id, line), lc.base_dels)
+  hdel_list(pending_key(id, line), lc.touched)
+  offer_to_lines(id, lc.changes, line)
+  send_to_siblings(id, lc.changes)
+  if #lc.changes > 0 then trim_history(lc.hkey, acct_key(id), keep_ms, keep_count) end
+end
+
+-- The account's version, moved on when the script changed anything.
+local function next_version(id, any_change)
+  if any_change then return redis.call('HINCRBY', acct_key(id), 'version', 1) end
+  return tonumber(redis.call('HGET', acct_key(id), 'version'))
 end

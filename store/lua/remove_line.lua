@@ -7,6 +7,7 @@ local id, line = ARGV[1], ARGV[2]
 if redis.call('SREM', sims_key(id), line) == 0 then return fail('unknown_line') end
 redis.call('DEL', sim_key(line), pending_key(id, line), base_key(id, line),
            fetched_key(id, line), line_key(id, line), private_key(id, line))
+redis.call('DEL', private_history_key(id, line))
 if redis.call('SCARD', sims_key(id)) > 0 then return {1, 0} end
 for _, peer in ipairs(redis.call('SMEMBERS', dir_key(id))) do retire(id, peer) end
 redis.call('DEL', acct_key(id), shared_key(id), history_key(id), dir_key(id))

@@ -1,68 +1,85 @@
 -- F2 shared upload and F7 private upload, atomically.
 -- ARGV: idcode, line, scope (shared|private), mode (snapshot|delta|remove),
---       now_hlc, carrier, allow_removals (1|0), then the items:
---       uid, hash, card triples; for mode remove, uids alone.
--- Returns {version, added, changed, removed, unchanged}.
+--       now_hlc, carrier, allow_removals (1|0), confirm_removals (a count the
+--       phone confirmed), mass_min_cards, mass_percent, history keep_ms,
+--       history keep_count, then the items: uid, hash, card triples; for mode
+--       remove, uids alone.
+-- Returns {version, added, changed, removed, unchanged, 0, 0, conflicts...}
+-- with conflicts as uid, reason pairs; or, having stored nothing,
+-- {0, 0, 0, 0, 0, would_remove, book_size} for a snapshot that would remove
+-- more of the book than the line confirmed (the mass-deletion guard).
 local id, line, scope, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local now_hlc, carrier, allow_removals = tonumber(ARGV[5]), ARGV[6], ARGV[7] == '1'
-local FIRST = 8
+local confirmed, mass_min, mass_percent = tonumber(ARGV[8]), tonumber(ARGV[9]),
+  tonumber(ARGV[10])
+local keep_ms, keep_count = tonumber(ARGV[11]), tonumber(ARGV[12])
+local FIRST = 13
 
 if redis.call('SISMEMBER', sims_key(id), line) == 0 then return fail('unknown_line') end
 
 local added, changed, removed, unchanged = 0, 0, 0, 0
 local hlc = tick_clock(id, now_hlc)
 
-local function finish(any_change)
-  local version
-  if any_change then
-    version = redis.call('HINCRBY', acct_key(id), 'version', 1)
-  else
-    version = tonumber(redis.call('HGET', acct_key(id), 'version'))
-  end
-  return {version, added, changed, removed, unchanged}
+-- A snapshot that would remove more than mass_min cards and more than
+-- mass_percent of a book of `size` cards needs the phone's confirmation.
+local function mass_deletion(would_remove, size)
+  return mode == 'snapshot' and would_remove > mass_min and would_remove > confirmed and
+    would_remove * 100 > mass_percent * size
 end
+local function refuse(would_remove, size) return {0, 0, 0, 0, 0, would_remove, size} end
 
 -- F7: the private store is this line's backup; what it holds is the base.
 if scope == 'private' then
-  local key = private_key(id, line)
+  local key, hkey = private_key(id, line), private_history_key(id, line)
   local held = flat_to_map(redis.call('HGETALL', key))
-  local writes, dels, seen = {}, {}, {}
-  local function drop(uid)
-    if held[uid] then
-      dels[#dels + 1] = uid
-      removed = removed + 1
+  local drops, seen = {}, {}
+  if mode == 'remove' then
+    for i = FIRST, #ARGV do
+      if held[ARGV[i]] then drops[#drops + 1] = ARGV[i] end
+    end
+  else
+    for i = FIRST, #ARGV, 3 do seen[ARGV[i]] = true end
+    if mode == 'snapshot' and allow_removals then
+      for uid in pairs(held) do
+        if not seen[uid] then drops[#drops + 1] = uid end
+      end
     end
   end
-  if mode == 'remove' then
-    for i = FIRST, #ARGV do drop(ARGV[i]) end
-  else
+  if #drops > mass_min then
+    local size = redis.call('HLEN', key)
+    if mass_deletion(#drops, size) then return refuse(#drops, size) end
+  end
+
+  local writes = {}
+  if mode ~= 'remove' then
     for i = FIRST, #ARGV, 3 do
       local uid, hash = ARGV[i], ARGV[i + 1]
-      seen[uid] = true
       local cur = held[uid]
       if cur and rec_hash(cur) == hash then
         unchanged = unchanged + 1
       else
+        local rec = make_record(hlc, hash, false, carrier, line, ARGV[i + 2])
+        note_write(hkey, uid, cur, rec)
         writes[#writes + 1] = uid
-        writes[#writes + 1] = make_record(hlc, hash, false, carrier, line, ARGV[i + 2])
+        writes[#writes + 1] = rec
         if cur then changed = changed + 1 else added = added + 1 end
       end
     end
-    if mode == 'snapshot' and allow_removals then
-      for uid in pairs(held) do
-        if not seen[uid] then drop(uid) end
-      end
-    end
   end
+  for _, uid in ipairs(drops) do
+    note_write(hkey, uid, held[uid], make_tombstone(hlc, carrier, line, held[uid]))
+  end
+  removed = #drops
   hset_flat(key, writes)
-  hdel_list(key, dels)
-  return finish(#writes + #dels > 0)
+  hdel_list(key, drops)
+  local any = #writes + #drops > 0
+  if any then trim_history(hkey, line_key(id, line), keep_ms, keep_count) end
+  return {next_version(id, any), added, changed, removed, unchanged, 0, 0}
 end
 
 -- F2: diff against the line's base, so cards that came from other lines and
 -- were never applied here are not read as deletions.
 local skey, bkey = shared_key(id), base_key(id, line)
-local changes, base_sets, base_dels, touched = {}, {}, {}, {}
 -- A snapshot is compared with the whole base; a delta needs only its own
 -- cards' entries (a 100-card delta to a 50,000-card book reads 100, not 50,000).
 local base = {}
@@ -73,65 +90,95 @@ elseif mode == 'delta' then
   for i = FIRST, #ARGV, 3 do uids[#uids + 1] = ARGV[i] end
   base = hmget_map(bkey, uids)
 end
-local function base_hash(uid)
-  if mode ~= 'remove' then return base[uid] end
-  return redis.call('HGET', bkey, uid)
+-- Cards whose pending change the line discarded: it holds its own version,
+-- which the shared store does not, so the upload writes it again.
+local reassert = {}
+for _, uid in ipairs(redis.call('SMEMBERS', reassert_key(id, line))) do
+  reassert[uid] = true
 end
 
-local function put(uid, cur, rec)
-  -- The line overwrites a version it never held: a concurrent edit, kept.
-  if cur and not rec_deleted(cur) and base_hash(uid) ~= rec_hash(cur) then
-    keep_in_history(id, uid, cur)
-  end
-  redis.call('HSET', skey, uid, rec)
-  changes[#changes + 1] = uid
-  changes[#changes + 1] = rec
-end
-
-local function remove(uid)
-  local cur = redis.call('HGET', skey, uid)
-  if cur and not rec_deleted(cur) then
-    put(uid, cur, make_record(hlc, TOMBSTONE_HASH, true, carrier, line, ''))
-    removed = removed + 1
-  end
-  base_dels[#base_dels + 1] = uid
-  touched[#touched + 1] = uid
-end
-
+-- The removals the request asks for: uids the snapshot leaves out of the
+-- base, or those a removal names. A removal takes away only the version the
+-- line has seen (its base); a newer one stays, is reported as a conflict and
+-- is offered to the line again.
+local candidates = {}
 if mode == 'remove' then
-  for i = FIRST, #ARGV do remove(ARGV[i]) end
-else
+  for i = FIRST, #ARGV do candidates[#candidates + 1] = ARGV[i] end
+elseif mode == 'snapshot' and allow_removals then
   local seen = {}
+  for i = FIRST, #ARGV, 3 do seen[ARGV[i]] = true end
+  for uid in pairs(base) do
+    if not seen[uid] then candidates[#candidates + 1] = uid end
+  end
+end
+local removals, gone, conflicts = {}, {}, {}
+local current = hmget_map(skey, candidates)
+for _, uid in ipairs(candidates) do
+  local cur = current[uid]
+  if not cur or rec_deleted(cur) then
+    gone[#gone + 1] = uid
+  else
+    local seen_hash = base[uid]
+    if mode == 'remove' then seen_hash = redis.call('HGET', bkey, uid) end
+    if seen_hash == rec_hash(cur) then
+      removals[#removals + 1] = uid
+    else
+      conflicts[#conflicts + 1] = {uid, cur, seen_hash and 'changed-since-seen' or 'not-held'}
+    end
+  end
+end
+if #removals > mass_min and #removals > confirmed then
+  local size = 0
+  for _, rec in ipairs(redis.call('HVALS', skey)) do
+    if not rec_deleted(rec) then size = size + 1 end
+  end
+  if mass_deletion(#removals, size) then return refuse(#removals, size) end
+end
+
+local lc = line_changes(id, line, hlc, carrier)
+if mode ~= 'remove' then
   for i = FIRST, #ARGV, 3 do
     local uid, hash = ARGV[i], ARGV[i + 1]
-    seen[uid] = true
-    if base[uid] == hash then
+    if base[uid] == hash and not reassert[uid] then
       unchanged = unchanged + 1
     else
-      base_sets[#base_sets + 1] = uid
-      base_sets[#base_sets + 1] = hash
-      touched[#touched + 1] = uid
       local cur = redis.call('HGET', skey, uid)
       local live = cur and not rec_deleted(cur)
       if live and rec_hash(cur) == hash then
         unchanged = unchanged + 1
+        line_holds(lc, uid, hash)
       else
-        put(uid, cur, make_record(hlc, hash, false, carrier, line, ARGV[i + 2]))
+        line_put(lc, uid, cur, hash, ARGV[i + 2])
         if live then changed = changed + 1 else added = added + 1 end
       end
     end
   end
-  if mode == 'snapshot' and allow_removals then
-    for uid in pairs(base) do
-      if not seen[uid] then remove(uid) end
-    end
+end
+for _, uid in ipairs(removals) do line_remove(lc, uid, current[uid]) end
+removed = #removals
+for _, uid in ipairs(gone) do line_drops(lc, uid) end
+local out_conflicts = {}
+for _, c in ipairs(conflicts) do
+  lc.base_dels[#lc.base_dels + 1] = c[1]
+  out_conflicts[#out_conflicts + 1] = c[1]
+  out_conflicts[#out_conflicts + 1] = c[3]
+end
+
+-- What the line uploaded settles what it had discarded.
+if mode == 'snapshot' then
+  redis.call('DEL', reassert_key(id, line))
+elseif next(reassert) then
+  local done = {}
+  for i = FIRST, #ARGV, mode == 'remove' and 1 or 3 do done[#done + 1] = ARGV[i] end
+  for i = 1, #done, CHUNK do
+    redis.call('SREM', reassert_key(id, line), unpack(done, i, math.min(i + CHUNK - 1, #done)))
   end
 end
 
-hset_flat(bkey, base_sets)
-hdel_list(bkey, base_dels)
--- What the line now holds supersedes anything pending for it on that uid.
-hdel_list(pending_key(id, line), touched)
-offer_to_lines(id, changes, line)
-send_to_siblings(id, changes)
-return finish(#changes > 0)
+finish_line_changes(lc, keep_ms, keep_count)
+-- A conflict's current version goes back to the line as pending (after
+-- finish_line_changes, which clears the entries of the uids the line touched).
+for _, c in ipairs(conflicts) do offer(id, line, {c[1], c[2]}) end
+local reply = {next_version(id, #lc.changes > 0), added, changed, removed, unchanged, 0, 0}
+for _, v in ipairs(out_conflicts) do reply[#reply + 1] = v end
+return reply

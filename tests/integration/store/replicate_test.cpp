@@ -127,10 +127,43 @@ TEST_F(two_carriers, concurrent_edits_converge_and_the_loser_is_kept) {
   auto sa = shared_records(a.client, person);
   EXPECT_EQ(sa, shared_records(b.client, person));
   EXPECT_NE(sa["u1"].find("Li B"), std::string::npos); // the later stamp wins
-  auto history = b.client.call({"XLEN", "history:{" + person + "}"});
-  EXPECT_EQ(history->view().integer(), 1); // A's edit lost at B, kept
-  history = a.client.call({"XLEN", "history:{" + person + "}"});
-  EXPECT_EQ(history->view().integer(), 1); // and A's own version, overwritten at A
+  auto kinds_of = [](carrier_store& c) {
+    std::vector<std::string> out;
+    auto page = c.store.read_history(person, "", store::scope::shared, "", 10);
+    EXPECT_TRUE(page);
+    for (const auto& change : page->changes)
+      out.push_back(change.kind + ":" + change.carrier);
+    return out;
+  };
+  // Newest first. A's edit lost at B and is kept there; at A it was replaced.
+  EXPECT_EQ(kinds_of(b), (std::vector<std::string>{"lost:carrier-a", "added:carrier-b"}));
+  EXPECT_EQ(kinds_of(a),
+            (std::vector<std::string>{"changed:carrier-b", "added:carrier-a"}));
+  auto replaced = a.client.call({"XREVRANGE", "history:{" + person + "}", "+", "-"});
+  EXPECT_NE(std::string(replaced->view()[0][1][7].str()).find("Li A"), std::string::npos);
+}
+
+TEST_F(two_carriers, a_removal_never_takes_an_edit_its_line_had_not_seen) {
+  // B's line holds v1; A's line edits it to v2 while B's line removes v1,
+  // later by the clock. Whatever the order of arrival, v2 stays everywhere.
+  upload(a.store, person, line_a, {make_card("u1", "v1")});
+  deliver(a, b);
+  auto f = b.store.fetch_pending(person, line_b);
+  ASSERT_TRUE(b.store.ack_pending(person, line_b, f->cursor, store::decision::apply));
+  upload(a.store, person, line_a, {make_card("u1", "v2")}, store::upload_mode::snapshot,
+         store::scope::shared, 1'700'000'001'000);
+  auto removal =
+      upload(b.store, person, line_b, {make_card("u0", "other")},
+             store::upload_mode::snapshot, store::scope::shared, 1'700'000'009'000);
+  EXPECT_EQ(removal.removed, 1u); // B had not seen v2 yet: v1 is removed there
+  deliver(a, b);
+  deliver(b, a);
+  auto sa = shared_records(a.client, person);
+  EXPECT_EQ(sa, shared_records(b.client, person));
+  EXPECT_NE(sa["u1"].find("v2"), std::string::npos);
+  EXPECT_EQ(sa["u1"].substr(50, 1), "L");
+  // B's line is offered v2 back.
+  EXPECT_EQ(kinds(*b.store.fetch_pending(person, line_b))["u1"], "added");
 }
 
 TEST_F(two_carriers, a_removal_travels_and_shows_as_removed) {

@@ -76,6 +76,11 @@ fake_shard(account_shard_actor::stateful_pointer<fake_shard_state> self,
           store::decision) -> caf::result<std::uint64_t> { return unused(); },
       [=](atom::read_cards, const std::string&, const std::string&, store::scope)
           -> caf::result<std::vector<store::stored_card>> { return unused(); },
+      [=](atom::history, const std::string&, const std::string&, store::scope,
+          const std::string&,
+          std::uint64_t) -> caf::result<store::history_page> { return unused(); },
+      [=](atom::restore, const store::restore_request&)
+          -> caf::result<store::upload_result> { return unused(); },
       [=](atom::status) { return actor_status{}; },
   };
 }

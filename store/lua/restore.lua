@@ -1,0 +1,84 @@
+-- Point-in-time restore of the shared store or of the line's private backup:
+-- the change set that brings the book back to what it held at an instant,
+-- rolled back from its history. With preview it is only counted; otherwise
+-- it is written as an upload from the line would be (shared: offered to the
+-- other lines and sent to the siblings).
+-- ARGV: idcode, line, scope (shared|private), at_ms, preview (1|0), now_hlc,
+--       carrier, history keep_ms, history keep_count.
+-- Returns {version, added, changed, removed}; fails 'beyond_history <ms>' when
+-- the history no longer reaches back to the instant.
+local id, line, scope = ARGV[1], ARGV[2], ARGV[3]
+local at_ms, preview, now_hlc, carrier = tonumber(ARGV[4]), ARGV[5] == '1',
+  tonumber(ARGV[6]), ARGV[7]
+local keep_ms, keep_count = tonumber(ARGV[8]), tonumber(ARGV[9])
+if redis.call('SISMEMBER', sims_key(id), line) == 0 then return fail('unknown_line') end
+
+local private = scope == 'private'
+local hkey = private and private_history_key(id, line) or history_key(id)
+local meta = private and line_key(id, line) or acct_key(id)
+local from = tonumber(redis.call('HGET', meta, 'history_from') or '0')
+if at_ms < from then return fail('beyond_history ' .. from) end
+
+-- Per uid changed since the instant, the version it had then: the one the
+-- first change after the instant replaced or removed (false: it had none).
+local was, uids = {}, {}
+for _, entry in ipairs(redis.call('XRANGE', hkey, tostring(at_ms + 1), '+')) do
+  local f = flat_to_map(entry[2])
+  if f.k ~= 'lost' and was[f.u] == nil then
+    was[f.u] = f.p or false
+    uids[#uids + 1] = f.u
+  end
+end
+
+local key = private and private_key(id, line) or shared_key(id)
+local now = hmget_map(key, uids)
+local function live(r) return r and not rec_deleted(r) end
+local added, changed, removed = {}, {}, {}
+for _, uid in ipairs(uids) do
+  local target, cur = was[uid], now[uid]
+  if live(target) then
+    if not live(cur) then
+      added[#added + 1] = uid
+    elseif rec_hash(cur) ~= rec_hash(target) then
+      changed[#changed + 1] = uid
+    end
+  elseif live(cur) then
+    removed[#removed + 1] = uid
+  end
+end
+local any = #added + #changed + #removed > 0
+if preview or not any then
+  return {next_version(id, false), #added, #changed, #removed}
+end
+
+local hlc = tick_clock(id, now_hlc)
+local function card_of(r)
+  local _, _, card_at = rec_origin(r)
+  return string.sub(r, card_at)
+end
+if private then
+  local writes, drops = {}, {}
+  local function put(uid)
+    local rec = make_record(hlc, rec_hash(was[uid]), false, carrier, line, card_of(was[uid]))
+    note_write(hkey, uid, now[uid], rec)
+    writes[#writes + 1] = uid
+    writes[#writes + 1] = rec
+  end
+  for _, uid in ipairs(added) do put(uid) end
+  for _, uid in ipairs(changed) do put(uid) end
+  for _, uid in ipairs(removed) do
+    note_write(hkey, uid, now[uid], make_tombstone(hlc, carrier, line, now[uid]))
+    drops[#drops + 1] = uid
+  end
+  hset_flat(key, writes)
+  hdel_list(key, drops)
+  trim_history(hkey, meta, keep_ms, keep_count)
+else
+  local lc = line_changes(id, line, hlc, carrier)
+  local function put(uid) line_put(lc, uid, now[uid], rec_hash(was[uid]), card_of(was[uid])) end
+  for _, uid in ipairs(added) do put(uid) end
+  for _, uid in ipairs(changed) do put(uid) end
+  for _, uid in ipairs(removed) do line_remove(lc, uid, now[uid]) end
+  finish_line_changes(lc, keep_ms, keep_count)
+end
+return {next_version(id, true), #added, #changed, #removed}
