@@ -1,11 +1,26 @@
 #include "net/exchange.hpp"
 
 #include "net/http_status.hpp"
+#include "net/instant.hpp"
 #include "store/error.hpp"
 
 namespace simsync::net {
 
 namespace {
+
+/// The instant a restore asked for is older than the history kept: say how
+/// far back it reaches, in the form the request used.
+problem beyond_history(const caf::error& err) {
+  problem p{422, "beyond-history", "The history does not reach back that far",
+            "the history of this book is kept for a limited time and number of changes"};
+  const auto& ctx = err.context();
+  if (ctx.size() == 1 && ctx.match_element<std::string>(0)) {
+    auto from = std::stoull(ctx.get_as<std::string>(0));
+    p.detail = "the history of this book reaches back to " + rfc3339_of(from);
+    p.extra["earliest"] = rfc3339_of(from);
+  }
+  return p;
+}
 
 problem problem_of(const caf::error& err) {
   auto detail = describe(err);
@@ -24,6 +39,8 @@ problem problem_of(const caf::error& err) {
     case ec::replication_behind:
       return {503, "replication-behind", "Replication to a peer carrier is behind",
               detail};
+    case ec::beyond_history:
+      return beyond_history(err);
     default:
       break;
     }
@@ -42,7 +59,10 @@ gateway_context::gateway_context(caf::actor_system& sys, const config::node_conf
                                  std::shared_ptr<metrics::request_meter> meter)
     : sys(sys), federation(std::move(federation)), shards(cfg.shards),
       shard_count(cfg.shards), federation_key(cfg.federation_key), seal_key(cfg.seal_key),
-      limits(limits), meter(std::move(meter)) {
+      limits(limits),
+      mass_deletion{static_cast<std::uint32_t>(cfg.mass_deletion_min_cards),
+                    static_cast<std::uint32_t>(cfg.mass_deletion_percent)},
+      meter(std::move(meter)) {
   for (const auto& peer : cfg.peers)
     peers.push_back(peer.id);
 }

@@ -41,6 +41,8 @@ struct gateway_context {
   std::vector<std::string>
       peers; ///< every peer carrier: a new account is announced to all
   gateway_limits limits;
+  /// How much of a book a snapshot may remove unconfirmed ([gateway] mass_deletion_*).
+  store::mass_deletion_guard mass_deletion;
   /// Admission (load shedding) and the per-route figures.
   std::shared_ptr<metrics::request_meter> meter;
 };

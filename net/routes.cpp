@@ -4,6 +4,7 @@
 #include "core/seal.hpp"
 #include "net/auth.hpp"
 #include "net/book_upload.hpp"
+#include "net/instant.hpp"
 #include "net/token.hpp"
 #include "net/vcard_output.hpp"
 
@@ -116,6 +117,18 @@ std::optional<std::string> string_field(const exchange_ptr& ex,
   return it->get<std::string>();
 }
 
+/// A history entry's id as Redis writes it: "<ms>-<seq>".
+bool history_id(std::string_view text) {
+  auto dash = text.find('-');
+  if (dash == 0 || dash == std::string_view::npos || dash + 1 == text.size() ||
+      text.size() > 40)
+    return false;
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (i != dash && (text[i] < '0' || text[i] > '9'))
+      return false;
+  return true;
+}
+
 /// An ICCID (ITU-T E.118): 18 to 22 digits, starting with the telecom prefix 89.
 bool plausible_iccid(const std::string& iccid) {
   if (iccid.size() < 18 || iccid.size() > 22 || iccid.compare(0, 2, "89") != 0)
@@ -128,9 +141,55 @@ bool plausible_iccid(const std::string& iccid) {
 
 nlohmann::json upload_json(const store::upload_result& r,
                            const std::vector<core::card_error>& rejected) {
-  return {{"version", r.version},     {"added", r.added},
-          {"changed", r.changed},     {"removed", r.removed},
-          {"unchanged", r.unchanged}, {"rejected", card_errors_json(rejected)}};
+  auto conflicts = nlohmann::json::array();
+  for (const auto& c : r.conflicts)
+    conflicts.push_back({{"uid", c.uid}, {"reason", c.reason}});
+  return {{"version", r.version},
+          {"added", r.added},
+          {"changed", r.changed},
+          {"removed", r.removed},
+          {"unchanged", r.unchanged},
+          {"rejected", card_errors_json(rejected)},
+          {"conflicts", std::move(conflicts)}};
+}
+
+/// The answer to an upload: 409 when the mass-deletion guard held it.
+void answer_upload(const exchange_ptr& ex, const store::upload_result& r,
+                   const std::vector<core::card_error>& rejected) {
+  if (!r.held_for_confirmation())
+    return ex->reply_json(200, upload_json(r, rejected));
+  problem p{409, "mass-deletion", "The upload would remove much of the book",
+            "it would remove " + std::to_string(r.would_remove) + " of the " +
+                std::to_string(r.book_size) +
+                " cards; nothing was stored. Send it again with ?confirm_removals=" +
+                std::to_string(r.would_remove) + " to remove them"};
+  p.extra["would_remove"] = r.would_remove;
+  p.extra["book_size"] = r.book_size;
+  ex->fail(p);
+}
+
+/// An optional non-negative integer query parameter (absent: `fallback`),
+/// or nullopt after answering 400.
+std::optional<std::uint64_t> count_param(const exchange_ptr& ex,
+                                         const restinio::query_string_params_t& q,
+                                         std::string_view name, std::uint64_t fallback,
+                                         std::uint64_t max) {
+  auto value = query_value(q, name);
+  if (!value)
+    return fallback;
+  std::uint64_t n = 0;
+  bool digits = !value->empty() && value->size() <= 12;
+  for (char c : *value)
+    digits = digits && c >= '0' && c <= '9';
+  if (digits)
+    for (char c : *value)
+      n = n * 10 + static_cast<std::uint64_t>(c - '0');
+  if (!digits || n > max) {
+    ex->fail(bad_field(std::string(name),
+                       "must be a whole number from 0 to " + std::to_string(max)));
+    return std::nullopt;
+  }
+  return n;
 }
 
 nlohmann::json counts_json(const store::pending_counts& c) {
@@ -195,8 +254,14 @@ void handle_register(const exchange_ptr& ex) {
 // -- F2, F7 -------------------------------------------------------------------
 
 void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
-  auto scope = requested_scope(ex);
+  auto query = query_of(ex);
+  if (!query)
+    return;
+  auto scope = scope_of(ex, *query);
   if (!scope)
+    return;
+  auto confirmed = count_param(ex, *query, "confirm_removals", 0, 1'000'000'000);
+  if (!confirmed)
     return;
   auto type = media_type(*ex);
   if (type != "text/vcard" && type != "text/x-vcard" && type != "text/directory")
@@ -209,25 +274,29 @@ void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
                             std::to_string(ex->request().body().size()) +
                                 " bytes; at most " +
                                 std::to_string(limits.max_body_bytes)});
-  authorize(ex, ex->param(0), [ex, mode, scope = *scope](const std::string& idcode) {
-    auto book = check_book(ex->request().body(), ex->ctx().limits);
-    if (book.error)
-      return ex->fail(*book.error);
-    store::upload_request req;
-    req.idcode = idcode;
-    req.line = ex->param(0);
-    req.scope = scope;
-    req.mode = mode;
-    req.cards = std::move(book.entries);
-    req.allow_removals = book.rejected.empty();
-    req.now_ms = core::unix_now_ms();
-    ex->ask(
-        idcode,
-        [ex, rejected = std::move(book.rejected)](const store::upload_result& r) {
-          ex->reply_json(200, upload_json(r, rejected));
-        },
-        atom::upload_v, std::move(req));
-  });
+  authorize(
+      ex, ex->param(0),
+      [ex, mode, scope = *scope, confirmed = *confirmed](const std::string& idcode) {
+        auto book = check_book(ex->request().body(), ex->ctx().limits);
+        if (book.error)
+          return ex->fail(*book.error);
+        store::upload_request req;
+        req.idcode = idcode;
+        req.line = ex->param(0);
+        req.scope = scope;
+        req.mode = mode;
+        req.cards = std::move(book.entries);
+        req.allow_removals = book.rejected.empty();
+        req.now_ms = core::unix_now_ms();
+        req.guard = ex->ctx().mass_deletion;
+        req.confirm_removals = confirmed;
+        ex->ask(
+            idcode,
+            [ex, rejected = std::move(book.rejected)](const store::upload_result& r) {
+              answer_upload(ex, r, rejected);
+            },
+            atom::upload_v, std::move(req));
+      });
 }
 
 void handle_delete_card(const exchange_ptr& ex) {
@@ -243,8 +312,7 @@ void handle_delete_card(const exchange_ptr& ex) {
     req.uids = {ex->param(1)};
     req.now_ms = core::unix_now_ms();
     ex->ask(
-        idcode,
-        [ex](const store::upload_result& r) { ex->reply_json(200, upload_json(r, {})); },
+        idcode, [ex](const store::upload_result& r) { answer_upload(ex, r, {}); },
         atom::upload_v, std::move(req));
   });
 }
@@ -333,6 +401,84 @@ void handle_ack(const exchange_ptr& ex) {
           ex->reply_json(200, {{"acknowledged", done}});
         },
         atom::ack_v, idcode, ex->param(0), cursor, what);
+  });
+}
+
+// -- history and restore ------------------------------------------------------
+
+void handle_history(const exchange_ptr& ex) {
+  auto query = query_of(ex);
+  if (!query)
+    return;
+  auto scope = scope_of(ex, *query);
+  if (!scope)
+    return;
+  auto limit = count_param(ex, *query, "limit", 100, 1000);
+  if (!limit)
+    return;
+  if (*limit == 0)
+    return ex->fail(bad_field("limit", "must be a whole number from 1 to 1000"));
+  std::string before{query_value(*query, "next").value_or("")};
+  if (!before.empty() && !history_id(before))
+    return ex->fail(bad_field("next", "is not a value an earlier page gave"));
+  authorize(ex, ex->param(0),
+            [ex, scope = *scope, limit = *limit, before](const std::string& idcode) {
+              ex->ask(
+                  idcode,
+                  [ex](const store::history_page& page) {
+                    auto changes = nlohmann::json::array();
+                    for (const auto& c : page.changes)
+                      changes.push_back({{"uid", c.uid},
+                                         {"at", rfc3339_of(c.at_ms)},
+                                         {"kind", c.kind},
+                                         {"carrier", c.carrier},
+                                         {"line", c.line}});
+                    nlohmann::json answer{{"changes", std::move(changes)}};
+                    if (!page.next.empty())
+                      answer["next"] = page.next;
+                    ex->reply_json(200, answer);
+                  },
+                  atom::history_v, idcode, ex->param(0), scope, before, limit);
+            });
+}
+
+void handle_restore(const exchange_ptr& ex) {
+  auto body = json_body(ex);
+  if (!body)
+    return;
+  auto at_text = string_field(ex, *body, "at");
+  if (!at_text)
+    return;
+  auto at = unix_ms_of(*at_text);
+  if (!at)
+    return ex->fail(bad_field("at", "must be an RFC 3339 date-time, such as "
+                                    "2026-12-01T09:30:00Z"));
+  auto now = core::unix_now_ms();
+  if (*at > now)
+    return ex->fail(bad_field("at", "lies in the future"));
+  auto scope_text = body->value("scope", nlohmann::json("shared"));
+  if (!scope_text.is_string() || (scope_text != "shared" && scope_text != "private"))
+    return ex->fail(bad_field("scope", "must be shared or private"));
+  auto preview = body->value("preview", nlohmann::json(false));
+  if (!preview.is_boolean())
+    return ex->fail(bad_field("preview", "must be true or false"));
+  store::restore_request req;
+  req.line = ex->param(0);
+  req.scope =
+      scope_text == "shared" ? store::scope::shared : store::scope::private_backup;
+  req.at_ms = *at;
+  req.preview = preview.get<bool>();
+  req.now_ms = now;
+  authorize(ex, ex->param(0), [ex, req](const std::string& idcode) mutable {
+    req.idcode = idcode;
+    ex->ask(
+        idcode,
+        [ex, preview = req.preview](const store::upload_result& r) {
+          auto answer = upload_json(r, {});
+          answer["preview"] = preview;
+          ex->reply_json(200, answer);
+        },
+        atom::restore_v, std::move(req));
   });
 }
 

@@ -23,6 +23,10 @@ void handle_update(const exchange_ptr& ex);
 void handle_pending(const exchange_ptr& ex);
 /// POST /v1/lines/{msisdn}/pending/ack
 void handle_ack(const exchange_ptr& ex);
+/// GET /v1/lines/{msisdn}/history?scope=&limit=&next=
+void handle_history(const exchange_ptr& ex);
+/// POST /v1/lines/{msisdn}/restore {"at","scope","preview"}
+void handle_restore(const exchange_ptr& ex);
 /// DELETE /v1/lines/{msisdn}: removes the line (and the account with its last line).
 void handle_delete_line(const exchange_ptr& ex);
 

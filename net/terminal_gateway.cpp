@@ -107,6 +107,10 @@ std::unique_ptr<router_t> make_router(const context_ptr& ctx) {
                    route("GET /v1/lines/{msisdn}/pending", handle_pending));
   router->http_post("/v1/lines/:msisdn/pending/ack",
                     route("POST /v1/lines/{msisdn}/pending/ack", handle_ack));
+  router->http_get("/v1/lines/:msisdn/history",
+                   route("GET /v1/lines/{msisdn}/history", handle_history));
+  router->http_post("/v1/lines/:msisdn/restore",
+                    route("POST /v1/lines/{msisdn}/restore", handle_restore));
   router->http_delete("/v1/lines/:msisdn",
                       route("DELETE /v1/lines/{msisdn}", handle_delete_line));
   router->non_matched_request_handler([](restinio::request_handle_t req) {
