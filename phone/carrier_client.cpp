@@ -100,6 +100,14 @@ std::string carrier_client::send(const std::string& action, const std::string& m
   if (!r)
     throw failure("cannot reach carrier at " + gateway_ + ": " +
                   network_reason(r.error()));
+  if (r->status == 409) {
+    auto problem = nlohmann::json::parse(r->body, nullptr, false);
+    if (problem.is_object() &&
+        problem.value("type", "") == "urn:simsync:problem:mass-deletion")
+      throw mass_deletion_held(problem.value("detail", ""),
+                               problem.value("would_remove", std::uint64_t{0}),
+                               problem.value("book_size", std::uint64_t{0}));
+  }
   if (r->status < 200 || r->status > 299)
     throw failure(action + " refused " + refusal(*r));
   return r->body;
@@ -122,11 +130,30 @@ nlohmann::json carrier_client::register_line(const nlohmann::json& request) {
                    "application/json");
 }
 
-nlohmann::json carrier_client::upload(const std::string& book, bool private_scope) {
-  return send_json(
-      "push", "PUT",
-      line_path(private_scope ? "/contacts?scope=private" : "/contacts?scope=shared"),
-      book, "text/vcard; charset=utf-8");
+nlohmann::json carrier_client::upload(const std::string& book, bool private_scope,
+                                      std::uint64_t confirm_removals) {
+  std::string query = private_scope ? "?scope=private" : "?scope=shared";
+  if (confirm_removals > 0)
+    query += "&confirm_removals=" + std::to_string(confirm_removals);
+  return send_json("push", "PUT", line_path("/contacts" + query), book,
+                   "text/vcard; charset=utf-8");
+}
+
+nlohmann::json carrier_client::history(bool private_scope, int limit,
+                                       const std::string& next) {
+  std::string query = private_scope ? "?scope=private" : "?scope=shared";
+  query += "&limit=" + std::to_string(limit);
+  if (!next.empty())
+    query += "&next=" + next;
+  return send_json("history", "GET", line_path("/history" + query));
+}
+
+nlohmann::json carrier_client::restore(const std::string& at, bool private_scope,
+                                       bool preview) {
+  nlohmann::json body{
+      {"at", at}, {"scope", private_scope ? "private" : "shared"}, {"preview", preview}};
+  return send_json("restore", "POST", line_path("/restore"), body.dump(),
+                   "application/json");
 }
 
 nlohmann::json carrier_client::update() {

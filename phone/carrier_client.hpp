@@ -3,9 +3,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <stdexcept>
 #include <string>
 
 namespace simsync::phone {
+
+/// The carrier held a snapshot that would remove much of the book (409
+/// mass-deletion): nothing was stored until the phone confirms the removals.
+struct mass_deletion_held : std::runtime_error {
+  mass_deletion_held(const std::string& detail, std::uint64_t would_remove,
+                     std::uint64_t book_size)
+      : std::runtime_error(detail), would_remove(would_remove), book_size(book_size) {}
+  std::uint64_t would_remove;
+  std::uint64_t book_size;
+};
 
 /// Blocking calls to one carrier's gateway for one line. Each call returns
 /// the answer or throws phone_error with one line that says what failed:
@@ -17,8 +29,15 @@ public:
   carrier_client(std::string gateway, std::string msisdn, std::string token);
 
   nlohmann::json register_line(const nlohmann::json& request);
-  /// PUT the whole book (a snapshot) to the shared or private store.
-  nlohmann::json upload(const std::string& book, bool private_scope);
+  /// PUT the whole book (a snapshot) to the shared or private store,
+  /// confirming up to `confirm_removals` removals; throws mass_deletion_held
+  /// when the carrier holds it for more.
+  nlohmann::json upload(const std::string& book, bool private_scope,
+                        std::uint64_t confirm_removals = 0);
+  /// A page of the history of the shared store or the private backup.
+  nlohmann::json history(bool private_scope, int limit, const std::string& next);
+  /// The restore of the book to an RFC 3339 instant, or its preview.
+  nlohmann::json restore(const std::string& at, bool private_scope, bool preview);
   nlohmann::json update();
   nlohmann::json pending();
   void ack(const std::string& cursor, const std::string& decision);

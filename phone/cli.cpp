@@ -45,15 +45,19 @@ file; a second line of the same person joins the same account.
        register_verb},
       {"push",
        "upload the whole book (shared, or --private)",
-       R"(usage: phone push [--private]
+       R"(usage: phone push [--private] [--yes]
 
 Uploads the whole book as a snapshot. Shared (the default): the carrier
 stores it and replicates the changes to your other lines, at every carrier.
 --private: a backup at this carrier only; it goes nowhere (see restore).
-Shows what the carrier took, and any card it rejected.
+Shows what the carrier took, any card it rejected, and any card it kept
+because another line changed it since this phone saw it.
+A push that would remove much of the book (by default more than 10 cards
+and more than 30% of it) is held by the carrier: the phone says how many
+cards would go and asks; --yes removes them without asking.
 )",
        {},
-       {"--private"},
+       {"--private", "--yes"},
        push_verb},
       {"pull",
        "fetch the changes from your other lines, then apply or discard them",
@@ -70,16 +74,35 @@ Either way, what was acknowledged leaves the pending mailbox.
        {"--apply", "--discard"},
        pull_verb},
       {"restore",
-       "replace the book with the private backup",
+       "bring back the private backup, or the book as it was at a time",
        R"(usage: phone restore [--yes]
+       phone restore --at TIME [--preview] [--private] [--yes]
 
-Fetches this carrier's private backup of the line (phone push --private) and
-writes it to the book. Asks before overwriting a book that holds cards,
-unless --yes.
+Without --at: fetches this carrier's private backup of the line (phone push
+--private) and writes it to the book. Asks before overwriting a book that
+holds cards, unless --yes.
+
+--at TIME (RFC 3339, e.g. 2026-12-01T09:30:00Z): the carrier brings the
+shared book (or, with --private, the private backup) back to what it held
+then, from its history. Shows what that changes; --preview stops there.
+Otherwise asks (or --yes), restores, and writes the restored shared book to
+the book file. A shared restore reaches your other lines like a push.
 )",
-       {},
-       {"--yes"},
+       {"--at"},
+       {"--yes", "--preview", "--private"},
        restore_verb},
+      {"history",
+       "list the changes the carrier keeps, newest first",
+       R"(usage: phone history [--private] [--limit N] [--next CURSOR]
+
+Lists the changes of the shared book (or, with --private, the private
+backup): when, added / changed / removed (lost: an edit that lost to a
+concurrent one), the contact's UID, and the line and carrier that made it.
+--limit N changes per page (default 20); --next continues where a page ended.
+)",
+       {"--limit", "--next"},
+       {"--private"},
+       history_verb},
       {"status",
        "show the line, the book, local changes and pending changes",
        R"(usage: phone status

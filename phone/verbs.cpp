@@ -99,8 +99,26 @@ void push_verb(phone_context& ctx) {
     throw failure("no address book at " + ctx.book_path + " (see --book)");
   bool private_scope = ctx.args.has("--private");
   auto gateway = resolve_gateway(ctx, state);
-  auto answer =
-      carrier_client(gateway, state.msisdn, state.token).upload(*book, private_scope);
+  carrier_client carrier(gateway, state.msisdn, state.token);
+  nlohmann::json answer;
+  try {
+    answer = carrier.upload(*book, private_scope);
+  } catch (const mass_deletion_held& held) {
+    // The carrier keeps a book from being emptied by accident: say what the
+    // push would remove and go on only if the user (or --yes) confirms.
+    auto what = "this push would remove " + std::to_string(held.would_remove) +
+                " of the " + std::to_string(held.book_size) + " cards of your " +
+                (private_scope ? "private backup" : "shared book") + " at " + gateway;
+    if (!ctx.args.has("--yes")) {
+      if (!ctx.interactive)
+        throw failure(what + "; nothing was stored (pass --yes to remove them)");
+      if (!confirm(ctx, what + ". Remove them?")) {
+        ctx.out << "not pushed; nothing was stored\n";
+        return;
+      }
+    }
+    answer = carrier.upload(*book, private_scope, held.would_remove);
+  }
   ctx.out << "pushed " << ctx.book_path << " (" << count_cards(*book) << " cards, "
           << (private_scope ? "private backup" : "shared") << ") to " << gateway << ": "
           << counts(answer) << ", " << answer.value("unchanged", 0) << " unchanged\n";
@@ -108,6 +126,12 @@ void push_verb(phone_context& ctx) {
   for (const auto& r : rejected)
     ctx.out << "  rejected card " << r.value("index", 0) << " (line "
             << r.value("line", 0) << "): " << r.value("reason", "") << "\n";
+  const auto& conflicts = answer.value("conflicts", nlohmann::json::array());
+  for (const auto& c : conflicts)
+    ctx.out << "  kept " << c.value("uid", "") << ": "
+            << (c.value("reason", "") == "not-held" ? "this phone never had it"
+                                                    : "changed on another line since")
+            << "; it comes back with the next pull\n";
   if (private_scope)
     return;
   // The carrier's base for this line is now this book; keep the same copy.
@@ -117,9 +141,80 @@ void push_verb(phone_context& ctx) {
   save_state(path, state);
 }
 
+namespace {
+
+/// phone restore --at TIME: the carrier brings the book back to an instant.
+void restore_to_instant(phone_context& ctx, const phone_state& state,
+                        const std::string& gateway) {
+  auto at = ctx.args.value("--at");
+  bool private_scope = ctx.args.has("--private");
+  std::string which = private_scope ? "private backup" : "shared book";
+  carrier_client carrier(gateway, state.msisdn, state.token);
+  auto preview = carrier.restore(at, private_scope, true);
+  ctx.out << "restoring the " << which << " to " << at << " would make "
+          << counts(preview) << "\n";
+  if (ctx.args.has("--preview"))
+    return;
+  if (preview.value("added", 0) + preview.value("changed", 0) +
+          preview.value("removed", 0) ==
+      0) {
+    ctx.out << "nothing to restore\n";
+    return;
+  }
+  if (!ctx.args.has("--yes")) {
+    if (!ctx.interactive)
+      throw usage_error("pass --yes to restore, or --preview to only look");
+    if (!confirm(ctx, "restore the " + which + "?")) {
+      ctx.out << "not restored\n";
+      return;
+    }
+  }
+  auto done = carrier.restore(at, private_scope, false);
+  ctx.out << "restored the " << which << " at " << gateway << ": " << counts(done)
+          << "\n";
+  if (private_scope)
+    return;
+  // The carrier took the restored book as this line's upload: it holds it now.
+  auto book = carrier.contacts(false);
+  write_file_atomically(ctx.book_path, book);
+  auto path = state_path(ctx.book_path);
+  auto saved = load_state(path);
+  saved.base.clear();
+  for (const auto& entry : core::prepare_book(book).entries)
+    saved.base.emplace(entry.uid, entry.hash);
+  save_state(path, saved);
+  ctx.out << "wrote " << count_cards(book) << " cards to " << ctx.book_path << "\n";
+}
+
+} // namespace
+
+void history_verb(phone_context& ctx) {
+  auto state = registered_state(ctx);
+  auto gateway = resolve_gateway(ctx, state);
+  int limit = 20;
+  if (auto text = ctx.args.value("--limit"); !text.empty()) {
+    limit = std::atoi(text.c_str());
+    if (limit < 1 || limit > 1000)
+      throw usage_error("--limit must be 1 to 1000");
+  }
+  auto page = carrier_client(gateway, state.msisdn, state.token)
+                  .history(ctx.args.has("--private"), limit, ctx.args.value("--next"));
+  const auto& changes = page.value("changes", nlohmann::json::array());
+  if (changes.empty())
+    ctx.out << "no changes\n";
+  for (const auto& c : changes)
+    ctx.out << c.value("at", "") << "  " << c.value("kind", "") << "  "
+            << c.value("uid", "") << "  by " << c.value("line", "") << " at "
+            << c.value("carrier", "") << "\n";
+  if (page.contains("next"))
+    ctx.out << "older changes: phone history --next " << page.value("next", "") << "\n";
+}
+
 void restore_verb(phone_context& ctx) {
   auto state = registered_state(ctx);
   auto gateway = resolve_gateway(ctx, state);
+  if (!ctx.args.value("--at").empty())
+    return restore_to_instant(ctx, state, gateway);
   auto backup = carrier_client(gateway, state.msisdn, state.token).contacts(true);
   auto cards = count_cards(backup);
   if (cards == 0) {

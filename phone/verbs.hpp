@@ -22,6 +22,7 @@ void register_verb(phone_context& ctx);
 void push_verb(phone_context& ctx);
 void pull_verb(phone_context& ctx);
 void restore_verb(phone_context& ctx);
+void history_verb(phone_context& ctx);
 void status_verb(phone_context& ctx);
 
 // -- shared by the verbs ------------------------------------------------------

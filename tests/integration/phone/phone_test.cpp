@@ -1,6 +1,8 @@
 // tools/phone driven as a user drives it: the real binary, run in a folder of
 // its own, against real carrierd and redis-server processes of two carriers.
 #include "core/book.hpp"
+#include "core/stamp.hpp"
+#include "net/instant.hpp"
 #include "phone/cli.hpp"
 #include "tests/integration/node/node_fixture.hpp" // eventually()
 #include "tests/support/carrier_process.hpp"
@@ -133,7 +135,7 @@ deployment* phone_cli::d = nullptr;
 } // namespace
 
 TEST_F(phone_cli, every_verb_has_help) {
-  for (std::string verb : {"register", "push", "pull", "restore", "status"}) {
+  for (std::string verb : {"register", "push", "pull", "restore", "status", "history"}) {
     auto r = phone({verb, "--help"});
     EXPECT_EQ(r.code, 0) << r;
     EXPECT_NE(r.output.find("usage: phone " + verb), std::string::npos) << r;
@@ -362,4 +364,86 @@ TEST_F(phone_cli, without_a_gateway_the_local_deployment_is_asked) {
   auto status = phone({"status", "--book", "b.vcf"});
   EXPECT_NE(status.output.find("carrier  " + gateway("carrier-b")), std::string::npos)
       << status;
+}
+
+namespace {
+
+std::string numbered_cards(int count) {
+  std::string book;
+  for (int i = 0; i < count; ++i)
+    book += card("n-" + std::to_string(i), "Person " + std::to_string(i),
+                 "+86139000000" + std::to_string(10 + i));
+  return book;
+}
+
+} // namespace
+
+TEST_F(phone_cli, a_push_that_would_empty_the_book_says_so_and_asks) {
+  register_line("a.vcf", "carrier-a", "+8613800100007", "PHONE100007");
+  write_text(dir / "a.vcf", numbered_cards(12));
+  ASSERT_EQ(phone({"push", "--book", "a.vcf"}).code, 0);
+  write_text(dir / "a.vcf", numbered_cards(1));
+  // No terminal and no --yes: refused, nothing stored.
+  auto held = phone({"push", "--book", "a.vcf"});
+  EXPECT_EQ(held.code, 1) << held;
+  EXPECT_NE(held.output.find("would remove 11 of the 12 cards"), std::string::npos)
+      << held;
+  EXPECT_NE(held.output.find("--yes"), std::string::npos) << held;
+  // At a terminal: the person says no, then the book at the carrier is whole.
+  auto book = (dir / "a.vcf").string();
+  auto push_answering = [&](const std::string& answer) {
+    std::istringstream in(answer);
+    std::ostringstream out, err;
+    const char* argv[] = {"phone", "push", "--book", book.c_str()};
+    EXPECT_EQ(simsync::phone::run(4, argv, in, out, err, true), 0) << err.str();
+    EXPECT_NE(out.str().find("Remove them? [y/N]"), std::string::npos) << out.str();
+    return out.str();
+  };
+  EXPECT_NE(push_answering("n\n").find("nothing was stored"), std::string::npos);
+  auto status = phone({"status", "--book", "a.vcf"});
+  EXPECT_NE(status.output.find("0 added, 0 changed, 11 removed since the last sync"),
+            std::string::npos)
+      << status;
+  // --yes confirms.
+  auto confirmed = phone({"push", "--book", "a.vcf", "--yes"});
+  EXPECT_EQ(confirmed.code, 0) << confirmed;
+  EXPECT_NE(confirmed.output.find("0 added, 0 changed, 11 removed"), std::string::npos)
+      << confirmed;
+}
+
+TEST_F(phone_cli, history_lists_changes_and_restore_brings_the_book_back) {
+  register_line("a.vcf", "carrier-a", "+8613800100008", "PHONE100008");
+  auto first =
+      card("h-1", "Zhao Li", "+8613911110001") + card("h-2", "Qian Mo", "+8613911110002");
+  write_text(dir / "a.vcf", first);
+  ASSERT_EQ(phone({"push", "--book", "a.vcf"}).code, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds{20});
+  auto then = simsync::net::rfc3339_of(simsync::core::unix_now_ms());
+  std::this_thread::sleep_for(std::chrono::milliseconds{20});
+  write_text(dir / "a.vcf", card("h-1", "Zhao Li", "+8613900009999"));
+  ASSERT_EQ(phone({"push", "--book", "a.vcf"}).code, 0);
+
+  auto history = phone({"history", "--book", "a.vcf"});
+  EXPECT_EQ(history.code, 0) << history;
+  EXPECT_NE(history.output.find("changed  h-1  by +8613800100008 at carrier-a"),
+            std::string::npos)
+      << history;
+  EXPECT_NE(history.output.find("removed  h-2"), std::string::npos) << history;
+  auto paged = phone({"history", "--book", "a.vcf", "--limit", "1"});
+  EXPECT_NE(paged.output.find("older changes: phone history --next "), std::string::npos)
+      << paged;
+
+  auto preview = phone({"restore", "--book", "a.vcf", "--at", then, "--preview"});
+  EXPECT_EQ(preview.code, 0) << preview;
+  EXPECT_NE(preview.output.find("would make 1 added, 1 changed, 0 removed"),
+            std::string::npos)
+      << preview;
+  EXPECT_NE(read_text(dir / "a.vcf").find("+8613900009999"), std::string::npos);
+  EXPECT_EQ(phone({"restore", "--book", "a.vcf", "--at", then}).code, 2); // no --yes
+  auto restored = phone({"restore", "--book", "a.vcf", "--at", then, "--yes"});
+  EXPECT_EQ(restored.code, 0) << restored;
+  EXPECT_EQ(meaning(read_text(dir / "a.vcf")), meaning(first));
+  auto bad = phone({"restore", "--book", "a.vcf", "--at", "yesterday", "--preview"});
+  EXPECT_EQ(bad.code, 1) << bad;
+  EXPECT_NE(bad.output.find("RFC 3339"), std::string::npos) << bad;
 }
