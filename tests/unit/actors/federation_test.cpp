@@ -76,6 +76,13 @@ fake_shard(account_shard_actor::stateful_pointer<fake_shard_state> self,
           store::decision) -> caf::result<std::uint64_t> { return unused(); },
       [=](atom::read_cards, const std::string&, const std::string&, store::scope)
           -> caf::result<std::vector<store::stored_card>> { return unused(); },
+      [=](atom::fetch, const store::pending_request&)
+          -> caf::result<store::pending_fetch> { return unused(); },
+      [=](atom::claim, const std::string&, const std::string&, std::uint64_t,
+          const std::string&) -> caf::result<store::claim_result> { return unused(); },
+      [=](atom::release, const std::string&, const std::string&) -> caf::result<bool> {
+        return unused();
+      },
       [=](atom::status) { return actor_status{}; },
   };
 }
