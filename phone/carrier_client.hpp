@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 
 namespace simsync::phone {
@@ -20,7 +21,9 @@ public:
   /// PUT the whole book (a snapshot) to the shared or private store.
   nlohmann::json upload(const std::string& book, bool private_scope);
   nlohmann::json update();
-  nlohmann::json pending();
+  /// One page of the pending fetch: at most `limit` changes (0: all), the
+  /// fetch's first page when `next` is empty, else the page it names.
+  nlohmann::json pending(std::uint32_t limit = 0, const std::string& next = "");
   void ack(const std::string& cursor, const std::string& decision);
   /// The line's stored cards (vCard text) of the shared or private store.
   std::string contacts(bool private_scope);
