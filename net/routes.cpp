@@ -8,6 +8,7 @@
 #include "net/token.hpp"
 #include "net/vcard_output.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 
@@ -185,7 +186,12 @@ void claim_then_register(const exchange_ptr& ex, store::register_request req,
         if (c.claimed)
           return register_at_account(ex, std::move(req), std::move(token));
         auto taken = caf::make_error(ec::line_taken, "the msisdn is another account's");
-        if (!from.empty() || req.now_ms < c.since_ms + orphan_claim_ms)
+        // Only an idcode routes to a shard (config::shard_of throws otherwise).
+        bool routable = c.owner.size() >= 8 &&
+                        std::all_of(c.owner.begin(), c.owner.begin() + 8, [](char x) {
+                          return std::isxdigit(static_cast<unsigned char>(x)) != 0;
+                        });
+        if (!from.empty() || !routable || req.now_ms < c.since_ms + orphan_claim_ms)
           return ex->fail(taken);
         auto msisdn = req.msisdn;
         ex->ask(
