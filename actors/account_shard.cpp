@@ -119,6 +119,10 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
         return with_store(
             self, [&](store::account_store& s) { return s.fetch_pending(idcode, line); });
       },
+      [=](atom::fetch, const store::pending_request& req) {
+        return with_store(self,
+                          [&](store::account_store& s) { return s.fetch_page(req); });
+      },
       [=](atom::ack, const std::string& idcode, const std::string& line,
           const std::string& cursor, store::decision what) {
         return with_store(self,
@@ -138,6 +142,17 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
       [=](atom::remove_line, const std::string& idcode, const std::string& line) {
         return with_store(
             self, [&](store::account_store& s) { return s.remove_line(idcode, line); });
+      },
+      [=](atom::claim, const std::string& msisdn, const std::string& idcode,
+          std::uint64_t now_ms, const std::string& take_over_from) {
+        return with_store(self, [&](store::account_store& s) {
+          return s.claim_line(msisdn, idcode, now_ms, take_over_from);
+        });
+      },
+      [=](atom::release, const std::string& msisdn, const std::string& idcode) {
+        return with_store(self, [&](store::account_store& s) {
+          return s.release_claim(msisdn, idcode);
+        });
       },
       [=](atom::status) {
         actor_status st;

@@ -33,6 +33,8 @@ using account_shard_actor = caf::typed_actor<
     caf::replies_to<atom::update, std::string, std::string>::with<store::pending_counts>,
     /// F6: fetch the pending changes of (idcode, line) with a cursor.
     caf::replies_to<atom::fetch, std::string, std::string>::with<store::pending_fetch>,
+    /// F6: one page of a fetch (a limit, the previous page's next, If-None-Match).
+    caf::replies_to<atom::fetch, store::pending_request>::with<store::pending_fetch>,
     /// F6: acknowledge (idcode, line, cursor, decision); replies with the changes done.
     caf::replies_to<atom::ack, std::string, std::string, std::string,
                     store::decision>::with<std::uint64_t>,
@@ -47,6 +49,12 @@ using account_shard_actor = caf::typed_actor<
     caf::replies_to<atom::restore, store::restore_request>::with<store::upload_result>,
     /// Removes (idcode, line) and its data; true if the account went with it.
     caf::replies_to<atom::remove_line, std::string, std::string>::with<bool>,
+    /// F1's first step, at the shard an msisdn routes to: claims (msisdn,
+    /// idcode, now_ms, take_over_from) for the carrier's one owner.
+    caf::replies_to<atom::claim, std::string, std::string, std::uint64_t,
+                    std::string>::with<store::claim_result>,
+    /// Releases (msisdn, idcode)'s claim once the line is gone; true if it held it.
+    caf::replies_to<atom::release, std::string, std::string>::with<bool>,
     /// How the shard is doing.
     caf::replies_to<atom::status>::with<actor_status>>;
 
@@ -131,5 +139,7 @@ CAF_ADD_TYPE_ID(simsync, (simsync::node_shards))
 CAF_ADD_TYPE_ID(simsync, (simsync::metrics::actor_status))
 CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::metrics::actor_status>))
 CAF_ADD_TYPE_ID(simsync, (simsync::federation_actor))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::pending_request))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::claim_result))
 
 CAF_END_TYPE_ID_BLOCK(simsync)

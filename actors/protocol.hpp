@@ -115,8 +115,20 @@ typename Inspector::result_type inspect(Inspector& f, pending_change& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, pending_request& x) {
+  return f(caf::meta::type_name("pending_request"), x.idcode, x.line, x.limit, x.next,
+           x.known_tag);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, pending_fetch& x) {
-  return f(caf::meta::type_name("pending_fetch"), x.cursor, x.counts, x.changes);
+  return f(caf::meta::type_name("pending_fetch"), x.cursor, x.counts, x.changes, x.next,
+           x.tag, x.not_modified);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, claim_result& x) {
+  return f(caf::meta::type_name("claim_result"), x.claimed, x.owner, x.since_ms);
 }
 
 template <class Inspector>
@@ -190,6 +202,8 @@ CAF_ADD_ATOM(simsync, simsync::atom, replaced, "replaced")
 CAF_ADD_ATOM(simsync, simsync::atom, restart, "restart")
 CAF_ADD_ATOM(simsync, simsync::atom, status, "status")
 CAF_ADD_ATOM(simsync, simsync::atom, tick, "tick")
+CAF_ADD_ATOM(simsync, simsync::atom, claim, "claim")
+CAF_ADD_ATOM(simsync, simsync::atom, release, "release")
 
 // The project's type-ID block is at the end of actors/actors.hpp: it also
 // registers the actor handles that travel between nodes.

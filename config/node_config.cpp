@@ -648,6 +648,17 @@ int shard_of(std::string_view idcode, int shards) {
   return static_cast<int>(prefix % static_cast<std::uint32_t>(shards));
 }
 
+int shard_of_msisdn(std::string_view msisdn, int shards) {
+  if (shards < 1)
+    throw std::invalid_argument("shard_of_msisdn: shards must be positive");
+  std::uint32_t hash = 2166136261u; // FNV-1a, 32 bits
+  for (unsigned char c : msisdn) {
+    hash ^= c;
+    hash *= 16777619u;
+  }
+  return static_cast<int>(hash % static_cast<std::uint32_t>(shards));
+}
+
 load_result load_node_config(int argc, const char* const* argv) {
   std::string program = argc > 0 ? fs::path{argv[0]}.filename().string() : "carrierd";
   for (int i = 1; i < argc; ++i) {

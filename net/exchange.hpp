@@ -80,6 +80,12 @@ public:
               std::make_tuple(std::move(xs)...));
   }
 
+  /// Asks shard `index` itself, whatever account it is for: the shard that
+  /// holds an msisdn's claim (config::shard_of_msisdn).
+  template <class OnOk, class... Ts> void ask_at(int index, OnOk on_ok, Ts... xs) {
+    ask_shard(index, true, std::move(on_ok), std::make_tuple(std::move(xs)...));
+  }
+
 private:
   template <class OnOk, class Args>
   void ask_shard(int index, bool may_refresh, OnOk on_ok, Args args) {

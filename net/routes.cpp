@@ -5,9 +5,11 @@
 #include "net/auth.hpp"
 #include "net/book_upload.hpp"
 #include "net/instant.hpp"
+#include "net/pending_query.hpp"
 #include "net/token.hpp"
 #include "net/vcard_output.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 
@@ -200,6 +202,72 @@ nlohmann::json counts_json(const store::pending_counts& c) {
 
 // -- F1 -----------------------------------------------------------------------
 
+namespace {
+
+/// A claim this old whose owner's account holds no line for the msisdn was
+/// left by a registration that stopped between its two steps (a crash, a
+/// timeout): another person may then take the msisdn. Far longer than a
+/// registration takes, so one still on its way is never overtaken.
+constexpr std::uint64_t orphan_claim_ms = 120'000;
+
+/// F1's second step: the line at the account's shard.
+void register_at_account(const exchange_ptr& ex, store::register_request req,
+                         std::string token) {
+  auto idcode = req.idcode;
+  ex->ask(
+      idcode,
+      [ex, idcode, token = std::move(token)](const store::register_result& r) {
+        ex->reply_json(r.account_created || r.line_added ? 201 : 200,
+                       {{"token", token},
+                        {"idcode", idcode},
+                        {"account_created", r.account_created}});
+      },
+      atom::register_line_v, std::move(req));
+}
+
+/// F1's first step: one owner per msisdn in the carrier. The claim lives at
+/// the shard the msisdn routes to, whichever node holds the accounts, so two
+/// people whose accounts live on two nodes cannot both register one msisdn.
+/// The owner's claim is idempotent (a retry after a crash between the steps
+/// works); another owner's old claim is taken over only once its account is
+/// seen to hold no line for the msisdn.
+void claim_then_register(const exchange_ptr& ex, store::register_request req,
+                         std::string token, std::string take_over_from) {
+  auto shard = config::shard_of_msisdn(req.msisdn, ex->ctx().shard_count);
+  auto msisdn = req.msisdn;
+  auto idcode = req.idcode;
+  auto now = req.now_ms;
+  auto from = take_over_from;
+  ex->ask_at(
+      shard,
+      [ex, req = std::move(req), token = std::move(token),
+       from = std::move(take_over_from)](const store::claim_result& c) mutable {
+        if (c.claimed)
+          return register_at_account(ex, std::move(req), std::move(token));
+        auto taken = caf::make_error(ec::line_taken, "the msisdn is another account's");
+        // Only an idcode routes to a shard (config::shard_of throws otherwise).
+        bool routable = c.owner.size() >= 8 &&
+                        std::all_of(c.owner.begin(), c.owner.begin() + 8, [](char x) {
+                          return std::isxdigit(static_cast<unsigned char>(x)) != 0;
+                        });
+        if (!from.empty() || !routable || req.now_ms < c.since_ms + orphan_claim_ms)
+          return ex->fail(taken);
+        auto msisdn = req.msisdn;
+        ex->ask(
+            c.owner,
+            [ex, req = std::move(req), token = std::move(token), owner = c.owner,
+             taken](const caf::optional<store::line_info>& line) mutable {
+              if (line && line->idcode == owner)
+                return ex->fail(taken);
+              claim_then_register(ex, std::move(req), std::move(token), owner);
+            },
+            atom::find_line_v, std::move(msisdn));
+      },
+      atom::claim_v, std::move(msisdn), std::move(idcode), now, std::move(from));
+}
+
+} // namespace
+
 void handle_register(const exchange_ptr& ex) {
   auto body = json_body(ex);
   if (!body)
@@ -240,15 +308,7 @@ void handle_register(const exchange_ptr& ex) {
                               core::seal(ctx.seal_key, info.dump(), idcode),
                               core::unix_now_ms(),
                               ctx.peers};
-  ex->ask(
-      idcode,
-      [ex, idcode, token = token.token](const store::register_result& r) {
-        ex->reply_json(r.account_created || r.line_added ? 201 : 200,
-                       {{"token", token},
-                        {"idcode", idcode},
-                        {"account_created", r.account_created}});
-      },
-      atom::register_line_v, std::move(req));
+  claim_then_register(ex, std::move(req), token.token, "");
 }
 
 // -- F2, F7 -------------------------------------------------------------------
@@ -359,26 +419,64 @@ void handle_pending(const exchange_ptr& ex) {
   std::optional<core::vcard_version> version;
   if (!version_of(ex, *query, version))
     return;
-  authorize(ex, ex->param(0), [ex, version](const std::string& idcode) {
-    ex->ask(
-        idcode,
-        [ex, version](const store::pending_fetch& fetch) {
-          std::string cards;
-          auto removed = nlohmann::json::array();
-          for (const auto& change : fetch.changes) {
-            if (change.kind == store::change_kind::removed)
-              removed.push_back(change.uid);
-            else
-              cards += render_card(change.record.card, version);
-          }
-          auto answer = counts_json(fetch.counts);
-          answer["cursor"] = fetch.cursor;
-          answer["cards"] = std::move(cards);
-          answer["removed_uids"] = std::move(removed);
-          ex->reply_json(200, answer);
-        },
-        atom::fetch_v, idcode, ex->param(0));
-  });
+  store::pending_request req;
+  if (auto limit = query_value(*query, "limit")) {
+    auto parsed = parse_page_limit(*limit);
+    if (!parsed)
+      return ex->fail(bad_field("limit", "must be a whole number from 1 to " +
+                                             std::to_string(max_pending_page)));
+    req.limit = *parsed;
+  }
+  if (auto next = query_value(*query, "next")) {
+    if (!plausible_next(*next))
+      return ex->fail(bad_field("next", "must be the next of the previous page"));
+    req.next = std::string(*next);
+  }
+  std::string version_name = !version                                ? "orig"
+                             : *version == core::vcard_version::v3_0 ? "3.0"
+                                                                     : "4.0";
+  // A following page is part of a fetch already under way: only a fetch's
+  // first page can be answered "not modified".
+  if (req.next.empty()) {
+    auto header =
+        ex->request().header().opt_value_of(restinio::http_field::if_none_match);
+    if (header)
+      req.known_tag = known_mailbox_tag(std::string_view(header->data(), header->size()),
+                                        version_name);
+  }
+  authorize(ex, ex->param(0),
+            [ex, version, version_name, req = std::move(req)](const std::string& idcode) {
+              auto ask = req;
+              ask.idcode = idcode;
+              ask.line = ex->param(0);
+              ex->ask(
+                  idcode,
+                  [ex, version, version_name](const store::pending_fetch& fetch) {
+                    std::vector<std::pair<std::string, std::string>> headers{
+                        {"ETag", pending_etag(fetch.tag, version_name)}};
+                    if (fetch.not_modified)
+                      return ex->reply(304, "application/json", "", std::move(headers));
+                    std::string cards;
+                    auto removed = nlohmann::json::array();
+                    for (const auto& change : fetch.changes) {
+                      if (change.kind == store::change_kind::removed)
+                        removed.push_back(change.uid);
+                      else
+                        cards += render_card(change.record.card, version);
+                    }
+                    auto answer = counts_json(fetch.counts);
+                    answer["cursor"] = fetch.cursor;
+                    answer["cards"] = std::move(cards);
+                    answer["removed_uids"] = std::move(removed);
+                    if (!fetch.next.empty())
+                      answer["next"] = fetch.next;
+                    ex->reply(200, "application/json",
+                              answer.dump(-1, ' ', false,
+                                          nlohmann::json::error_handler_t::replace),
+                              std::move(headers));
+                  },
+                  atom::fetch_v, std::move(ask));
+            });
 }
 
 void handle_ack(const exchange_ptr& ex) {
@@ -486,9 +584,18 @@ void handle_delete_line(const exchange_ptr& ex) {
   authorize(ex, ex->param(0), [ex](const std::string& idcode) {
     ex->ask(
         idcode,
-        [ex](bool account_removed) {
-          ex->reply_json(200,
-                         {{"line_removed", true}, {"account_removed", account_removed}});
+        [ex, idcode](bool account_removed) {
+          // The line is gone: release its msisdn's claim. Should this step
+          // not happen, the claim is an orphan that another person takes
+          // over once it is old (claim_then_register).
+          auto shard = config::shard_of_msisdn(ex->param(0), ex->ctx().shard_count);
+          ex->ask_at(
+              shard,
+              [ex, account_removed](bool) {
+                ex->reply_json(
+                    200, {{"line_removed", true}, {"account_removed", account_removed}});
+              },
+              atom::release_v, ex->param(0), idcode);
         },
         atom::remove_line_v, idcode, ex->param(0));
   });

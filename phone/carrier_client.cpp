@@ -160,8 +160,13 @@ nlohmann::json carrier_client::update() {
   return send_json("update request", "POST", line_path("/update"));
 }
 
-nlohmann::json carrier_client::pending() {
-  return send_json("pending fetch", "GET", line_path("/pending"));
+nlohmann::json carrier_client::pending(std::uint32_t limit, const std::string& next) {
+  std::string query;
+  if (limit > 0)
+    query = "?limit=" + std::to_string(limit);
+  if (!next.empty()) // the carrier's next is digits and a dot: no escaping needed
+    query += (query.empty() ? "?next=" : "&next=") + next;
+  return send_json("pending fetch", "GET", line_path("/pending" + query));
 }
 
 void carrier_client::ack(const std::string& cursor, const std::string& decision) {

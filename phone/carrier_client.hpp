@@ -39,7 +39,9 @@ public:
   /// The restore of the book to an RFC 3339 instant, or its preview.
   nlohmann::json restore(const std::string& at, bool private_scope, bool preview);
   nlohmann::json update();
-  nlohmann::json pending();
+  /// One page of the pending fetch: at most `limit` changes (0: all), the
+  /// fetch's first page when `next` is empty, else the page it names.
+  nlohmann::json pending(std::uint32_t limit = 0, const std::string& next = "");
   void ack(const std::string& cursor, const std::string& decision);
   /// The line's stored cards (vCard text) of the shared or private store.
   std::string contacts(bool private_scope);

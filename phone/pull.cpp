@@ -24,16 +24,32 @@ struct change_set {
   bool empty() const { return cards.entries.empty() && removed_uids.empty(); }
 };
 
+/// Changes per page: a phone holds one page in memory at a time, and a
+/// large mailbox (a new line of a 50,000-card book) comes in many.
+constexpr std::uint32_t page_size = 500;
+
+/// Every page of one fetch: its counts (the whole fetch's), the cursor for
+/// the ack (the same on every page), the cards and the removed uids.
 change_set fetch(carrier_client& client) {
   client.update();
-  auto answer = client.pending();
   change_set set;
-  set.cursor = answer.value("cursor", "");
-  set.counts = answer;
-  set.cards = core::prepare_book(answer.value("cards", ""));
-  for (const auto& uid : answer.value("removed_uids", nlohmann::json::array()))
-    if (uid.is_string())
-      set.removed_uids.push_back(uid.get<std::string>());
+  std::string cards;
+  std::string next;
+  do {
+    auto answer = client.pending(page_size, next);
+    if (next.empty()) {
+      set.cursor = answer.value("cursor", "");
+      set.counts = answer;
+    } else if (answer.value("cursor", "") != set.cursor) {
+      throw failure("pending fetch: the carrier changed the cursor between pages");
+    }
+    cards += answer.value("cards", "");
+    for (const auto& uid : answer.value("removed_uids", nlohmann::json::array()))
+      if (uid.is_string())
+        set.removed_uids.push_back(uid.get<std::string>());
+    next = answer.value("next", "");
+  } while (!next.empty());
+  set.cards = core::prepare_book(cards);
   return set;
 }
 

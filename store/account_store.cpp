@@ -3,6 +3,7 @@
 #include "store/keys.hpp"
 #include "store/scripts.hpp"
 
+#include <cstdlib>
 #include <string_view>
 
 namespace simsync::store {
@@ -84,6 +85,35 @@ caf::expected<bool> account_store::remove_line(const std::string& idcode,
   if (!read_counts(r->view(), 2, v))
     return corrupt("remove_line answered an unexpected reply");
   return v[1] != 0;
+}
+
+caf::expected<claim_result> account_store::claim_line(const std::string& msisdn,
+                                                      const std::string& idcode,
+                                                      std::uint64_t now_ms,
+                                                      const std::string& take_over_from) {
+  auto now = std::to_string(now_ms);
+  auto r = run_script(redis_, script::claim_line, {msisdn, idcode, now, take_over_from});
+  if (!r)
+    return std::move(r.error());
+  auto v = r->view();
+  if (!v.is_array() || v.size() != 3 || !v[0].is_integer())
+    return corrupt("claim_line answered an unexpected reply");
+  claim_result out;
+  out.claimed = v[0].integer() != 0;
+  out.owner = std::string(v[1].str());
+  out.since_ms = std::strtoull(std::string(v[2].str()).c_str(), nullptr, 10);
+  return out;
+}
+
+caf::expected<bool> account_store::release_claim(const std::string& msisdn,
+                                                 const std::string& idcode) {
+  auto r = run_script(redis_, script::release_claim, {msisdn, idcode});
+  if (!r)
+    return std::move(r.error());
+  std::uint64_t v[1];
+  if (!read_counts(r->view(), 1, v))
+    return corrupt("release_claim answered an unexpected reply");
+  return v[0] != 0;
 }
 
 caf::expected<std::optional<line_info>>
@@ -248,33 +278,39 @@ caf::expected<pending_counts> account_store::request_update(const std::string& i
 
 caf::expected<pending_fetch> account_store::fetch_pending(const std::string& idcode,
                                                           const std::string& line) {
-  auto r = run_script(redis_, script::fetch_pending, {idcode, line});
+  return fetch_page(pending_request{idcode, line, 0, "", ""});
+}
+
+caf::expected<pending_fetch> account_store::fetch_page(const pending_request& req) {
+  auto limit = std::to_string(req.limit);
+  auto r = run_script(redis_, script::fetch_pending,
+                      {req.idcode, req.line, limit, req.next, req.known_tag});
   if (!r)
     return std::move(r.error());
   auto v = r->view();
-  if (!v.is_array() || v.size() % 3 != 1)
+  constexpr std::size_t head = 7;
+  if (!v.is_array() || v.size() < head || (v.size() - head) % 3 != 0)
     return corrupt("fetch_pending answered an unexpected reply");
   pending_fetch out;
-  out.cursor = std::string(v[0].str());
-  out.changes.reserve(v.size() / 3);
-  for (std::size_t i = 1; i < v.size(); i += 3) {
+  out.not_modified = v[0].str() == "not_modified";
+  out.cursor = std::string(v[1].str());
+  out.next = std::string(v[2].str());
+  out.tag = std::string(v[3].str());
+  std::uint64_t counts[3] = {0, 0, 0};
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (!v[4 + i].is_integer())
+      return corrupt("fetch_pending answered an unexpected reply");
+    counts[i] = static_cast<std::uint64_t>(v[4 + i].integer());
+  }
+  out.counts = pending_counts{counts[0], counts[1], counts[2]};
+  out.changes.reserve((v.size() - head) / 3);
+  for (std::size_t i = head; i < v.size(); i += 3) {
     auto kind = kind_of(v[i + 1].str());
     if (!kind)
       return std::move(kind.error());
     auto rec = core::decode_record(v[i + 2].str());
     if (!rec)
-      return corrupt("a pending change of line " + line + " is not a record");
-    switch (*kind) {
-    case change_kind::added:
-      ++out.counts.added;
-      break;
-    case change_kind::changed:
-      ++out.counts.changed;
-      break;
-    case change_kind::removed:
-      ++out.counts.removed;
-      break;
-    }
+      return corrupt("a pending change of line " + req.line + " is not a record");
     out.changes.push_back(
         pending_change{std::string(v[i].str()), *kind, std::move(*rec)});
   }

@@ -140,10 +140,34 @@ struct pending_change {
   core::stamped_card record;
 };
 
+/// One page of a pending fetch, as a phone asks for it.
+struct pending_request {
+  std::string idcode;
+  std::string line;
+  std::uint32_t limit = 0; ///< changes per page; 0: everything (left) in one page
+  std::string next;        ///< "" starts a new fetch; else the previous page's next
+  /// The mailbox tag the phone holds (If-None-Match), or "": when it is
+  /// current, the answer is not_modified and no new fetch starts.
+  std::string known_tag;
+};
+
 struct pending_fetch {
   std::string cursor;
+  /// Counts of the whole fetch (every page), as of its first page.
   pending_counts counts;
-  std::vector<pending_change> changes;
+  std::vector<pending_change> changes; ///< this page's
+  std::string next; ///< the following page's token; "" on the last page
+  /// Changes whenever the line's mailbox does (an offer, an ack, an upload, a
+  /// new fetch): what an ETag is made of.
+  std::string tag;
+  bool not_modified = false; ///< known_tag was current: no changes, no new fetch
+};
+
+/// The outcome of claiming an msisdn for an idcode (F1's first step).
+struct claim_result {
+  bool claimed = false;
+  std::string owner;          ///< the idcode holding the claim now
+  std::uint64_t since_ms = 0; ///< when the owner claimed it (Unix ms)
 };
 
 struct stored_card {
@@ -171,6 +195,15 @@ public:
   /// Removes a line and its data; the last line removes the account and
   /// tells the siblings. Returns whether the account went too.
   caf::expected<bool> remove_line(const std::string& idcode, const std::string& msisdn);
+  /// Claims `msisdn` for `idcode` in this store, which must be that of the
+  /// shard the msisdn routes to (config::shard_of_msisdn): idempotent for the
+  /// owner; another idcode's claim is kept (claimed false) unless it is
+  /// `take_over_from`, an owner found to hold no line for it.
+  caf::expected<claim_result> claim_line(const std::string& msisdn,
+                                         const std::string& idcode, std::uint64_t now_ms,
+                                         const std::string& take_over_from = "");
+  /// Releases `idcode`'s claim of `msisdn`; false if it held none.
+  caf::expected<bool> release_claim(const std::string& msisdn, const std::string& idcode);
 
   // -- F2, F7 -----------------------------------------------------------------
   /// A snapshot that would remove too much of the book stores nothing and
@@ -202,10 +235,16 @@ public:
   // -- F5, F6 -----------------------------------------------------------------
   caf::expected<pending_counts> request_update(const std::string& idcode,
                                                const std::string& line);
+  /// Everything pending in one page (a fetch without a limit).
   caf::expected<pending_fetch> fetch_pending(const std::string& idcode,
                                              const std::string& line);
-  /// Removes what the fetch with `cursor` returned; apply moves the base.
-  /// Returns how many changes the fetch had returned.
+  /// One page of a fetch: the first starts it (a new cursor), the following
+  /// ones take its `next`; a `next` of an older fetch is ec::stale_cursor.
+  caf::expected<pending_fetch> fetch_page(const pending_request& req);
+  /// Removes what the fetch with `cursor` delivered (on every page); apply
+  /// moves the base where the line has not uploaded the uid since, discard
+  /// adds the uids to the line's reassert set. Returns how many changes the
+  /// fetch had delivered.
   caf::expected<std::size_t> ack_pending(const std::string& idcode,
                                          const std::string& line,
                                          const std::string& cursor, decision what);

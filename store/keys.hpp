@@ -41,6 +41,15 @@ inline std::string reassert(const std::string& id, const std::string& line) {
 inline std::string sim(const std::string& msisdn) {
   return "sim:" + msisdn;
 }
+/// The one owner of an msisdn in the carrier, at the shard the msisdn routes
+/// to (config::shard_of_msisdn), whichever node holds the owner's account.
+inline std::string claim(const std::string& msisdn) {
+  return "claim:" + msisdn;
+}
+/// The uids of the line's open paged fetch, in page order.
+inline std::string fetchlist(const std::string& id, const std::string& line) {
+  return "fetchlist:" + tag(id) + ":" + line;
+}
 inline std::string outbox(const std::string& peer) {
   return "outbox:" + peer;
 }

@@ -17,6 +17,8 @@ extern const std::string_view lua_update_request;
 extern const std::string_view lua_fetch_pending;
 extern const std::string_view lua_ack_pending;
 extern const std::string_view lua_remove_line;
+extern const std::string_view lua_claim_line;
+extern const std::string_view lua_release_claim;
 extern const std::string_view lua_restore;
 } // namespace detail
 
@@ -44,11 +46,12 @@ compiled_script compile(std::string_view body) {
 }
 
 const compiled_script& compiled(script which) {
-  static const std::array<compiled_script, 8> all{
+  static const std::array<compiled_script, 10> all{
       compile(detail::lua_register_line),  compile(detail::lua_upload),
       compile(detail::lua_apply_incoming), compile(detail::lua_update_request),
       compile(detail::lua_fetch_pending),  compile(detail::lua_ack_pending),
-      compile(detail::lua_remove_line),    compile(detail::lua_restore),
+      compile(detail::lua_remove_line),    compile(detail::lua_claim_line),
+      compile(detail::lua_release_claim),  compile(detail::lua_restore),
   };
   return all[static_cast<size_t>(which)];
 }
@@ -61,7 +64,7 @@ struct script_code {
 constexpr script_code script_codes[] = {
     {"unknown_line", ec::unknown_line},     {"line_taken", ec::line_taken},
     {"stale_cursor", ec::stale_cursor},     {"bad_batch", ec::invalid_request},
-    {"beyond_history", ec::beyond_history},
+    {"bad_request", ec::invalid_request},   {"beyond_history", ec::beyond_history},
 };
 
 caf::error error_of(std::string_view message) {

@@ -18,6 +18,8 @@ enum class script {
   fetch_pending,
   ack_pending,
   remove_line,
+  claim_line,
+  release_claim,
   restore,
 };
 

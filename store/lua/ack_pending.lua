@@ -1,5 +1,9 @@
--- F6 ack: apply or discard what the cursor's fetch returned. Either way
--- exactly those entries leave the mailbox; apply also moves the line's base.
+-- F6 ack: apply or discard what the cursor's fetch delivered (every page of
+-- it). Either way exactly those entries leave the mailbox; apply also moves
+-- the line's base, but only where it is still what it was when the change
+-- was fetched: a line that uploaded its own version of a uid since holds
+-- that one, and its base says so already. Discard means "keep mine": the
+-- fetched uids are remembered, and the line's next upload re-asserts them.
 -- ARGV: idcode, line, cursor, decision (apply|discard). Returns {entries}.
 local id, line, cursor, decision = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 if redis.call('SISMEMBER', sims_key(id), line) == 0 then return fail('unknown_line') end
@@ -8,14 +12,18 @@ if redis.call('HGET', lkey, 'fetched') ~= cursor then return fail('stale_cursor'
 
 local pkey, fkey, bkey = pending_key(id, line), fetched_key(id, line), base_key(id, line)
 local fetched = redis.call('HGETALL', fkey)
+local uids = {}
+for i = 1, #fetched, 2 do uids[#uids + 1] = fetched[i] end
+local now_pending = hmget_map(pkey, uids)
+local now_base = decision == 'apply' and hmget_map(bkey, uids) or {}
 local done, base_sets, base_dels = {}, {}, {}
 for i = 1, #fetched, 2 do
   local uid = fetched[i]
-  local seq, what = split_fetched(fetched[i + 1])
-  local now = redis.call('HGET', pkey, uid)
+  local seq, what, base_then = split_fetched(fetched[i + 1])
+  local now = now_pending[uid]
   -- A newer change that arrived after the fetch stays pending.
   if now and pending_seq(now) == seq then done[#done + 1] = uid end
-  if decision == 'apply' then
+  if decision == 'apply' and (base_then == nil or (now_base[uid] or '-') == base_then) then
     if what == 'D' then
       base_dels[#base_dels + 1] = uid
     else
@@ -27,6 +35,12 @@ end
 hdel_list(pkey, done)
 hset_flat(bkey, base_sets)
 hdel_list(bkey, base_dels)
-redis.call('DEL', fkey)
-redis.call('HDEL', lkey, 'fetched')
-return {#fetched / 2}
+if decision == 'discard' then
+  local rkey = reassert_key(id, line)
+  for i = 1, #uids, CHUNK do
+    redis.call('SADD', rkey, unpack(uids, i, math.min(i + CHUNK - 1, #uids)))
+  end
+end
+redis.call('DEL', fkey, fetchlist_key(id, line))
+redis.call('HDEL', lkey, 'fetched', 'fetch_added', 'fetch_changed', 'fetch_removed')
+return {#uids}

@@ -1,29 +1,117 @@
--- F6 fetch: the line's pending changes and a cursor. What was fetched is
--- remembered, so the ack removes exactly that and nothing that came later.
--- ARGV: idcode, line. Returns {cursor, uid, kind, record, uid, kind, record, ...}.
-local id, line = ARGV[1], ARGV[2]
+-- F6 fetch, one page per call. A fetch starts with a snapshot of the line's
+-- mailbox (its uids, in page order, and the counts of the whole fetch) and a
+-- new cursor; each page then delivers the current change of its uids and
+-- records what it delivered, so the ack removes exactly what the phone saw on
+-- every page and nothing that came later.
+-- ARGV: idcode, line, limit (0: everything left), next ('' starts a new fetch,
+--       else "<cursor>.<offset>" from the previous page), known ('' or the
+--       mailbox tag the phone holds, from If-None-Match).
+-- Returns {state, cursor, next, tag, added, changed, removed,
+--          uid, kind, record, uid, kind, record, ...}: state 'page', or
+-- 'not_modified' (nothing else but cursor and tag) when `known` is current.
+local id, line, limit, next, known = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5]
 if redis.call('SISMEMBER', sims_key(id), line) == 0 then return fail('unknown_line') end
+if not limit or limit < 0 then return fail('bad_request') end
 
-local pkey, fkey = pending_key(id, line), fetched_key(id, line)
-local uids, seqs, records = read_pending(id, line)
-local out, fetched, stale = {}, {}, {}
-for i, uid in ipairs(uids) do
-  local rec = records[uid]
-  local kind = rec and classify(id, line, uid, rec)
-  if kind then
-    out[#out + 1] = uid
-    out[#out + 1] = kind
-    out[#out + 1] = rec
-    fetched[#fetched + 1] = uid
-    fetched[#fetched + 1] = seqs[i] .. ':' .. (rec_deleted(rec) and 'D' or rec_hash(rec))
-  else
-    stale[#stale + 1] = uid -- the line already holds it, or it is gone from shared
-  end
+local pkey, fkey, lkey, okey =
+  pending_key(id, line), fetched_key(id, line), line_key(id, line), fetchlist_key(id, line)
+
+-- Changes whenever the mailbox does: offers bump seq, acks and uploads shrink
+-- it (seq never goes back, and without an offer the mailbox only shrinks);
+-- the open fetch's cursor is part of it, so a 304 means that fetch still holds.
+local function mailbox_tag()
+  local seq, fetched = unpack(redis.call('HMGET', lkey, 'seq', 'fetched'))
+  return (seq or '0') .. '.' .. redis.call('HLEN', pkey) .. '.' .. (fetched or '0')
 end
-hdel_list(pkey, stale)
-redis.call('DEL', fkey)
-hset_flat(fkey, fetched)
-local cursor = redis.call('HINCRBY', line_key(id, line), 'cursor', 1)
-redis.call('HSET', line_key(id, line), 'fetched', cursor)
-table.insert(out, 1, tostring(cursor))
+
+-- What a change means to a line that holds `have` (its base hash, or nil).
+local function kind_of(have, rec)
+  if rec_deleted(rec) then return have and 'removed' or nil end
+  if not have then return 'added' end
+  if have == rec_hash(rec) then return nil end
+  return 'changed'
+end
+
+-- Delivers `uids`: the change pending for each now, recorded in the fetched
+-- hash with the line's base at this moment. A uid no longer pending (the
+-- line's own upload took it) is skipped; one the line already holds is
+-- dropped from the mailbox.
+local function deliver(uids, out)
+  if #uids == 0 then return end
+  local seqs, records = hmget_map(pkey, uids), hmget_map(shared_key(id), uids)
+  local bases = hmget_map(base_key(id, line), uids)
+  local fetched, stale = {}, {}
+  for _, uid in ipairs(uids) do
+    local seq, rec = seqs[uid], records[uid]
+    local kind = seq and rec and kind_of(bases[uid], rec)
+    if kind then
+      out[#out + 1] = uid
+      out[#out + 1] = kind
+      out[#out + 1] = rec
+      fetched[#fetched + 1] = uid
+      fetched[#fetched + 1] = pending_seq(seq) .. ':' ..
+                                (rec_deleted(rec) and 'D' or rec_hash(rec)) .. ':' ..
+                                (bases[uid] or '-')
+    elseif seq then
+      stale[#stale + 1] = uid
+    end
+  end
+  hdel_list(pkey, stale)
+  hset_flat(fkey, fetched)
+end
+
+-- The answer's head; deliver() appends the changes (no unpack of them:
+-- Lua's C stack holds only a few thousand values).
+local out = {'page', '', '', '', 0, 0, 0}
+if next == '' then
+  if known ~= '' and known == mailbox_tag() then
+    return {'not_modified', redis.call('HGET', lkey, 'fetched') or '', '', known, 0, 0, 0}
+  end
+  -- The snapshot: every uid the line does not hold yet, counted.
+  local uids, _, records = read_pending(id, line)
+  local order, stale = {}, {}
+  local counts = {added = 0, changed = 0, removed = 0}
+  for _, uid in ipairs(uids) do
+    local rec = records[uid]
+    local kind = rec and classify(id, line, uid, rec)
+    if kind then
+      order[#order + 1] = uid
+      counts[kind] = counts[kind] + 1
+    else
+      stale[#stale + 1] = uid -- the line already holds it, or it is gone from shared
+    end
+  end
+  hdel_list(pkey, stale)
+  redis.call('DEL', fkey, okey)
+  local cursor = redis.call('HINCRBY', lkey, 'cursor', 1)
+  redis.call('HSET', lkey, 'fetched', cursor, 'fetch_added', counts.added, 'fetch_changed',
+             counts.changed, 'fetch_removed', counts.removed)
+  local first = order
+  local rest = ''
+  if limit > 0 and limit < #order then
+    first = {}
+    for i = 1, limit do first[i] = order[i] end
+    for i = 1, #order, CHUNK do
+      redis.call('RPUSH', okey, unpack(order, i, math.min(i + CHUNK - 1, #order)))
+    end
+    rest = cursor .. '.' .. limit
+  end
+  deliver(first, out)
+  out[2], out[3], out[4] = tostring(cursor), rest, mailbox_tag()
+  out[5], out[6], out[7] = counts.added, counts.changed, counts.removed
+  return out
+end
+
+-- A following page of the open fetch.
+local cursor, offset = string.match(next, '^(%d+)%.(%d+)$')
+if not cursor then return fail('bad_request') end
+if redis.call('HGET', lkey, 'fetched') ~= cursor then return fail('stale_cursor') end
+offset = tonumber(offset)
+local total = redis.call('LLEN', okey)
+local last = limit > 0 and math.min(offset + limit, total) or total
+local uids = offset < last and redis.call('LRANGE', okey, offset, last - 1) or {}
+deliver(uids, out)
+local counts = redis.call('HMGET', lkey, 'fetch_added', 'fetch_changed', 'fetch_removed')
+out[2], out[3], out[4] = cursor, last < total and (cursor .. '.' .. last) or '', mailbox_tag()
+for i = 1, 3 do out[4 + i] = tonumber(counts[i] or '0') end
 return out

@@ -18,6 +18,11 @@ local function line_key(id, line) return 'line:{' .. id .. '}:' .. line end
 -- uids whose pending change the line discarded: its next upload re-asserts them.
 local function reassert_key(id, line) return 'reassert:{' .. id .. '}:' .. line end
 local function sim_key(msisdn) return 'sim:' .. msisdn end
+-- The carrier's one owner of an msisdn, kept at the shard the msisdn routes to
+-- (config::shard_of_msisdn), whichever node holds the owner's account.
+local function claim_key(msisdn) return 'claim:' .. msisdn end
+-- The uids of a paged fetch, in page order (fetch_pending.lua).
+local function fetchlist_key(id, line) return 'fetchlist:{' .. id .. '}:' .. line end
 local function outbox_key(peer) return 'outbox:' .. peer end
 
 -- Errors the C++ side maps to simsync::ec (store/account_store.cpp).
@@ -324,10 +329,16 @@ local function read_pending(id, line)
   return uids, seqs, hmget_map(shared_key(id), uids)
 end
 
--- A fetched entry, "seq:hash" or "seq:D": what an ack removes and applies.
+-- A fetched entry, "seq:hash:base" or "seq:D:base": what an ack removes and
+-- applies, and the line's base for the uid when it was fetched ('-': none), so
+-- an ack never moves a base that a later upload of the line has moved. An
+-- entry written before the base was kept ("seq:what") gives base nil.
 local function split_fetched(value)
   local colon = string.find(value, ':', 1, true)
-  return string.sub(value, 1, colon - 1), string.sub(value, colon + 1)
+  local seq, rest = string.sub(value, 1, colon - 1), string.sub(value, colon + 1)
+  local colon2 = string.find(rest, ':', 1, true)
+  if not colon2 then return seq, rest, nil end
+  return seq, string.sub(rest, 1, colon2 - 1), string.sub(rest, colon2 + 1)
 end
 
 -- -- incoming outbox entries of a sibling carrier ------------------------------

@@ -1,12 +1,15 @@
 -- Removes a line and everything kept for it (token, mailbox, base, private
--- backup). The last line takes the account with it, and every sibling
--- carrier is told, so it stops replicating here and bootstraps the account
--- again if the person registers here later.
+-- backup, what it discarded). Its msisdn's claim (claim_line.lua) lives at
+-- another shard; the gateway releases it once the line is gone. The last
+-- line takes the account with it, and every sibling carrier is told, so it
+-- stops replicating here and bootstraps the account again if the person
+-- registers here later.
 -- ARGV: idcode, msisdn. Returns {line_removed, account_removed}.
 local id, line = ARGV[1], ARGV[2]
 if redis.call('SREM', sims_key(id), line) == 0 then return fail('unknown_line') end
 redis.call('DEL', sim_key(line), pending_key(id, line), base_key(id, line),
-           fetched_key(id, line), line_key(id, line), private_key(id, line))
+           fetched_key(id, line), fetchlist_key(id, line), line_key(id, line),
+           private_key(id, line), reassert_key(id, line))
 redis.call('DEL', private_history_key(id, line))
 if redis.call('SCARD', sims_key(id)) > 0 then return {1, 0} end
 for _, peer in ipairs(redis.call('SMEMBERS', dir_key(id))) do retire(id, peer) end

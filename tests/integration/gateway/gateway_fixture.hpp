@@ -21,6 +21,7 @@ struct http_answer {
   int status = 0;
   std::string content_type;
   std::string retry_after; ///< the Retry-After header, when given
+  std::string etag;        ///< the ETag header, when given
   std::string body;
   nlohmann::json json; ///< null unless the body parsed as JSON
 
@@ -81,6 +82,7 @@ public:
     out.status = r->status;
     out.content_type = r->get_header_value("Content-Type");
     out.retry_after = r->get_header_value("Retry-After");
+    out.etag = r->get_header_value("ETag");
     out.body = r->body;
     out.json = nlohmann::json::parse(out.body, nullptr, false);
     if (out.json.is_discarded())

@@ -447,3 +447,23 @@ TEST_F(phone_cli, history_lists_changes_and_restore_brings_the_book_back) {
   EXPECT_EQ(bad.code, 1) << bad;
   EXPECT_NE(bad.output.find("RFC 3339"), std::string::npos) << bad;
 }
+
+TEST_F(phone_cli, a_pull_larger_than_a_page_comes_whole_in_pages) {
+  register_line("a.vcf", "carrier-a", "+8613800100091", "PHONE100091");
+  register_line("b.vcf", "carrier-b", "+8618600100091", "PHONE100091");
+  // 1,234 cards: three pages of the phone's 500.
+  std::string book;
+  for (int i = 0; i < 1234; ++i)
+    book += card("p-" + std::to_string(i), "Person " + std::to_string(i),
+                 "+86139" + std::to_string(10000000 + i));
+  write_text(dir / "a.vcf", book);
+  auto pushed = phone({"push", "--book", "a.vcf"});
+  ASSERT_EQ(pushed.code, 0) << pushed;
+  ASSERT_TRUE(pending("b.vcf", "pending  1234 added, 0 changed, 0 removed"));
+  auto pulled = phone({"pull", "--book", "b.vcf", "--apply"});
+  ASSERT_EQ(pulled.code, 0) << pulled;
+  EXPECT_NE(pulled.output.find("1234 added"), std::string::npos)
+      << pulled.output.substr(0, 300);
+  EXPECT_EQ(meaning(read_text(dir / "b.vcf")), meaning(book));
+  EXPECT_TRUE(pending("b.vcf", "pending  0 added, 0 changed, 0 removed"));
+}

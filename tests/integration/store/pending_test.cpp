@@ -1,6 +1,8 @@
 // F5 update request and F6 fetch / ack against a real redis-server.
 #include "tests/integration/store/store_fixture.hpp"
 
+#include <set>
+
 using namespace simsync;
 using namespace simsync::testing;
 
@@ -168,4 +170,233 @@ TEST_F(mailbox, fetch_of_another_account_line_is_refused) {
   auto r = a.store.fetch_pending(other_person, line2);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error(), ec::unknown_line);
+}
+
+// -- pages ---------------------------------------------------------------------
+
+namespace {
+
+struct pages : ::testing::Test {
+  void SetUp() override {
+    register_line(a.store, person, line1);
+    register_line(a.store, person, line2);
+    upload(a.store, person, line1, book(7));
+  }
+  /// u1..un, named "Card i".
+  static std::vector<core::book_entry> book(int n) {
+    std::vector<core::book_entry> out;
+    for (int i = 1; i <= n; ++i)
+      out.push_back(make_card("u" + std::to_string(i), "Card " + std::to_string(i)));
+    return out;
+  }
+  store::pending_fetch page(std::uint32_t limit, const std::string& next = "",
+                            const std::string& known = "") {
+    auto f =
+        a.store.fetch_page(store::pending_request{person, line2, limit, next, known});
+    EXPECT_TRUE(f) << describe(f.error());
+    return f ? *f : store::pending_fetch{};
+  }
+  static std::set<std::string> uids(const store::pending_fetch& f) {
+    std::set<std::string> out;
+    for (const auto& c : f.changes)
+      out.insert(c.uid);
+    return out;
+  }
+  std::set<std::string> reassert_set() {
+    auto r = a.client.call({"SMEMBERS", "reassert:{" + person + "}:" + line2});
+    std::set<std::string> out;
+    for (std::size_t i = 0; r && i < r->view().size(); ++i)
+      out.insert(std::string(r->view()[i].str()));
+    return out;
+  }
+  std::string base_of(const std::string& uid) {
+    auto r = a.client.call({"HGET", "base:{" + person + "}:" + line2, uid});
+    return r && !r->view().is_nil() ? std::string(r->view().str()) : "";
+  }
+  carrier_store a{"carrier-a"};
+};
+
+} // namespace
+
+TEST_F(pages, three_pages_share_one_cursor_and_the_counts_of_the_whole_fetch) {
+  auto p1 = page(3);
+  auto p2 = page(3, p1.next);
+  auto p3 = page(3, p2.next);
+  EXPECT_EQ(p1.changes.size(), 3u);
+  EXPECT_EQ(p2.changes.size(), 3u);
+  EXPECT_EQ(p3.changes.size(), 1u);
+  EXPECT_FALSE(p1.next.empty());
+  EXPECT_FALSE(p2.next.empty());
+  EXPECT_TRUE(p3.next.empty());
+  EXPECT_EQ(p2.cursor, p1.cursor);
+  EXPECT_EQ(p3.cursor, p1.cursor);
+  for (const auto* p : {&p1, &p2, &p3})
+    EXPECT_EQ(p->counts.added, 7u);
+  std::set<std::string> all;
+  for (const auto* p : {&p1, &p2, &p3})
+    for (const auto& uid : uids(*p))
+      EXPECT_TRUE(all.insert(uid).second) << uid << " came twice";
+  EXPECT_EQ(all.size(), 7u);
+}
+
+TEST_F(pages, without_a_limit_everything_comes_in_one_page) {
+  auto f = page(0);
+  EXPECT_EQ(f.changes.size(), 7u);
+  EXPECT_TRUE(f.next.empty());
+}
+
+TEST_F(pages, the_ack_removes_exactly_what_the_pages_delivered) {
+  auto p1 = page(3);
+  // Between pages: a card new to the fetch, and an edit of one page 1 delivered.
+  auto delivered = *uids(p1).begin();
+  auto edited = book(7);
+  for (auto& c : edited)
+    if (c.uid == delivered)
+      c = make_card(delivered, "Edited");
+  edited.push_back(make_card("u8", "Card 8"));
+  upload(a.store, person, line1, edited);
+  auto p2 = page(3, p1.next);
+  auto p3 = page(3, p2.next);
+  EXPECT_EQ(uids(p2).count("u8") + uids(p3).count("u8"), 0u);
+  // After the last page: one more.
+  edited.push_back(make_card("u9", "Card 9"));
+  upload(a.store, person, line1, edited);
+  auto n = a.store.ack_pending(person, line2, p1.cursor, store::decision::apply);
+  ASSERT_TRUE(n) << describe(n.error());
+  EXPECT_EQ(*n, 7u);
+  EXPECT_EQ(kinds(page(0)),
+            (std::map<std::string, std::string>{
+                {delivered, "changed"}, {"u8", "added"}, {"u9", "added"}}));
+}
+
+TEST_F(pages, a_change_to_a_card_of_a_later_page_comes_in_its_new_version) {
+  auto p1 = page(3);
+  std::string later;
+  for (int i = 1; i <= 7 && later.empty(); ++i)
+    if (!uids(p1).count("u" + std::to_string(i)))
+      later = "u" + std::to_string(i);
+  auto edited = book(7);
+  for (auto& c : edited)
+    if (c.uid == later)
+      c = make_card(later, "Edited");
+  upload(a.store, person, line1, edited);
+  auto p2 = page(10, p1.next);
+  ASSERT_TRUE(p2.next.empty());
+  bool seen = false;
+  for (const auto& c : p2.changes)
+    if (c.uid == later) {
+      seen = true;
+      EXPECT_EQ(c.record.card, make_card(later, "Edited").card);
+    }
+  EXPECT_TRUE(seen);
+  ASSERT_TRUE(a.store.ack_pending(person, line2, p1.cursor, store::decision::apply));
+  EXPECT_TRUE(page(0).changes.empty());
+  EXPECT_EQ(base_of(later), make_card(later, "Edited").hash.hex());
+}
+
+TEST_F(pages, an_ack_before_the_last_page_leaves_the_undelivered_changes) {
+  auto p1 = page(3);
+  auto n = a.store.ack_pending(person, line2, p1.cursor, store::decision::apply);
+  ASSERT_TRUE(n);
+  EXPECT_EQ(*n, 3u);
+  auto rest = page(0);
+  EXPECT_EQ(rest.changes.size(), 4u);
+  for (const auto& uid : uids(p1))
+    EXPECT_EQ(uids(rest).count(uid), 0u) << uid;
+}
+
+TEST_F(pages, a_next_of_an_older_fetch_is_refused) {
+  auto old = page(3);
+  auto fresh = page(3);
+  auto r = a.store.fetch_page(store::pending_request{person, line2, 3, old.next, ""});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error(), ec::stale_cursor);
+  auto after_ack = page(3, fresh.next);
+  EXPECT_EQ(after_ack.cursor, fresh.cursor);
+  ASSERT_TRUE(a.store.ack_pending(person, line2, fresh.cursor, store::decision::apply));
+  auto late =
+      a.store.fetch_page(store::pending_request{person, line2, 3, fresh.next, ""});
+  ASSERT_FALSE(late);
+  EXPECT_EQ(late.error(), ec::stale_cursor);
+}
+
+TEST_F(pages, a_current_tag_is_not_modified_and_keeps_the_fetch_open) {
+  auto f = page(0);
+  ASSERT_FALSE(f.tag.empty());
+  auto same = page(0, "", f.tag);
+  EXPECT_TRUE(same.not_modified);
+  EXPECT_TRUE(same.changes.empty());
+  EXPECT_EQ(same.cursor, f.cursor);
+  EXPECT_EQ(same.tag, f.tag);
+  // A change: the tag moves, and the answer is a new fetch.
+  upload(a.store, person, line1, {make_card("u1", "Edited")}, store::upload_mode::delta);
+  auto moved = page(0, "", f.tag);
+  EXPECT_FALSE(moved.not_modified);
+  EXPECT_NE(moved.tag, f.tag);
+  EXPECT_NE(moved.cursor, f.cursor);
+  // The ack shrinks the mailbox: the tag moves again.
+  ASSERT_TRUE(a.store.ack_pending(person, line2, moved.cursor, store::decision::apply));
+  EXPECT_FALSE(page(0, "", moved.tag).not_modified);
+}
+
+TEST_F(pages, a_not_modified_answer_leaves_the_previous_cursor_valid) {
+  auto f = page(0);
+  ASSERT_TRUE(page(0, "", f.tag).not_modified);
+  auto n = a.store.ack_pending(person, line2, f.cursor, store::decision::apply);
+  ASSERT_TRUE(n) << describe(n.error());
+  EXPECT_EQ(*n, 7u);
+}
+
+// -- the ack and a newer upload of the line --------------------------------------
+
+TEST_F(mailbox, apply_does_not_move_the_base_over_the_line_own_newer_upload) {
+  // line2 holds u1 as "Li" (v1); line1 edits it to "Li Lei" (v2).
+  ASSERT_TRUE(
+      a.store.ack_pending(person, line2, fetch(line2).cursor, store::decision::apply));
+  upload(a.store, person, line1, {make_card("u1", "Li Lei"), make_card("u2", "Wang Wu")});
+  auto f = fetch(line2);
+  ASSERT_EQ(kinds(f),
+            (std::map<std::string, std::string>{{"u1", "changed"}, {"u2", "changed"}}));
+  // Before acking, line2 uploads its own u1, "Li Si" (v3).
+  upload(a.store, person, line2, {make_card("u1", "Li Si")}, store::upload_mode::delta);
+  ASSERT_TRUE(a.store.ack_pending(person, line2, f.cursor, store::decision::apply));
+  auto base = hash_fields(a.client, "base:{" + person + "}:" + line2);
+  EXPECT_EQ(base["u1"], make_card("u1", "Li Si").hash.hex()) << "the ack undid v3";
+  EXPECT_EQ(base["u2"], make_card("u2", "Wang Wu").hash.hex()) << "u2 was applied";
+  // What line2 holds is no change to the store.
+  auto r = upload(a.store, person, line2,
+                  {make_card("u1", "Li Si"), make_card("u2", "Wang Wu")});
+  EXPECT_EQ(r.unchanged, 2u);
+  EXPECT_EQ(r.added + r.changed + r.removed, 0u);
+}
+
+// -- discard: keep mine -----------------------------------------------------------
+
+TEST_F(pages, discard_remembers_exactly_the_fetched_uids_for_reassertion) {
+  auto p1 = page(3);
+  auto p2 = page(2, p1.next);
+  ASSERT_TRUE(a.store.ack_pending(person, line2, p1.cursor, store::decision::discard));
+  auto expected = uids(p1);
+  for (const auto& uid : uids(p2))
+    expected.insert(uid);
+  EXPECT_EQ(expected.size(), 5u);
+  EXPECT_EQ(reassert_set(), expected);
+}
+
+TEST_F(pages, apply_leaves_the_reassert_set_alone) {
+  ASSERT_TRUE(a.client.call({"SADD", "reassert:{" + person + "}:" + line2, "older"}));
+  auto f = page(0);
+  ASSERT_TRUE(a.store.ack_pending(person, line2, f.cursor, store::decision::apply));
+  EXPECT_EQ(reassert_set(), (std::set<std::string>{"older"}));
+}
+
+TEST_F(pages, removing_the_line_forgets_its_reassert_set_and_open_fetch) {
+  auto f = page(3);
+  ASSERT_TRUE(a.store.ack_pending(person, line2, f.cursor, store::decision::discard));
+  page(3); // an open paged fetch
+  ASSERT_TRUE(a.store.remove_line(person, line2));
+  for (const auto* key : {"reassert:{", "fetchlist:{", "fetched:{"}) {
+    auto r = a.client.call({"EXISTS", key + person + "}:" + line2});
+    EXPECT_EQ(r->view().integer(), 0) << key;
+  }
 }

@@ -128,3 +128,42 @@ TEST(remove_line, a_line_of_another_account_is_not_removed) {
   EXPECT_EQ(r.error(), ec::unknown_line);
   EXPECT_TRUE(a.store.find_line("+8613800138000")->has_value());
 }
+
+// -- the carrier's one owner of an msisdn (its claim) ------------------------------
+
+TEST(claim_line, the_first_claim_wins_and_is_idempotent_for_its_owner) {
+  carrier_store a("carrier-a");
+  auto first = a.store.claim_line("+8613800138000", person, 1000);
+  ASSERT_TRUE(first) << describe(first.error());
+  EXPECT_TRUE(first->claimed);
+  auto again = a.store.claim_line("+8613800138000", person, 2000);
+  ASSERT_TRUE(again);
+  EXPECT_TRUE(again->claimed); // a retry after a crash between the two steps
+  auto other = a.store.claim_line("+8613800138000", other_person, 3000);
+  ASSERT_TRUE(other);
+  EXPECT_FALSE(other->claimed);
+  EXPECT_EQ(other->owner, person);
+  EXPECT_EQ(other->since_ms, 2000u);
+}
+
+TEST(claim_line, a_take_over_replaces_only_the_owner_it_names) {
+  carrier_store a("carrier-a");
+  ASSERT_TRUE(a.store.claim_line("+8613800138000", person, 1000));
+  auto wrong = a.store.claim_line("+8613800138000", other_person, 2000, "someone-else");
+  ASSERT_TRUE(wrong);
+  EXPECT_FALSE(wrong->claimed);
+  auto taken = a.store.claim_line("+8613800138000", other_person, 2000, person);
+  ASSERT_TRUE(taken);
+  EXPECT_TRUE(taken->claimed);
+  EXPECT_EQ(taken->owner, other_person);
+  EXPECT_FALSE(a.store.claim_line("+8613800138000", person, 3000)->claimed);
+}
+
+TEST(claim_line, only_the_owner_releases_a_claim) {
+  carrier_store a("carrier-a");
+  ASSERT_TRUE(a.store.claim_line("+8613800138000", person, 1000));
+  EXPECT_FALSE(*a.store.release_claim("+8613800138000", other_person));
+  EXPECT_FALSE(a.store.claim_line("+8613800138000", other_person, 2000)->claimed);
+  EXPECT_TRUE(*a.store.release_claim("+8613800138000", person));
+  EXPECT_TRUE(a.store.claim_line("+8613800138000", other_person, 3000)->claimed);
+}

@@ -81,6 +81,13 @@ fake_shard(account_shard_actor::stateful_pointer<fake_shard_state> self,
           std::uint64_t) -> caf::result<store::history_page> { return unused(); },
       [=](atom::restore, const store::restore_request&)
           -> caf::result<store::upload_result> { return unused(); },
+      [=](atom::fetch, const store::pending_request&)
+          -> caf::result<store::pending_fetch> { return unused(); },
+      [=](atom::claim, const std::string&, const std::string&, std::uint64_t,
+          const std::string&) -> caf::result<store::claim_result> { return unused(); },
+      [=](atom::release, const std::string&, const std::string&) -> caf::result<bool> {
+        return unused();
+      },
       [=](atom::status) { return actor_status{}; },
   };
 }
