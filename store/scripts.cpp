@@ -62,9 +62,9 @@ struct script_code {
 };
 
 constexpr script_code script_codes[] = {
-    {"unknown_line", ec::unknown_line},     {"line_taken", ec::line_taken},
-    {"stale_cursor", ec::stale_cursor},     {"bad_batch", ec::invalid_request},
-    {"bad_request", ec::invalid_request},   {"beyond_history", ec::beyond_history},
+    {"unknown_line", ec::unknown_line},   {"line_taken", ec::line_taken},
+    {"stale_cursor", ec::stale_cursor},   {"bad_batch", ec::invalid_request},
+    {"bad_request", ec::invalid_request}, {"beyond_history", ec::beyond_history},
 };
 
 caf::error error_of(std::string_view message) {
