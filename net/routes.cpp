@@ -91,7 +91,7 @@ std::optional<nlohmann::json> json_body(const exchange_ptr& ex) {
                      "Content-Type " + type + " is not application/json"});
     return std::nullopt;
   }
-  auto body = nlohmann::json::parse(ex->request().body(), nullptr, false);
+  auto body = nlohmann::json::parse(ex->body(), nullptr, false);
   if (body.is_discarded() || !body.is_object()) {
     ex->fail(problem{400, "malformed-json", "The body is not a JSON object",
                      "the request body must be a JSON object"});
@@ -127,10 +127,33 @@ bool plausible_iccid(const std::string& iccid) {
 }
 
 nlohmann::json upload_json(const store::upload_result& r,
-                           const std::vector<core::card_error>& rejected) {
-  return {{"version", r.version},     {"added", r.added},
-          {"changed", r.changed},     {"removed", r.removed},
-          {"unchanged", r.unchanged}, {"rejected", card_errors_json(rejected)}};
+                           const std::vector<core::card_error>& rejected,
+                           nlohmann::json assigned_uids = nlohmann::json::object()) {
+  return {{"version", r.version},
+          {"added", r.added},
+          {"changed", r.changed},
+          {"removed", r.removed},
+          {"unchanged", r.unchanged},
+          {"rejected", card_errors_json(rejected)},
+          {"assigned_uids", std::move(assigned_uids)}};
+}
+
+/// ?empty=true (false when absent), or nullopt after answering 400.
+std::optional<bool> empty_flag(const exchange_ptr& ex,
+                               const restinio::query_string_params_t& q,
+                               store::upload_mode mode) {
+  auto value = query_value(q, "empty");
+  if (!value || *value == "false")
+    return false;
+  if (*value != "true") {
+    ex->fail(bad_field("empty", "must be true or false"));
+    return std::nullopt;
+  }
+  if (mode != store::upload_mode::snapshot) {
+    ex->fail(bad_field("empty", "empties a book only with PUT (a snapshot)"));
+    return std::nullopt;
+  }
+  return true;
 }
 
 nlohmann::json counts_json(const store::pending_counts& c) {
@@ -195,8 +218,14 @@ void handle_register(const exchange_ptr& ex) {
 // -- F2, F7 -------------------------------------------------------------------
 
 void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
-  auto scope = requested_scope(ex);
+  auto query = query_of(ex);
+  if (!query)
+    return;
+  auto scope = scope_of(ex, *query);
   if (!scope)
+    return;
+  auto empty = empty_flag(ex, *query, mode);
+  if (!empty)
     return;
   auto type = media_type(*ex);
   if (type != "text/vcard" && type != "text/x-vcard" && type != "text/directory")
@@ -204,30 +233,32 @@ void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
                             "Content-Type " + (type.empty() ? "(none)" : type) +
                                 " is not text/vcard"});
   const auto& limits = ex->ctx().limits;
-  if (ex->request().body().size() > limits.max_body_bytes)
+  if (ex->body().size() > limits.max_body_bytes)
     return ex->fail(problem{413, "body-too-large", "The body is too large",
-                            std::to_string(ex->request().body().size()) +
-                                " bytes; at most " +
+                            std::to_string(ex->body().size()) + " bytes; at most " +
                                 std::to_string(limits.max_body_bytes)});
-  authorize(ex, ex->param(0), [ex, mode, scope = *scope](const std::string& idcode) {
-    auto book = check_book(ex->request().body(), ex->ctx().limits);
-    if (book.error)
-      return ex->fail(*book.error);
-    store::upload_request req;
-    req.idcode = idcode;
-    req.line = ex->param(0);
-    req.scope = scope;
-    req.mode = mode;
-    req.cards = std::move(book.entries);
-    req.allow_removals = book.rejected.empty();
-    req.now_ms = core::unix_now_ms();
-    ex->ask(
-        idcode,
-        [ex, rejected = std::move(book.rejected)](const store::upload_result& r) {
-          ex->reply_json(200, upload_json(r, rejected));
-        },
-        atom::upload_v, std::move(req));
-  });
+  authorize(ex, ex->param(0),
+            [ex, mode, scope = *scope, empty = *empty](const std::string& idcode) {
+              auto book = check_book(ex->body(), ex->ctx().limits, empty);
+              if (book.error)
+                return ex->fail(*book.error);
+              auto assigned = assigned_uids_json(book.entries);
+              store::upload_request req;
+              req.idcode = idcode;
+              req.line = ex->param(0);
+              req.scope = scope;
+              req.mode = mode;
+              req.cards = std::move(book.entries);
+              req.allow_removals = book.rejected.empty();
+              req.now_ms = core::unix_now_ms();
+              ex->ask(
+                  idcode,
+                  [ex, rejected = std::move(book.rejected),
+                   assigned = std::move(assigned)](const store::upload_result& r) {
+                    ex->reply_json(200, upload_json(r, rejected, assigned));
+                  },
+                  atom::upload_v, std::move(req));
+            });
 }
 
 void handle_delete_card(const exchange_ptr& ex) {
@@ -266,7 +297,7 @@ void handle_read_contacts(const exchange_ptr& ex) {
           std::string body;
           for (const auto& c : cards)
             if (!c.record.deleted)
-              body += render_card(c.record.card, version);
+              body += render_card(c.record.card, version, c.uid);
           ex->reply(200, "text/vcard; charset=utf-8", std::move(body));
         },
         atom::read_cards_v, idcode, ex->param(0), scope);
@@ -301,7 +332,7 @@ void handle_pending(const exchange_ptr& ex) {
             if (change.kind == store::change_kind::removed)
               removed.push_back(change.uid);
             else
-              cards += render_card(change.record.card, version);
+              cards += render_card(change.record.card, version, change.uid);
           }
           auto answer = counts_json(fetch.counts);
           answer["cursor"] = fetch.cursor;
