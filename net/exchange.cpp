@@ -70,7 +70,13 @@ exchange::~exchange() {
 }
 
 bool exchange::decode_body() {
-  auto coding = req_->header().get_field_or(restinio::http_field::content_encoding, "");
+  // Repeated headers are one list (RFC 9110 §5.3): a body coded twice is refused.
+  std::string coding;
+  req_->header().for_each_value_of(
+      restinio::http_field::content_encoding, [&](restinio::string_view_t value) {
+        coding += (coding.empty() ? "" : ", ") + std::string(value.data(), value.size());
+        return restinio::http_header_fields_t::continue_enumeration();
+      });
   auto decoded = decode_content(coding, req_->body(), ctx_->limits.max_body_bytes);
   if (decoded.error) {
     fail(*decoded.error);

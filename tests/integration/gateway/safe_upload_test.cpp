@@ -227,6 +227,12 @@ TEST_F(safe_upload, unsupported_or_corrupt_encodings_store_nothing) {
     EXPECT_EQ(a.status, 415) << coding << ": " << a;
     EXPECT_EQ(problem_type(a), "urn:simsync:problem:unsupported-content-encoding") << a;
   }
+  // The coding named twice (two headers) is a list too.
+  auto twice = push_raw(l, "PUT", "", compress(gz, 31),
+                        {{"Content-Encoding", "gzip"}, {"Content-Encoding", "gzip"}});
+  EXPECT_EQ(twice.status, 415) << twice;
+  EXPECT_EQ(problem_type(twice), "urn:simsync:problem:unsupported-content-encoding")
+      << twice;
   auto corrupt = gz.substr(0, gz.size() / 2);
   auto c = push_raw(l, "PUT", "", corrupt, {{"Content-Encoding", "gzip"}});
   EXPECT_EQ(c.status, 400) << c;
