@@ -41,6 +41,22 @@ std::optional<core::vcard_version> accepted_version(std::string_view accept) {
   return parse_version(std::string_view(value).substr(0, 3));
 }
 
+/// True if a line of the card starts with "UID:" (any case) and a value
+/// follows: the card has a UID of its own. Cards that write it otherwise
+/// (a group, parameters) are found by parsing.
+bool has_uid_line(std::string_view card) {
+  for (std::size_t at = card.find('\n'); at != std::string_view::npos;
+       at = card.find('\n', at + 1)) {
+    auto line = card.substr(at + 1, card.find('\n', at + 1) - (at + 1));
+    if (line.size() > 4 && lower(line.substr(0, 4)) == "uid:") {
+      for (char c : line.substr(4))
+        if (c != ' ' && c != '\t' && c != '\r')
+          return true;
+    }
+  }
+  return false;
+}
+
 /// The original bytes with a UID line after BEGIN (and VERSION, which 4.0
 /// wants first), in the card's own line breaks; a UID line with no value
 /// (which gave the card no UID) is dropped. Everything else is left as it is.
@@ -103,6 +119,10 @@ version_choice requested_version(std::optional<std::string_view> query_version,
 std::string render_card(const std::string& original,
                         std::optional<core::vcard_version> version,
                         const std::string& uid) {
+  // Most cards go out as their bytes and name their UID on a line of their
+  // own: no parse for those (a pending fetch may hold a whole book).
+  if (!version && has_uid_line(original) && core::is_valid_utf8(original))
+    return original;
   auto blocks = core::parse_vcards(original);
   if (blocks.size() != 1 || !blocks.front().ok())
     return original;

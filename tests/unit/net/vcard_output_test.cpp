@@ -26,6 +26,14 @@ TEST(render_card, a_card_with_its_own_uid_goes_out_as_stored) {
             "own-1");
 }
 
+TEST(render_card, a_uid_written_otherwise_is_still_the_cards_own) {
+  for (std::string text :
+       {"BEGIN:VCARD\nVERSION:4.0\nitem1.UID:g-1\nFN:A\nEND:VCARD\n",
+        "BEGIN:VCARD\nVERSION:4.0\nuid;VALUE=text:g-1\nFN:A\nEND:VCARD\n",
+        "BEGIN:VCARD\nVERSION:4.0\nUid:g-1\nFN:A\nEND:VCARD\n"})
+    EXPECT_EQ(render_card(text, std::nullopt, "g-1"), text);
+}
+
 TEST(render_card, a_card_without_uid_gets_the_one_it_is_stored_under) {
   auto out = render_card(without_uid, std::nullopt, "simsync-abc");
   // The original bytes, with one line more after VERSION, in the card's own breaks.
