@@ -28,7 +28,8 @@ typename Inspector::result_type inspect(Inspector& f, content_hash& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, book_entry& x) {
-  return f(caf::meta::type_name("book_entry"), x.uid, x.hash, x.card);
+  return f(caf::meta::type_name("book_entry"), x.uid, x.hash, x.card, x.index,
+           x.uid_assigned);
 }
 
 template <class Inspector>

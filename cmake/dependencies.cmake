@@ -4,6 +4,8 @@ find_package(OpenSSL REQUIRED)
 find_package(GTest REQUIRED)
 find_package(benchmark REQUIRED)
 find_package(PkgConfig REQUIRED)
+# Content codings of the gateway's bodies (gzip, deflate).
+find_package(ZLIB REQUIRED)
 
 # hiredis's CMake config only sets variables; pkg-config gives a target.
 pkg_check_modules(HIREDIS REQUIRED IMPORTED_TARGET hiredis)

@@ -228,11 +228,14 @@ bool vcard_reader::next(vcard_block* out) {
 
   std::string_view text;
   std::size_t next;
+  skipped_text_line_ = 0;
   for (;;) {
     if (!read_physical(pos_, &text, &next))
       return false;
     if (is_begin_line(text))
       break;
+    if (skipped_text_line_ == 0 && !trim(text).empty())
+      skipped_text_line_ = line_;
     pos_ = next;
     ++line_;
   }

@@ -60,7 +60,8 @@ struct vcard_block {
 
 /// Walks the cards of a body one by one. A malformed card is reported in its
 /// block and skipped; the next card is read as if it had not been there.
-/// Text outside BEGIN:VCARD..END:VCARD is ignored; a leading UTF-8 BOM too.
+/// Text outside BEGIN:VCARD..END:VCARD is skipped (a leading UTF-8 BOM and
+/// blank lines silently; anything else is told by skipped_text_line()).
 class vcard_reader {
 public:
   /// The body must outlive the reader and the blocks it fills.
@@ -68,6 +69,12 @@ public:
 
   /// Reads the next card into *out; false when the body has no more cards.
   bool next(vcard_block* out);
+
+  /// The 1-based line where the last call of next() first skipped text that
+  /// is outside any card and not blank (before the card it read, or after
+  /// the last card when it returned false); 0 if it skipped none. A phone
+  /// does not write such text: it is a sign of a damaged or foreign body.
+  std::size_t skipped_text_line() const { return skipped_text_line_; }
 
 private:
   bool read_physical(std::size_t pos, std::string_view* text, std::size_t* next) const;
@@ -79,6 +86,7 @@ private:
   std::string_view body_;
   std::size_t pos_ = 0;
   std::size_t line_ = 1; ///< line number of the text at pos_
+  std::size_t skipped_text_line_ = 0;
   // Scratch buffers, reused from line to line so decoding rarely allocates.
   std::string unfolded_;
   std::string decoded_;

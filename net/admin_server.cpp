@@ -1,6 +1,7 @@
 #include "net/admin_server.hpp"
 
 #include "metrics/prometheus_text.hpp"
+#include "net/http_date.hpp"
 #include "net/problem.hpp"
 
 #include <caf/sec.hpp>
@@ -24,6 +25,7 @@ restinio::request_handling_status_t answer(const restinio::request_handle_t& req
   req->create_response(std::move(status))
       .append_header(restinio::http_field::content_type, content_type)
       .append_header(restinio::http_field::cache_control, "no-store")
+      .append_header(restinio::http_field::date, http_date_now())
       .set_body(std::move(body))
       .done();
   return restinio::request_accepted();

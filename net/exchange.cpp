@@ -1,5 +1,7 @@
 #include "net/exchange.hpp"
 
+#include "net/content_coding.hpp"
+#include "net/http_date.hpp"
 #include "net/http_status.hpp"
 #include "net/instant.hpp"
 #include "store/error.hpp"
@@ -54,6 +56,15 @@ problem problem_of(const caf::error& err) {
 
 } // namespace
 
+restinio::response_builder_t<restinio::restinio_controlled_output_t>
+begin_response(const restinio::request_handle_t& req, int status) {
+  auto response = req->create_response(restinio::http_status_line_t{
+      restinio::http_status_code_t{static_cast<std::uint16_t>(status)},
+      reason_phrase(status)});
+  response.append_header(restinio::http_field::date, http_date_now());
+  return response;
+}
+
 gateway_context::gateway_context(caf::actor_system& sys, const config::node_config& cfg,
                                  federation_actor federation, gateway_limits limits,
                                  std::shared_ptr<metrics::request_meter> meter)
@@ -78,17 +89,44 @@ exchange::~exchange() {
     fail(problem{500, "internal", "Internal error", "the request was left unanswered"});
 }
 
+bool exchange::decode_body() {
+  // Repeated headers are one list (RFC 9110 §5.3): a body coded twice is refused.
+  std::string coding;
+  req_->header().for_each_value_of(
+      restinio::http_field::content_encoding, [&](restinio::string_view_t value) {
+        coding += (coding.empty() ? "" : ", ") + std::string(value.data(), value.size());
+        return restinio::http_header_fields_t::continue_enumeration();
+      });
+  auto decoded = decode_content(coding, req_->body(), ctx_->limits.max_body_bytes);
+  if (decoded.error) {
+    fail(*decoded.error);
+    return false;
+  }
+  decoded_ = decoded.decoded;
+  decoded_body_ = std::move(decoded.bytes);
+  return true;
+}
+
 void exchange::reply(int status, const std::string& content_type, std::string body,
                      std::vector<std::pair<std::string, std::string>> headers) {
   if (answered_)
     return;
   answered_ = true;
-  auto response = req_->create_response(restinio::http_status_line_t{
-      restinio::http_status_code_t{static_cast<std::uint16_t>(status)},
-      reason_phrase(status)});
+  auto response = begin_response(req_, status);
   response.append_header(restinio::http_field::content_type, content_type);
   for (auto& [name, value] : headers)
     response.append_header(name, value);
+  if (body.size() >= compress_from_bytes) {
+    // Whether this answer is compressed depends on Accept-Encoding: caches must know.
+    response.append_header(restinio::http_field::vary, "Accept-Encoding");
+    if (accepts_gzip(
+            req_->header().get_field_or(restinio::http_field::accept_encoding, ""))) {
+      if (auto compressed = gzip(body); !compressed.empty()) {
+        response.append_header(restinio::http_field::content_encoding, "gzip");
+        body = std::move(compressed);
+      }
+    }
+  }
   response.set_body(std::move(body)).done();
   ctx_->meter->answered(route_, status, std::chrono::steady_clock::now() - started_);
 }

@@ -49,6 +49,11 @@ struct gateway_context {
 
 using context_ptr = std::shared_ptr<gateway_context>;
 
+/// A response to `req` with its status line and the headers every answer
+/// of the gateway carries (Date). Every answer starts here.
+restinio::response_builder_t<restinio::restinio_controlled_output_t>
+begin_response(const restinio::request_handle_t& req, int status);
+
 class exchange : public std::enable_shared_from_this<exchange> {
 public:
   /// `route` is the route's pattern (a string literal), for the metrics.
@@ -59,10 +64,19 @@ public:
   ~exchange();
 
   const restinio::request_t& request() const { return *req_; }
+  /// The request's body with its Content-Encoding undone (decode_body()).
+  std::string_view body() const {
+    return decoded_ ? std::string_view(decoded_body_) : std::string_view(req_->body());
+  }
+  /// Undoes the request's Content-Encoding, within limits().max_body_bytes;
+  /// false after answering 400, 413 or 415. Runs before any handler.
+  bool decode_body();
   /// The decoded path parameters, in route order.
   const std::string& param(std::size_t i) const { return params_.at(i); }
   gateway_context& ctx() { return *ctx_; }
 
+  /// Answers once; later calls do nothing. A body of compress_from_bytes or
+  /// more is gzip-compressed when the request's Accept-Encoding takes gzip.
   void reply(int status, const std::string& content_type, std::string body,
              std::vector<std::pair<std::string, std::string>> headers = {});
   void reply_json(int status, const nlohmann::json& body);
@@ -124,6 +138,8 @@ private:
   std::string_view route_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::vector<std::string> params_;
+  std::string decoded_body_;
+  bool decoded_ = false;
   bool answered_ = false;
 };
 

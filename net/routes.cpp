@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <limits>
 
 namespace simsync::net {
 
@@ -94,7 +95,7 @@ std::optional<nlohmann::json> json_body(const exchange_ptr& ex) {
                      "Content-Type " + type + " is not application/json"});
     return std::nullopt;
   }
-  auto body = nlohmann::json::parse(ex->request().body(), nullptr, false);
+  auto body = nlohmann::json::parse(ex->body(), nullptr, false);
   if (body.is_discarded() || !body.is_object()) {
     ex->fail(problem{400, "malformed-json", "The body is not a JSON object",
                      "the request body must be a JSON object"});
@@ -142,7 +143,8 @@ bool plausible_iccid(const std::string& iccid) {
 }
 
 nlohmann::json upload_json(const store::upload_result& r,
-                           const std::vector<core::card_error>& rejected) {
+                           const std::vector<core::card_error>& rejected,
+                           nlohmann::json assigned_uids = nlohmann::json::object()) {
   auto conflicts = nlohmann::json::array();
   for (const auto& c : r.conflicts)
     conflicts.push_back({{"uid", c.uid}, {"reason", c.reason}});
@@ -152,14 +154,16 @@ nlohmann::json upload_json(const store::upload_result& r,
           {"removed", r.removed},
           {"unchanged", r.unchanged},
           {"rejected", card_errors_json(rejected)},
-          {"conflicts", std::move(conflicts)}};
+          {"conflicts", std::move(conflicts)},
+          {"assigned_uids", std::move(assigned_uids)}};
 }
 
 /// The answer to an upload: 409 when the mass-deletion guard held it.
 void answer_upload(const exchange_ptr& ex, const store::upload_result& r,
-                   const std::vector<core::card_error>& rejected) {
+                   const std::vector<core::card_error>& rejected,
+                   nlohmann::json assigned_uids = nlohmann::json::object()) {
   if (!r.held_for_confirmation())
-    return ex->reply_json(200, upload_json(r, rejected));
+    return ex->reply_json(200, upload_json(r, rejected, std::move(assigned_uids)));
   problem p{409, "mass-deletion", "The upload would remove much of the book",
             "it would remove " + std::to_string(r.would_remove) + " of the " +
                 std::to_string(r.book_size) +
@@ -192,6 +196,24 @@ std::optional<std::uint64_t> count_param(const exchange_ptr& ex,
     return std::nullopt;
   }
   return n;
+}
+
+/// ?empty=true (false when absent), or nullopt after answering 400.
+std::optional<bool> empty_flag(const exchange_ptr& ex,
+                               const restinio::query_string_params_t& q,
+                               store::upload_mode mode) {
+  auto value = query_value(q, "empty");
+  if (!value || *value == "false")
+    return false;
+  if (*value != "true") {
+    ex->fail(bad_field("empty", "must be true or false"));
+    return std::nullopt;
+  }
+  if (mode != store::upload_mode::snapshot) {
+    ex->fail(bad_field("empty", "empties a book only with PUT (a snapshot)"));
+    return std::nullopt;
+  }
+  return true;
 }
 
 nlohmann::json counts_json(const store::pending_counts& c) {
@@ -323,40 +345,46 @@ void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
   auto confirmed = count_param(ex, *query, "confirm_removals", 0, 1'000'000'000);
   if (!confirmed)
     return;
+  auto empty = empty_flag(ex, *query, mode);
+  if (!empty)
+    return;
   auto type = media_type(*ex);
   if (type != "text/vcard" && type != "text/x-vcard" && type != "text/directory")
     return ex->fail(problem{415, "unsupported-media-type", "The body must be vCard",
                             "Content-Type " + (type.empty() ? "(none)" : type) +
                                 " is not text/vcard"});
   const auto& limits = ex->ctx().limits;
-  if (ex->request().body().size() > limits.max_body_bytes)
+  if (ex->body().size() > limits.max_body_bytes)
     return ex->fail(problem{413, "body-too-large", "The body is too large",
-                            std::to_string(ex->request().body().size()) +
-                                " bytes; at most " +
+                            std::to_string(ex->body().size()) + " bytes; at most " +
                                 std::to_string(limits.max_body_bytes)});
-  authorize(
-      ex, ex->param(0),
-      [ex, mode, scope = *scope, confirmed = *confirmed](const std::string& idcode) {
-        auto book = check_book(ex->request().body(), ex->ctx().limits);
-        if (book.error)
-          return ex->fail(*book.error);
-        store::upload_request req;
-        req.idcode = idcode;
-        req.line = ex->param(0);
-        req.scope = scope;
-        req.mode = mode;
-        req.cards = std::move(book.entries);
-        req.allow_removals = book.rejected.empty();
-        req.now_ms = core::unix_now_ms();
-        req.guard = ex->ctx().mass_deletion;
-        req.confirm_removals = confirmed;
-        ex->ask(
-            idcode,
-            [ex, rejected = std::move(book.rejected)](const store::upload_result& r) {
-              answer_upload(ex, r, rejected);
-            },
-            atom::upload_v, std::move(req));
-      });
+  authorize(ex, ex->param(0),
+            [ex, mode, scope = *scope, confirmed = *confirmed,
+             empty = *empty](const std::string& idcode) {
+              auto book = check_book(ex->body(), ex->ctx().limits, empty);
+              if (book.error)
+                return ex->fail(*book.error);
+              auto assigned = assigned_uids_json(book.entries);
+              store::upload_request req;
+              req.idcode = idcode;
+              req.line = ex->param(0);
+              req.scope = scope;
+              req.mode = mode;
+              req.cards = std::move(book.entries);
+              req.allow_removals = book.rejected.empty();
+              req.now_ms = core::unix_now_ms();
+              req.guard = ex->ctx().mass_deletion;
+              // Emptying a book on purpose confirms its removals.
+              req.confirm_removals =
+                  empty ? std::numeric_limits<std::uint64_t>::max() : confirmed;
+              ex->ask(
+                  idcode,
+                  [ex, rejected = std::move(book.rejected),
+                   assigned = std::move(assigned)](const store::upload_result& r) {
+                    answer_upload(ex, r, rejected, assigned);
+                  },
+                  atom::upload_v, std::move(req));
+            });
 }
 
 void handle_delete_card(const exchange_ptr& ex) {
@@ -394,7 +422,7 @@ void handle_read_contacts(const exchange_ptr& ex) {
           std::string body;
           for (const auto& c : cards)
             if (!c.record.deleted)
-              body += render_card(c.record.card, version);
+              body += render_card(c.record.card, version, c.uid);
           ex->reply(200, "text/vcard; charset=utf-8", std::move(body));
         },
         atom::read_cards_v, idcode, ex->param(0), scope);
@@ -462,7 +490,7 @@ void handle_pending(const exchange_ptr& ex) {
                       if (change.kind == store::change_kind::removed)
                         removed.push_back(change.uid);
                       else
-                        cards += render_card(change.record.card, version);
+                        cards += render_card(change.record.card, version, change.uid);
                     }
                     auto answer = counts_json(fetch.counts);
                     answer["cursor"] = fetch.cursor;

@@ -12,6 +12,7 @@ namespace simsync::net {
 /// POST /v1/register
 void handle_register(const exchange_ptr& ex);
 /// PUT (snapshot) and POST (delta) /v1/lines/{msisdn}/contacts?scope=
+/// (PUT ...&empty=true with a blank body: the book emptied on purpose)
 void handle_upload(const exchange_ptr& ex, store::upload_mode mode);
 /// DELETE /v1/lines/{msisdn}/contacts/{uid}?scope=
 void handle_delete_card(const exchange_ptr& ex);

@@ -5,6 +5,7 @@
 
 #include <caf/scoped_actor.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <thread>
 
@@ -40,13 +41,16 @@ std::string decode_param(restinio::string_view_t raw) {
   return out;
 }
 
-void answer_now(const restinio::request_handle_t& req, int status, const problem& p,
-                const char* reason) {
-  auto response = req->create_response(restinio::http_status_line_t{
-      restinio::http_status_code_t{static_cast<std::uint16_t>(status)}, reason});
+/// Answers on RESTinio's thread, without an actor: for refusals that need
+/// no shard (overload, no such route, wrong method).
+void answer_now(const restinio::request_handle_t& req, const problem& p,
+                std::vector<std::pair<std::string, std::string>> headers = {}) {
+  auto response = begin_response(req, p.status);
   response.append_header(restinio::http_field::content_type, "application/problem+json");
-  if (status == 503)
+  if (p.status == 503)
     response.append_header("Retry-After", "1");
+  for (auto& [name, value] : headers)
+    response.append_header(name, value);
   response.set_body(p.body()).done();
 }
 
@@ -56,17 +60,16 @@ restinio::request_handling_status_t
 dispatch(const context_ptr& ctx, restinio::request_handle_t req, std::string_view name,
          std::vector<std::string> params, route_fn route) {
   if (!ctx->meter->admit(ctx->limits.max_in_flight)) {
-    answer_now(req, 503,
-               problem{503, "overloaded", "The gateway is overloaded",
-                       "too many requests in flight; retry after a second"},
-               "Service Unavailable");
+    answer_now(req, problem{503, "overloaded", "The gateway is overloaded",
+                            "too many requests in flight; retry after a second"});
     return restinio::request_accepted();
   }
   ctx->sys.spawn([ctx, req, name, params = std::move(params),
                   route = std::move(route)](caf::event_based_actor* self) {
     auto ex = std::make_shared<exchange>(ctx, req, self, name, params);
     try {
-      route(ex);
+      if (ex->decode_body())
+        route(ex);
     } catch (const std::exception& e) {
       ex->fail(problem{500, "internal", "Internal error", e.what()});
     }
@@ -74,51 +77,88 @@ dispatch(const context_ptr& ctx, restinio::request_handle_t req, std::string_vie
   return restinio::request_accepted();
 }
 
+/// One route of the terminal API. The table below is the only list of
+/// routes: the router and each path's Allow header are both made from it.
+struct route_spec {
+  restinio::http_method_id_t method;
+  const char* path;      ///< RESTinio express pattern
+  std::string_view name; ///< the route in the metrics
+  route_fn handle;
+};
+
+std::vector<route_spec> routes() {
+  using namespace restinio;
+  auto upload = [](store::upload_mode mode) {
+    return [mode](const exchange_ptr& ex) { handle_upload(ex, mode); };
+  };
+  return {
+      {http_method_post(), "/v1/register", "POST /v1/register", handle_register},
+      {http_method_get(), "/v1/lines/:msisdn/contacts", "GET /v1/lines/{msisdn}/contacts",
+       handle_read_contacts},
+      {http_method_put(), "/v1/lines/:msisdn/contacts", "PUT /v1/lines/{msisdn}/contacts",
+       upload(store::upload_mode::snapshot)},
+      {http_method_post(), "/v1/lines/:msisdn/contacts",
+       "POST /v1/lines/{msisdn}/contacts", upload(store::upload_mode::delta)},
+      {http_method_delete(), "/v1/lines/:msisdn/contacts/:uid",
+       "DELETE /v1/lines/{msisdn}/contacts/{uid}", handle_delete_card},
+      {http_method_post(), "/v1/lines/:msisdn/update", "POST /v1/lines/{msisdn}/update",
+       handle_update},
+      {http_method_get(), "/v1/lines/:msisdn/pending", "GET /v1/lines/{msisdn}/pending",
+       handle_pending},
+      {http_method_post(), "/v1/lines/:msisdn/pending/ack",
+       "POST /v1/lines/{msisdn}/pending/ack", handle_ack},
+      {http_method_get(), "/v1/lines/:msisdn/history", "GET /v1/lines/{msisdn}/history",
+       handle_history},
+      {http_method_post(), "/v1/lines/:msisdn/restore", "POST /v1/lines/{msisdn}/restore",
+       handle_restore},
+      {http_method_delete(), "/v1/lines/:msisdn", "DELETE /v1/lines/{msisdn}",
+       handle_delete_line},
+  };
+}
+
 std::unique_ptr<router_t> make_router(const context_ptr& ctx) {
   auto router = std::make_unique<router_t>();
-  // Each route is named by its pattern in the metrics.
-  auto route = [ctx](std::string_view name, route_fn handle) {
-    return [ctx, name, handle](restinio::request_handle_t req,
-                               restinio::router::route_params_t p) {
-      std::vector<std::string> params;
-      for (const char* key : {"msisdn", "uid"})
-        if (p.has(key))
-          params.push_back(decode_param(p[key]));
-      return dispatch(ctx, std::move(req), name, std::move(params), handle);
-    };
-  };
-  router->http_post("/v1/register", route("POST /v1/register", handle_register));
-  router->http_put("/v1/lines/:msisdn/contacts",
-                   route("PUT /v1/lines/{msisdn}/contacts", [](const exchange_ptr& ex) {
-                     handle_upload(ex, store::upload_mode::snapshot);
-                   }));
-  router->http_post("/v1/lines/:msisdn/contacts",
-                    route("POST /v1/lines/{msisdn}/contacts", [](const exchange_ptr& ex) {
-                      handle_upload(ex, store::upload_mode::delta);
-                    }));
-  router->http_get("/v1/lines/:msisdn/contacts",
-                   route("GET /v1/lines/{msisdn}/contacts", handle_read_contacts));
-  router->http_delete(
-      "/v1/lines/:msisdn/contacts/:uid",
-      route("DELETE /v1/lines/{msisdn}/contacts/{uid}", handle_delete_card));
-  router->http_post("/v1/lines/:msisdn/update",
-                    route("POST /v1/lines/{msisdn}/update", handle_update));
-  router->http_get("/v1/lines/:msisdn/pending",
-                   route("GET /v1/lines/{msisdn}/pending", handle_pending));
-  router->http_post("/v1/lines/:msisdn/pending/ack",
-                    route("POST /v1/lines/{msisdn}/pending/ack", handle_ack));
-  router->http_get("/v1/lines/:msisdn/history",
-                   route("GET /v1/lines/{msisdn}/history", handle_history));
-  router->http_post("/v1/lines/:msisdn/restore",
-                    route("POST /v1/lines/{msisdn}/restore", handle_restore));
-  router->http_delete("/v1/lines/:msisdn",
-                      route("DELETE /v1/lines/{msisdn}", handle_delete_line));
+  auto table = routes();
+  for (auto& r : table)
+    router->add_handler(
+        r.method, r.path,
+        [ctx, name = r.name, handle = r.handle](restinio::request_handle_t req,
+                                                restinio::router::route_params_t p) {
+          std::vector<std::string> params;
+          for (const char* key : {"msisdn", "uid"})
+            if (p.has(key))
+              params.push_back(decode_param(p[key]));
+          return dispatch(ctx, std::move(req), name, std::move(params), handle);
+        });
+  // A known path asked with another method: 405 naming the methods it has.
+  std::vector<std::string> paths;
+  for (const auto& r : table)
+    if (std::find(paths.begin(), paths.end(), r.path) == paths.end())
+      paths.emplace_back(r.path);
+  for (const auto& path : paths) {
+    restinio::router::dynamic_none_of_methods_matcher_t others;
+    std::string allow;
+    for (const auto& r : table)
+      if (r.path == path) {
+        others.add(r.method);
+        allow += (allow.empty() ? "" : ", ") + std::string(r.method.c_str());
+      }
+    router->add_handler(
+        std::move(others), path,
+        [allow](restinio::request_handle_t req, restinio::router::route_params_t) {
+          answer_now(req,
+                     problem{405, "method-not-allowed", "The method is not allowed here",
+                             std::string(req->header().method().c_str()) + " " +
+                                 std::string(req->header().path()) +
+                                 "; allowed: " + allow},
+                     {{"Allow", allow}});
+          return restinio::request_accepted();
+        });
+  }
   router->non_matched_request_handler([](restinio::request_handle_t req) {
-    answer_now(req, 404,
-               problem{404, "not-found", "No such resource",
-                       std::string(req->header().method().c_str()) + " " +
-                           std::string(req->header().path())},
-               "Not Found");
+    answer_now(req, problem{404, "not-found", "No such resource",
+                            std::string(req->header().method().c_str()) + " " +
+                                std::string(req->header().path())});
     return restinio::request_accepted();
   });
   return router;

@@ -24,6 +24,7 @@ struct admin_test : shared_deployment<admin_test> {
     out.status = r->status;
     out.content_type = r->get_header_value("Content-Type");
     out.body = r->body;
+    out.headers = r->headers;
     out.json = nlohmann::json::parse(out.body, nullptr, false);
     return out;
   }
@@ -95,6 +96,7 @@ TEST_F(admin_test, metrics_pass_promtool) {
            m.body.find("route=\"PUT /v1/lines/{msisdn}/contacts\"") != std::string::npos;
   })) << m.body.substr(0, 400);
   EXPECT_NE(m.content_type.find("text/plain"), std::string::npos);
+  EXPECT_EQ(m.header("Date").size(), 29u) << m.header("Date"); // IMF-fixdate
   EXPECT_NE(m.body.find("simsync_actor_processing_seconds_bucket"), std::string::npos);
   EXPECT_NE(m.body.find("simsync_peer_link_lag_seconds"), std::string::npos);
   auto path = d->dir() + "/metrics.txt";

@@ -20,10 +20,17 @@ namespace simsync::testing {
 struct http_answer {
   int status = 0;
   std::string content_type;
-  std::string retry_after; ///< the Retry-After header, when given
-  std::string etag;        ///< the ETag header, when given
-  std::string body;
-  nlohmann::json json; ///< null unless the body parsed as JSON
+  std::string retry_after;  ///< the Retry-After header, when given
+  std::string etag;         ///< the ETag header, when given
+  std::string body;         ///< as sent: still compressed if Content-Encoding says so
+  nlohmann::json json;      ///< null unless the body parsed as JSON
+  httplib::Headers headers; ///< every response header, as sent
+
+  /// A response header's value ("" when absent; the first when repeated).
+  std::string header(const std::string& name) const {
+    auto it = headers.find(name); // httplib::Headers compares names case-insensitively
+    return it == headers.end() ? std::string() : it->second;
+  }
 
   bool is_problem() const {
     return content_type == "application/problem+json" && json.is_object() &&
@@ -53,12 +60,19 @@ class gateway_client {
 public:
   explicit gateway_client(deployment& d) : d_(d) {}
 
+  /// Sends one request. `headers` are added as given (e.g. Content-Encoding
+  /// over a body the test compressed itself). Bodies come back as sent: the
+  /// client never decompresses, and asks for identity unless `headers` name
+  /// an Accept-Encoding.
   http_answer send(const std::string& carrier, const std::string& method,
                    const std::string& path, const std::string& token = "",
                    const std::string& body = "", const std::string& content_type = "",
                    httplib::Headers headers = {}) {
     httplib::Client client("127.0.0.1", d_.gateway_port(carrier));
     client.set_url_encode(false); // paths are written as a phone sends them
+    client.set_decompress(false);
+    if (headers.find("Accept-Encoding") == headers.end())
+      headers.emplace("Accept-Encoding", "identity");
     client.set_read_timeout(std::chrono::seconds{60});
     client.set_write_timeout(std::chrono::seconds{60});
     if (!token.empty())
@@ -70,6 +84,12 @@ public:
         return client.Delete(path, headers);
       if (method == "PUT")
         return client.Put(path, headers, body, content_type);
+      if (method == "PATCH")
+        return client.Patch(path, headers, body, content_type);
+      if (method == "HEAD")
+        return client.Head(path, headers);
+      if (method == "OPTIONS")
+        return client.Options(path, headers);
       return client.Post(path, headers, body, content_type);
     }();
     http_answer out;
@@ -84,6 +104,7 @@ public:
     out.retry_after = r->get_header_value("Retry-After");
     out.etag = r->get_header_value("ETag");
     out.body = r->body;
+    out.headers = r->headers;
     out.json = nlohmann::json::parse(out.body, nullptr, false);
     if (out.json.is_discarded())
       out.json = nullptr;

@@ -107,6 +107,7 @@ TEST(shedding, requests_beyond_the_in_flight_limit_are_refused_at_once) {
     EXPECT_TRUE(answer.is_problem()) << answer;
     EXPECT_EQ(answer.json.value("type", ""), "urn:simsync:problem:overloaded");
     EXPECT_EQ(answer.retry_after, "1");
+    EXPECT_EQ(answer.header("Date").size(), 29u) << answer.header("Date"); // IMF-fixdate
   }
   // Nothing was half stored: the book is whole, and the node takes requests again.
   auto read = http.contacts(a);

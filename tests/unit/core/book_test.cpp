@@ -120,6 +120,72 @@ TEST(prepare_book, empty_body) {
   prepared_book book = prepare_book("");
   EXPECT_TRUE(book.entries.empty());
   EXPECT_TRUE(book.rejected.empty());
+  EXPECT_EQ(book.cards, 0u);
+}
+
+TEST(prepare_book, entries_know_their_index_and_whether_their_uid_was_assigned) {
+  // index 0 derived, 1 explicit, 2 rejected, 3 exact duplicate of 0, 4 derived.
+  std::string body = std::string(anna) + std::string(bo_uid) +
+                     "BEGIN:VCARD\nVERSION:3.0\nNOTE:only a note\nEND:VCARD\n" +
+                     std::string(anna_21) + std::string(anna_at_work);
+  prepared_book book = prepare_book(body);
+  EXPECT_EQ(book.cards, 5u);
+  ASSERT_EQ(book.entries.size(), 3u);
+  EXPECT_EQ(book.entries[0].index, 0u);
+  EXPECT_TRUE(book.entries[0].uid_assigned);
+  EXPECT_EQ(book.entries[1].index, 1u);
+  EXPECT_FALSE(book.entries[1].uid_assigned);
+  EXPECT_EQ(book.entries[2].index, 4u);
+  EXPECT_TRUE(book.entries[2].uid_assigned);
+  ASSERT_EQ(book.rejected.size(), 1u);
+  EXPECT_EQ(book.rejected[0].index, 2u);
+}
+
+TEST(prepare_book, a_body_without_cards_says_so) {
+  for (std::string_view body :
+       {std::string_view(""), std::string_view(" \r\n\t\n"),
+        std::string_view("just some text\n"), std::string_view("{\"cards\": []}")}) {
+    prepared_book book = prepare_book(body);
+    EXPECT_EQ(book.cards, 0u) << body;
+    EXPECT_TRUE(book.entries.empty()) << body;
+  }
+  // Blank text is not reported; other text is, at its first line.
+  EXPECT_TRUE(prepare_book(" \r\n\n").rejected.empty());
+  prepared_book text = prepare_book("\n\nhello\nworld\n");
+  ASSERT_EQ(text.rejected.size(), 1u);
+  EXPECT_EQ(text.rejected[0].index, 0u);
+  EXPECT_EQ(text.rejected[0].line, 3u);
+  EXPECT_EQ(text.rejected[0].reason, text_outside_a_card);
+}
+
+TEST(prepare_book, text_outside_the_cards_is_rejected_where_it_stands) {
+  std::string body = "preamble\n";  // line 1, before card 0
+  body += anna;                     // card 0, lines 2-6
+  body += "\n";                     // line 7, blank: fine
+  body += bo_uid;                   // card 1, lines 8-12
+  body += "-- cut here --\nmore\n"; // lines 13-14, before card 2
+  body += anna_at_work;             // card 2, lines 15-20
+  body += "END:VCARD\ntrailer";     // lines 21-22, after the last
+  prepared_book book = prepare_book(body);
+  EXPECT_EQ(book.cards, 3u);
+  ASSERT_EQ(book.entries.size(), 3u); // the cards themselves are all good
+  ASSERT_EQ(book.rejected.size(), 3u);
+  EXPECT_EQ(book.rejected[0].index, 0u);
+  EXPECT_EQ(book.rejected[0].line, 1u);
+  EXPECT_EQ(book.rejected[1].index, 2u);
+  EXPECT_EQ(book.rejected[1].line, 13u);
+  EXPECT_EQ(book.rejected[2].index, 3u);
+  EXPECT_EQ(book.rejected[2].line, 21u);
+  for (const auto& r : book.rejected)
+    EXPECT_EQ(r.reason, text_outside_a_card);
+}
+
+TEST(is_blank_body, only_whitespace_and_a_bom_are_blank) {
+  EXPECT_TRUE(is_blank_body(""));
+  EXPECT_TRUE(is_blank_body(" \r\n\t"));
+  EXPECT_TRUE(is_blank_body("\xEF\xBB\xBF\r\n"));
+  EXPECT_FALSE(is_blank_body("x"));
+  EXPECT_FALSE(is_blank_body(anna));
 }
 
 } // namespace

@@ -265,6 +265,22 @@ TEST(vcard_body, empty_and_cardless_bodies) {
   EXPECT_TRUE(parse_vcards("\r\n\r\nhello\n").empty());
 }
 
+TEST(vcard_body, the_reader_tells_where_it_skipped_text_outside_a_card) {
+  std::string body = "\xEF\xBB\xBF\r\n  \r\nBEGIN:VCARD\nFN:A\nEND:VCARD\n" // lines 1-5
+                     "noise\nBEGIN:VCARD\nFN:B\nEND:VCARD\n"                // lines 6-9
+                     "\n\nBEGIN:VCARD\nFN:C\nEND:VCARD\ntail";              // lines 10-15
+  vcard_reader reader(body);
+  vcard_block block;
+  ASSERT_TRUE(reader.next(&block));
+  EXPECT_EQ(reader.skipped_text_line(), 0u); // a BOM and blank lines are not text
+  ASSERT_TRUE(reader.next(&block));
+  EXPECT_EQ(reader.skipped_text_line(), 6u);
+  ASSERT_TRUE(reader.next(&block));
+  EXPECT_EQ(reader.skipped_text_line(), 0u);
+  EXPECT_FALSE(reader.next(&block));
+  EXPECT_EQ(reader.skipped_text_line(), 15u);
+}
+
 // -- per-card errors ---------------------------------------------------------------
 
 TEST(vcard_errors, truncated_card_does_not_spoil_the_next) {
