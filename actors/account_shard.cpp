@@ -115,10 +115,6 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
           return s.request_update(idcode, line);
         });
       },
-      [=](atom::fetch, const std::string& idcode, const std::string& line) {
-        return with_store(
-            self, [&](store::account_store& s) { return s.fetch_pending(idcode, line); });
-      },
       [=](atom::fetch, const store::pending_request& req) {
         return with_store(self,
                           [&](store::account_store& s) { return s.fetch_page(req); });

@@ -31,8 +31,6 @@ using account_shard_actor = caf::typed_actor<
                     std::vector<store::outbox_entry>>::with<store::replicate_result>,
     /// F5: the pending counts of (idcode, line).
     caf::replies_to<atom::update, std::string, std::string>::with<store::pending_counts>,
-    /// F6: fetch the pending changes of (idcode, line) with a cursor.
-    caf::replies_to<atom::fetch, std::string, std::string>::with<store::pending_fetch>,
     /// F6: one page of a fetch (a limit, the previous page's next, If-None-Match).
     caf::replies_to<atom::fetch, store::pending_request>::with<store::pending_fetch>,
     /// F6: acknowledge (idcode, line, cursor, decision); replies with the changes done.

@@ -71,7 +71,8 @@ TEST_F(account_shard_fixture, runs_the_flows_for_its_accounts) {
   auto counts = ask<store::pending_counts>(atom::update_v, person, line2);
   ASSERT_TRUE(counts);
   EXPECT_EQ(counts->added, 2u);
-  auto fetched = ask<store::pending_fetch>(atom::fetch_v, person, line2);
+  auto fetched = ask<store::pending_fetch>(
+      atom::fetch_v, store::pending_request{person, line2, 0, "", ""});
   ASSERT_TRUE(fetched);
   ASSERT_EQ(fetched->changes.size(), 2u);
   auto acked = ask<std::uint64_t>(atom::ack_v, person, line2, fetched->cursor,
@@ -121,7 +122,8 @@ TEST_F(account_shard_fixture, refuses_shared_uploads_while_replication_is_behind
 }
 
 TEST_F(account_shard_fixture, a_store_error_reaches_the_caller_as_its_code) {
-  auto r = ask<store::pending_fetch>(atom::fetch_v, person, line1);
+  auto r = ask<store::pending_fetch>(atom::fetch_v,
+                                     store::pending_request{person, line1, 0, "", ""});
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error(), ec::unknown_line);
 }

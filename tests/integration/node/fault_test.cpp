@@ -24,8 +24,9 @@ struct sibling_outage : ::testing::Test {
     ASSERT_TRUE(eventually(
         [&] { return client.counts("carrier-b", person, line_b).added == 10; }));
     // Line b takes the book, so later edits show as changed / removed.
-    auto f = client.ask<store::pending_fetch>("carrier-b", person, atom::fetch_v, person,
-                                              line_b);
+    auto f = client.ask<store::pending_fetch>(
+        "carrier-b", person, atom::fetch_v,
+        store::pending_request{person, line_b, 0, "", ""});
     ASSERT_TRUE(f);
     ASSERT_TRUE(client.ask<std::uint64_t>("carrier-b", person, atom::ack_v, person,
                                           line_b, f->cursor, store::decision::apply));
@@ -54,8 +55,9 @@ struct sibling_outage : ::testing::Test {
       return client.shared("carrier-b", person, line_b) ==
              client.shared("carrier-a", person, line_a);
     })) << "carrier-b did not converge";
-    auto f = client.ask<store::pending_fetch>("carrier-b", person, atom::fetch_v, person,
-                                              line_b);
+    auto f = client.ask<store::pending_fetch>(
+        "carrier-b", person, atom::fetch_v,
+        store::pending_request{person, line_b, 0, "", ""});
     ASSERT_TRUE(f) << describe(f.error());
     EXPECT_EQ(kinds(*f), (std::map<std::string, std::string>{{"u1", "changed"},
                                                              {"n1", "added"},

@@ -70,8 +70,6 @@ fake_shard(account_shard_actor::stateful_pointer<fake_shard_state> self,
           -> caf::result<store::upload_result> { return unused(); },
       [=](atom::update, const std::string&,
           const std::string&) -> caf::result<store::pending_counts> { return unused(); },
-      [=](atom::fetch, const std::string&,
-          const std::string&) -> caf::result<store::pending_fetch> { return unused(); },
       [=](atom::ack, const std::string&, const std::string&, const std::string&,
           store::decision) -> caf::result<std::uint64_t> { return unused(); },
       [=](atom::read_cards, const std::string&, const std::string&, store::scope)
