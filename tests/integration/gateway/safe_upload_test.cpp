@@ -5,8 +5,7 @@
 // its UID. Also the headers every answer carries (Date, Allow on 405,
 // Content-Encoding for a client that accepts gzip).
 #include "tests/integration/gateway/gateway_fixture.hpp"
-
-#include <zlib.h>
+#include "tests/support/zlib_compress.hpp"
 
 #include <regex>
 
@@ -33,21 +32,6 @@ struct safe_upload : shared_deployment<safe_upload> {
 
 std::string problem_type(const http_answer& a) {
   return a.json.is_object() ? a.json.value("type", "") : "";
-}
-
-/// `bytes` compressed by zlib (window bits 31: gzip, 15: deflate).
-std::string compress(const std::string& bytes, int window_bits) {
-  z_stream z{};
-  EXPECT_EQ(deflateInit2(&z, 6, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  std::string out(deflateBound(&z, bytes.size()), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
-  z.avail_in = static_cast<uInt>(bytes.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
 }
 
 /// `zero_mib` MiB of zeros as gzip, compressed in steps (never held whole).
@@ -195,10 +179,10 @@ TEST_F(safe_upload, gzip_and_deflate_bodies_are_stored_as_the_plain_one) {
   auto book = book_of_cards("z", 30) + uidless("No Uid Zip", "+8613922223333");
   auto p = http.push(plain, book);
   ASSERT_EQ(p.status, 200) << p;
-  auto g =
-      push_raw(zipped, "PUT", "", compress(book, 31), {{"Content-Encoding", "gzip"}});
+  auto g = push_raw(zipped, "PUT", "", zlib_compress(book, 31),
+                    {{"Content-Encoding", "gzip"}});
   ASSERT_EQ(g.status, 200) << g;
-  auto d = push_raw(deflated, "PUT", "", compress(book, 15),
+  auto d = push_raw(deflated, "PUT", "", zlib_compress(book, 15),
                     {{"Content-Encoding", "deflate"}});
   ASSERT_EQ(d.status, 200) << d;
   for (const auto* a : {&g, &d}) {
@@ -213,22 +197,23 @@ TEST_F(safe_upload, gzip_and_deflate_bodies_are_stored_as_the_plain_one) {
                      {"iccid", "89860012345678901234"},
                      {"name", "Person 46"},
                      {"id_number", id_number_of(46)}};
-  auto r = http.send("carrier-a", "POST", "/v1/register", "", compress(reg.dump(), 31),
-                     "application/json", {{"Content-Encoding", "gzip"}});
+  auto r =
+      http.send("carrier-a", "POST", "/v1/register", "", zlib_compress(reg.dump(), 31),
+                "application/json", {{"Content-Encoding", "gzip"}});
   EXPECT_EQ(r.status, 201) << r;
 }
 
 TEST_F(safe_upload, unsupported_or_corrupt_encodings_store_nothing) {
   auto l = http.register_line("carrier-a", "+8613800150400", 47);
   ASSERT_EQ(http.push(l, card("c1", "Before")).status, 200);
-  auto gz = compress(card("c2", "Brotli Card"), 31);
+  auto gz = zlib_compress(card("c2", "Brotli Card"), 31);
   for (std::string coding : {"br", "gzip, identity", "compress"}) {
     auto a = push_raw(l, "PUT", "", gz, {{"Content-Encoding", coding}});
     EXPECT_EQ(a.status, 415) << coding << ": " << a;
     EXPECT_EQ(problem_type(a), "urn:simsync:problem:unsupported-content-encoding") << a;
   }
   // The coding named twice (two headers) is a list too.
-  auto twice = push_raw(l, "PUT", "", compress(gz, 31),
+  auto twice = push_raw(l, "PUT", "", zlib_compress(gz, 31),
                         {{"Content-Encoding", "gzip"}, {"Content-Encoding", "gzip"}});
   EXPECT_EQ(twice.status, 415) << twice;
   EXPECT_EQ(problem_type(twice), "urn:simsync:problem:unsupported-content-encoding")
@@ -251,7 +236,7 @@ TEST_F(safe_upload, a_gzip_bomb_is_stopped_at_the_decoded_limit) {
   ASSERT_EQ(http.push(l, card("b1", "Survivor")).status, 200);
   // 70 MiB of zeros (the decoded limit is 64 MiB) in about 70 KB, and a
   // card in front so that only the size can refuse it.
-  auto bomb = compress(card("b2", "Bomb Card"), 31) + gzip_bomb(70);
+  auto bomb = zlib_compress(card("b2", "Bomb Card"), 31) + gzip_bomb(70);
   ASSERT_LT(bomb.size(), 1u << 20);
   auto a = push_raw(l, "PUT", "", bomb, {{"Content-Encoding", "gzip"}});
   EXPECT_EQ(a.status, 413) << a;

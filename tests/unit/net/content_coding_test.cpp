@@ -1,28 +1,12 @@
 #include "net/content_coding.hpp"
+#include "tests/support/zlib_compress.hpp"
 
 #include <gtest/gtest.h>
-#include <zlib.h>
 
 #include <string>
 
 namespace simsync::net {
 namespace {
-
-/// `bytes` compressed by zlib itself with the given window bits (31: gzip,
-/// 15: zlib-wrapped deflate, -15: raw deflate), independent of the code under test.
-std::string compress(std::string_view bytes, int window_bits) {
-  z_stream z{};
-  EXPECT_EQ(deflateInit2(&z, 9, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  std::string out(deflateBound(&z, bytes.size()), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
-  z.avail_in = static_cast<uInt>(bytes.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
 
 std::string gunzip(std::string_view bytes) {
   auto d = decode_content("gzip", bytes, 1u << 30);
@@ -50,7 +34,8 @@ TEST(decode_content, gzip_deflate_and_raw_deflate_are_inflated) {
   for (auto [coding, bits] :
        {std::pair{"gzip", 31}, std::pair{"x-gzip", 31}, std::pair{"GZIP", 31},
         std::pair{"deflate", 15}, std::pair{"deflate", -15}}) {
-    auto d = decode_content(coding, compress(book, bits), book.size());
+    auto d =
+        decode_content(coding, simsync::testing::zlib_compress(book, bits), book.size());
     ASSERT_FALSE(d.error) << coding << " " << bits << ": " << d.error->detail;
     EXPECT_TRUE(d.decoded);
     EXPECT_EQ(d.bytes, book) << coding << " " << bits;
@@ -58,7 +43,10 @@ TEST(decode_content, gzip_deflate_and_raw_deflate_are_inflated) {
 }
 
 TEST(decode_content, concatenated_gzip_members_are_one_body) {
-  auto d = decode_content("gzip", compress("abc", 31) + compress("def", 31), 100);
+  auto d = decode_content("gzip",
+                          simsync::testing::zlib_compress("abc", 31) +
+                              simsync::testing::zlib_compress("def", 31),
+                          100);
   ASSERT_FALSE(d.error);
   EXPECT_EQ(d.bytes, "abcdef");
 }
@@ -89,15 +77,17 @@ TEST(decode_content, output_past_the_limit_is_413_without_inflating_the_rest) {
   EXPECT_NE(d.error->detail.find("decodes"), std::string::npos);
   EXPECT_TRUE(d.bytes.empty());
   // Exactly at the limit is fine.
-  auto at_limit = decode_content("gzip", compress(book, 31), book.size());
+  auto at_limit =
+      decode_content("gzip", simsync::testing::zlib_compress(book, 31), book.size());
   EXPECT_FALSE(at_limit.error);
-  auto below = decode_content("gzip", compress(book, 31), book.size() - 1);
+  auto below =
+      decode_content("gzip", simsync::testing::zlib_compress(book, 31), book.size() - 1);
   ASSERT_TRUE(below.error);
   EXPECT_EQ(below.error->status, 413);
 }
 
 TEST(decode_content, corrupt_and_truncated_streams_are_400) {
-  auto good = compress(book, 31);
+  auto good = simsync::testing::zlib_compress(book, 31);
   auto truncated = good.substr(0, good.size() / 2);
   auto corrupt = good;
   for (std::size_t i = 20; i < 60; ++i)
@@ -108,7 +98,7 @@ TEST(decode_content, corrupt_and_truncated_streams_are_400) {
         {"gzip", "not gzip at all"},
         {"gzip", ""},
         {"gzip", good + "trailing junk"},
-        {"deflate", compress(book, 15) + "x"},
+        {"deflate", simsync::testing::zlib_compress(book, 15) + "x"},
         {"deflate", "\x78\x9c garbage"}}) {
     auto d = decode_content(coding, body, 1u << 20);
     ASSERT_TRUE(d.error) << coding << " " << body.size();
