@@ -24,14 +24,6 @@ local function mailbox_tag()
   return (seq or '0') .. '.' .. redis.call('HLEN', pkey) .. '.' .. (fetched or '0')
 end
 
--- What a change means to a line that holds `have` (its base hash, or nil).
-local function kind_of(have, rec)
-  if rec_deleted(rec) then return have and 'removed' or nil end
-  if not have then return 'added' end
-  if have == rec_hash(rec) then return nil end
-  return 'changed'
-end
-
 -- Delivers `uids`: the change pending for each now, recorded in the fetched
 -- hash with the line's base at this moment. A uid no longer pending (the
 -- line's own upload took it) is skipped; one the line already holds is
@@ -43,7 +35,7 @@ local function deliver(uids, out)
   local fetched, stale = {}, {}
   for _, uid in ipairs(uids) do
     local seq, rec = seqs[uid], records[uid]
-    local kind = seq and rec and kind_of(bases[uid], rec)
+    local kind = seq and rec and kind_for(bases[uid], rec)
     if kind then
       out[#out + 1] = uid
       out[#out + 1] = kind

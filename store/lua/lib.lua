@@ -205,10 +205,10 @@ local function trim_history(key, meta_key, keep_ms, keep_count)
   end
 end
 
--- What a change means to a line: 'added', 'changed', 'removed', or nil when
--- the line already holds exactly that (its base says so).
-local function classify(id, line, uid, rec)
-  local have = redis.call('HGET', base_key(id, line), uid)
+-- What a change means to a line whose base holds `have` for its uid (nil:
+-- nothing): 'added', 'changed', 'removed', or nil when the line already holds
+-- exactly that.
+local function kind_for(have, rec)
   if rec_deleted(rec) then
     if have then return 'removed' end
     return nil
@@ -216,6 +216,10 @@ local function classify(id, line, uid, rec)
   if not have then return 'added' end
   if have == rec_hash(rec) then return nil end
   return 'changed'
+end
+-- The same, reading the line's base.
+local function classify(id, line, uid, rec)
+  return kind_for(redis.call('HGET', base_key(id, line), uid), rec)
 end
 
 -- Offers changes ({uid, record} pairs) to one line's pending mailbox. An entry
