@@ -120,16 +120,24 @@ std::optional<std::string> string_field(const exchange_ptr& ex,
   return it->get<std::string>();
 }
 
-/// A history entry's id as Redis writes it: "<ms>-<seq>".
-bool history_id(std::string_view text) {
-  auto dash = text.find('-');
-  if (dash == 0 || dash == std::string_view::npos || dash + 1 == text.size() ||
-      text.size() > 40)
+/// A history page's next: "<ms>-<seq>.<n>" (a stream entry's id, and how
+/// many of its changes were listed).
+bool history_next(std::string_view text) {
+  if (text.size() > 60)
     return false;
-  for (std::size_t i = 0; i < text.size(); ++i)
-    if (i != dash && (text[i] < '0' || text[i] > '9'))
+  int part = 0;       // 0: ms, 1: seq, 2: n
+  bool digit = false; // the current part has a digit
+  for (char c : text) {
+    if (c >= '0' && c <= '9') {
+      digit = true;
+    } else if (digit && ((part == 0 && c == '-') || (part == 1 && c == '.'))) {
+      ++part;
+      digit = false;
+    } else {
       return false;
-  return true;
+    }
+  }
+  return part == 2 && digit;
 }
 
 /// An ICCID (ITU-T E.118): 18 to 22 digits, starting with the telecom prefix 89.
@@ -545,7 +553,7 @@ void handle_history(const exchange_ptr& ex) {
   if (*limit == 0)
     return ex->fail(bad_field("limit", "must be a whole number from 1 to 1000"));
   std::string before{query_value(*query, "next").value_or("")};
-  if (!before.empty() && !history_id(before))
+  if (!before.empty() && !history_next(before))
     return ex->fail(bad_field("next", "is not a value an earlier page gave"));
   authorize(ex, ex->param(0),
             [ex, scope = *scope, limit = *limit, before](const std::string& idcode) {

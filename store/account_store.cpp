@@ -14,6 +14,28 @@ caf::error corrupt(const std::string& what) {
   return caf::make_error(ec::store_corrupt, what);
 }
 
+/// "<len>:<bytes>" items, as lib.lua's netstrings() writes them; nullopt
+/// unless the whole text is such items.
+std::optional<std::vector<std::string>> split_netstrings(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    auto colon = text.find(':');
+    if (colon == 0 || colon == std::string_view::npos || colon > 9)
+      return std::nullopt;
+    std::size_t len = 0;
+    for (char c : text.substr(0, colon)) {
+      if (c < '0' || c > '9')
+        return std::nullopt;
+      len = len * 10 + static_cast<std::size_t>(c - '0');
+    }
+    if (len > text.size() - colon - 1)
+      return std::nullopt;
+    out.emplace_back(text.substr(colon + 1, len));
+    text.remove_prefix(colon + 1 + len);
+  }
+  return out;
+}
+
 /// Reads an array reply of integers (a script's counts).
 bool read_counts(reply_view v, std::size_t n, std::uint64_t* out) {
   if (!v.is_array() || v.size() < n)
@@ -181,29 +203,42 @@ account_store::read_history(const std::string& idcode, const std::string& line,
                             scope where, const std::string& before, std::size_t limit) {
   auto key = where == scope::shared ? keys::history(idcode)
                                     : keys::private_history(idcode, line);
-  // One more than asked tells whether there is a next page.
+  // `before` is "<entry id>.<n>": that entry, less its first n changes, then older ones.
+  std::string from = "+";
+  std::size_t skip = 0;
+  if (auto dot = before.find('.'); dot != std::string::npos) {
+    from = before.substr(0, dot);
+    skip = std::stoull(before.substr(dot + 1));
+  }
+  // Every entry holds at least one change: one more entry than asked tells
+  // whether there is a next page.
   auto count = std::to_string(limit + 1);
-  auto r = redis_.call(
-      {"XREVRANGE", key, before.empty() ? "+" : "(" + before, "-", "COUNT", count});
+  auto r = redis_.call({"XREVRANGE", key, from, "-", "COUNT", count});
   if (!r)
     return std::move(r.error());
   auto v = r->view();
   if (!v.is_array())
     return corrupt("XREVRANGE answered an unexpected reply");
   history_page page;
-  for (std::size_t i = 0; i < v.size() && i < limit; ++i) {
+  for (std::size_t i = 0; i < v.size(); ++i) {
     auto entry = v[i];
     if (!entry.is_array() || entry.size() != 2 || !entry[1].is_array())
       return corrupt("an entry of " + key + " is not a stream entry");
     history_change change;
     change.id = std::string(entry[0].str());
     change.at_ms = std::stoull(change.id.substr(0, change.id.find('-')));
+    std::vector<std::string> uids;
     auto fields = entry[1];
     for (std::size_t f = 0; f + 1 < fields.size(); f += 2) {
       auto name = fields[f].str();
       auto value = fields[f + 1].str();
       if (name == "u") {
-        change.uid = std::string(value);
+        uids.emplace_back(value);
+      } else if (name == "us") {
+        auto list = split_netstrings(value);
+        if (!list)
+          return corrupt("an entry of " + key + " lists its uids badly");
+        uids = std::move(*list);
       } else if (name == "k") {
         change.kind = std::string(value);
       } else if (name == "o") {
@@ -213,10 +248,15 @@ account_store::read_history(const std::string& idcode, const std::string& line,
           change.line = std::string(value.substr(bar + 1));
       }
     }
-    page.changes.push_back(std::move(change));
+    for (std::size_t n = i == 0 ? skip : 0; n < uids.size(); ++n) {
+      if (page.changes.size() == limit) {
+        page.next = change.id + "." + std::to_string(n);
+        return page;
+      }
+      change.uid = uids[n];
+      page.changes.push_back(change);
+    }
   }
-  if (v.size() > limit && !page.changes.empty())
-    page.next = page.changes.back().id;
   return page;
 }
 

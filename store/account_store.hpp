@@ -106,7 +106,9 @@ struct history_change {
 
 struct history_page {
   std::vector<history_change> changes; ///< newest first
-  std::string next;                    ///< empty on the last page
+  /// Where the next page starts ("<entry id>.<changes of it already
+  /// listed>"); empty on the last page.
+  std::string next;
 };
 
 /// What the restore to an instant changes (or would, with preview).
@@ -212,7 +214,7 @@ public:
 
   // -- history and restore ----------------------------------------------------
   /// The changes of the shared store or of the line's private backup, newest
-  /// first, from `before` (a change's id; empty: the newest) on.
+  /// first, from `before` (a page's next; empty: the newest) on.
   caf::expected<history_page> read_history(const std::string& idcode,
                                            const std::string& line, scope where,
                                            const std::string& before, std::size_t limit);

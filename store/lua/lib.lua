@@ -132,6 +132,26 @@ local function flat_to_map(flat)
   return map
 end
 
+-- Netstrings ("<len>:<bytes>" each) of a list of strings, and back (nil
+-- unless the whole blob is well formed).
+local function netstrings(list)
+  local parts = {}
+  for i = 1, #list do parts[#parts + 1] = #list[i] .. ':' .. list[i] end
+  return table.concat(parts)
+end
+local function split_netstrings(blob)
+  local items, pos = {}, 1
+  while pos <= #blob do
+    local colon = string.find(blob, ':', pos, true)
+    local digits = colon and string.match(string.sub(blob, pos, colon - 1), '^%d+$')
+    local len = digits and tonumber(digits)
+    if not len or colon + len > #blob then return nil end
+    items[#items + 1] = string.sub(blob, colon + 1, colon + len)
+    pos = colon + len + 1
+  end
+  return items
+end
+
 -- The account's hybrid logical clock: past every stamp it has written or taken.
 local function tick_clock(id, now_hlc)
   local last = tonumber(redis.call('HGET', acct_key(id), 'clock') or '0')
@@ -149,18 +169,43 @@ end
 -- Every change to a store is noted in its history stream (the account's for
 -- the shared store, the line's for its private backup), with the version it
 -- replaced or removed: what GET .../history lists and what a restore rolls
--- back. Fields: u uid, k kind (added, changed, removed; lost: an edit that
--- lost to a concurrent one and never was the book's), o the change's origin
--- "carrier|line", p the version replaced or removed (the loser for lost).
--- The entry id is the time of the change here.
+-- back. Fields: k kind (added, changed, removed; lost: an edit that lost to
+-- a concurrent one and never was the book's), o the change's origin
+-- "carrier|line", u the uid, p the version replaced or removed (the loser for
+-- lost). Additions replace nothing, so a script's additions from one origin
+-- share one entry, their uids as netstrings in `us` (a 500-card upload is
+-- one entry, not 500); they are written before any other change noted in the
+-- same stream, and at the latest by trim_history, so the stream keeps the
+-- order of the changes. The entry id is the time of the change here.
+local additions = {} -- stream key -> {order = {origin, ...}, [origin] = {uid, ...}}
+
+local function write_additions(key)
+  local waiting = additions[key]
+  if not waiting then return end
+  additions[key] = nil
+  for _, origin in ipairs(waiting.order) do
+    redis.call('XADD', key, '*', 'k', 'added', 'o', origin, 'us', netstrings(waiting[origin]))
+  end
+end
+
 local function note_change(key, uid, kind, origin_rec, previous)
   local carrier, line = rec_origin(origin_rec)
-  if previous then
-    redis.call('XADD', key, '*', 'u', uid, 'k', kind, 'o', carrier .. '|' .. line, 'p',
-               previous)
-  else
-    redis.call('XADD', key, '*', 'u', uid, 'k', kind, 'o', carrier .. '|' .. line)
+  local origin = carrier .. '|' .. line
+  if kind == 'added' then
+    local waiting = additions[key]
+    if not waiting then
+      waiting = {order = {}}
+      additions[key] = waiting
+    end
+    if not waiting[origin] then
+      waiting[origin] = {}
+      waiting.order[#waiting.order + 1] = origin
+    end
+    waiting[origin][#waiting[origin] + 1] = uid
+    return
   end
+  write_additions(key)
+  redis.call('XADD', key, '*', 'u', uid, 'k', kind, 'o', origin, 'p', previous)
 end
 
 -- A write of `rec` over `cur` (nil when absent) noted in history `key`.
@@ -185,6 +230,7 @@ end
 -- meta_key's field `from` moves to the time of the last dropped change: a
 -- restore reaches back no further.
 local function trim_history(key, meta_key, keep_ms, keep_count)
+  write_additions(key)
   local from = 0
   local cutoff = now_ms() - keep_ms
   local old = redis.call('XRANGE', key, '-', tostring(cutoff - 1), 'COUNT', 1)
@@ -254,16 +300,8 @@ local function offer_to_lines(id, changes, skip_line)
   end
 end
 
--- Netstrings ("<len>:<bytes>") of uid, record pairs: one outbox entry.
-local function batch_blob(changes)
-  local parts = {}
-  for i = 1, #changes do
-    parts[#parts + 1] = #changes[i] .. ':' .. changes[i]
-  end
-  return table.concat(parts)
-end
-
--- The inverse of batch_blob; nil unless every item is a well-formed record.
+-- An outbox entry's batch (netstrings of uid, record pairs) as a list; nil
+-- unless every item is a well-formed record.
 local function valid_record(r)
   if not (#r >= 54 and string.find(r, '^%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d|%x+|[LD]|') == 1
     and string.byte(r, 50) == 124 and string.find(r, '|', 53, true) ~= nil
@@ -277,16 +315,8 @@ local function valid_record(r)
     string.find(removed, '^%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d|[^|]*|[^|]*$') == 1
 end
 local function parse_batch(blob)
-  local items, pos = {}, 1
-  while pos <= #blob do
-    local colon = string.find(blob, ':', pos, true)
-    local digits = colon and string.match(string.sub(blob, pos, colon - 1), '^%d+$')
-    local len = digits and tonumber(digits)
-    if not len or colon + len > #blob then return nil end
-    items[#items + 1] = string.sub(blob, colon + 1, colon + len)
-    pos = colon + len + 1
-  end
-  if #items % 2 ~= 0 then return nil end
+  local items = split_netstrings(blob)
+  if not items or #items % 2 ~= 0 then return nil end
   for i = 2, #items, 2 do
     if not valid_record(items[i]) then return nil end
   end
@@ -307,7 +337,7 @@ local function send_to_siblings(id, changes)
   if #changes == 0 then return end
   local peers = redis.call('SMEMBERS', dir_key(id))
   if #peers == 0 then return end
-  local blob = batch_blob(changes)
+  local blob = netstrings(changes)
   for _, peer in ipairs(peers) do
     redis.call('XADD', outbox_key(peer), '*', 'id', id, 'kind', 'batch', 'batch', blob)
   end
@@ -406,7 +436,7 @@ local function add_sibling(id, peer)
   local all = redis.call('HGETALL', shared_key(id))
   if #all > 0 then
     redis.call('XADD', outbox_key(peer), '*', 'id', id, 'kind', 'batch', 'batch',
-               batch_blob(all))
+               netstrings(all))
   end
   return 1, #all / 2
 end

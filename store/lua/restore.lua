@@ -22,11 +22,18 @@ if at_ms < from then return fail('beyond_history ' .. from) end
 -- Per uid changed since the instant, the version it had then: the one the
 -- first change after the instant replaced or removed (false: it had none).
 local was, uids = {}, {}
+local function first_change(uid, previous)
+  if was[uid] == nil then
+    was[uid] = previous
+    uids[#uids + 1] = uid
+  end
+end
 for _, entry in ipairs(redis.call('XRANGE', hkey, tostring(at_ms + 1), '+')) do
   local f = flat_to_map(entry[2])
-  if f.k ~= 'lost' and was[f.u] == nil then
-    was[f.u] = f.p or false
-    uids[#uids + 1] = f.u
+  if f.k == 'added' then
+    for _, uid in ipairs(split_netstrings(f.us or '') or {}) do first_change(uid, false) end
+  elseif f.k ~= 'lost' then
+    first_change(f.u, f.p or false)
   end
 end
 

@@ -5,6 +5,7 @@
 #include "tests/integration/store/store_fixture.hpp"
 
 #include <chrono>
+#include <set>
 #include <thread>
 
 using namespace simsync;
@@ -208,13 +209,36 @@ TEST_F(safe_upload, history_lists_every_change_newest_first_in_pages) {
     EXPECT_EQ(c.line, line1);
     EXPECT_GT(c.at_ms, 1'700'000'000'000u);
   }
-  // k1's change and k2's removal in one upload; their order within it is the script's.
+  // k1's change and k2's removal in one upload; their order within it is the
+  // script's. The first upload's additions are one entry, in the book's order.
   std::sort(seen.begin(), seen.begin() + 2);
-  EXPECT_EQ(seen, (std::vector<std::string>{"changed:k1", "removed:k2", "added:k2"}));
+  EXPECT_EQ(seen, (std::vector<std::string>{"changed:k1", "removed:k2", "added:k1"}));
   auto rest = a.store.read_history(person, line1, store::scope::shared, page->next, 3);
   ASSERT_EQ(rest->changes.size(), 1u);
-  EXPECT_EQ(rest->changes[0].kind + ":" + rest->changes[0].uid, "added:k1");
+  EXPECT_EQ(rest->changes[0].kind + ":" + rest->changes[0].uid, "added:k2");
+  EXPECT_EQ(rest->changes[0].at_ms, page->changes[2].at_ms);
   EXPECT_TRUE(rest->next.empty());
+}
+
+TEST_F(safe_upload, a_bulk_upload_is_one_history_entry_listed_change_by_change) {
+  send(line1, cards(0, 500));
+  auto len = a.client.call({"XLEN", "history:{" + person + "}"});
+  EXPECT_EQ(len->view().integer(), 1);
+  std::set<std::string> listed;
+  std::string next;
+  int pages = 0;
+  do {
+    auto page = a.store.read_history(person, line1, store::scope::shared, next, 120);
+    ASSERT_TRUE(page) << describe(page.error());
+    for (const auto& c : page->changes) {
+      EXPECT_EQ(c.kind, "added");
+      listed.insert(c.uid);
+    }
+    next = page->next;
+    ++pages;
+  } while (!next.empty() && pages < 10);
+  EXPECT_EQ(pages, 5);
+  EXPECT_EQ(listed.size(), 500u);
 }
 
 TEST_F(safe_upload, restore_previews_and_then_brings_the_shared_book_back) {
@@ -259,7 +283,7 @@ TEST_F(safe_upload, restore_brings_a_private_backup_back_and_leaves_the_shared_a
 TEST_F(safe_upload, history_is_bounded_and_a_restore_beyond_it_is_refused) {
   store::account_store small{a.client, "carrier-a", store::history_policy{3'600'000, 4}};
   auto early = instant_between();
-  for (int round = 0; round < 4; ++round) {
+  for (int round = 0; round < 6; ++round) {
     store::upload_request req;
     req.idcode = person;
     req.line = line1;
