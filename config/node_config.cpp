@@ -70,8 +70,9 @@ constexpr option_spec option_specs[] = {
     {"--history-keep-days", "history.keep_days", "DAYS", "default: 30",
      "how long every replaced or removed version is kept for history and restore"},
     {"--history-keep-versions", "history.keep_versions", "N", "default: 10000",
-     "at most this many changes kept per store (an account's shared book,\n"
-     "a line's private backup); a restore reaches no further back"},
+     "at most this many history entries kept per store (an account's shared\n"
+     "book, a line's private backup; an entry is one change, or the additions\n"
+     "of one upload); a restore reaches no further back"},
     {"--admin", "admin.listen", "HOST:PORT", "required",
      "admin HTTP (metrics, introspection)"},
     {"--metrics", "admin.metrics", "on|off", "default: on",

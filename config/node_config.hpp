@@ -57,7 +57,8 @@ struct node_config {
   int mass_deletion_min_cards = 10;
   int mass_deletion_percent = 30;
   /// Every store's history keeps the changes of this long, and at most
-  /// history_keep_versions of them: how far back a restore reaches.
+  /// history_keep_versions entries (one change, or one upload's additions):
+  /// how far back a restore reaches.
   std::chrono::milliseconds history_keep{std::chrono::hours{24 * 30}};
   std::uint64_t history_keep_versions = 10'000;
   host_port admin;      ///< metrics and introspection HTTP

@@ -88,7 +88,8 @@ struct upload_result {
 };
 
 /// What the history keeps, per store (the account's shared store, each
-/// line's private backup): changes younger than keep_ms, at most keep_count.
+/// line's private backup): changes younger than keep_ms, in at most
+/// keep_count entries (one change, or the additions of one upload).
 struct history_policy {
   std::uint64_t keep_ms = 30ull * 24 * 3600 * 1000;
   std::uint64_t keep_count = 10'000;

@@ -227,8 +227,8 @@ end
 
 -- Keeps a history within its policy (what is younger than keep_ms, at most
 -- keep_count entries). What was dropped can no longer be rolled back, so
--- meta_key's field `from` moves to the time of the last dropped change: a
--- restore reaches back no further.
+-- meta_key's field history_from moves to the time of the last dropped entry:
+-- a restore reaches back no further.
 local function trim_history(key, meta_key, keep_ms, keep_count)
   write_additions(key)
   local from = 0
