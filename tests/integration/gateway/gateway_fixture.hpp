@@ -67,8 +67,8 @@ public:
   http_answer send(const std::string& carrier, const std::string& method,
                    const std::string& path, const std::string& token = "",
                    const std::string& body = "", const std::string& content_type = "",
-                   httplib::Headers headers = {}) {
-    httplib::Client client("127.0.0.1", d_.gateway_port(carrier));
+                   httplib::Headers headers = {}, int node = 0) {
+    httplib::Client client("127.0.0.1", d_.gateway_port(carrier, node));
     client.set_url_encode(false); // paths are written as a phone sends them
     client.set_decompress(false);
     if (headers.find("Accept-Encoding") == headers.end())

@@ -53,21 +53,14 @@ struct line_claim : shared_deployment<line_claim> {
     return d->redis("carrier-a", config::shard_of_msisdn(msisdn, d->shards()) % 2)
         .connect();
   }
+  /// Registers `msisdn` for person `person` through node `node`'s gateway.
   http_answer register_as(int person, const std::string& msisdn, int node = 0) {
-    httplib::Client client("127.0.0.1", d->gateway_port("carrier-a", node));
     nlohmann::json body{{"msisdn", msisdn},
                         {"iccid", "89860012345678901234"},
                         {"name", "Person " + std::to_string(person)},
                         {"id_number", id_number_of(person)}};
-    auto r = client.Post("/v1/register", body.dump(), "application/json");
-    http_answer out;
-    if (!r)
-      return out;
-    out.status = r->status;
-    out.content_type = r->get_header_value("Content-Type");
-    out.body = r->body;
-    out.json = nlohmann::json::parse(out.body, nullptr, false);
-    return out;
+    return http.send("carrier-a", "POST", "/v1/register", "", body.dump(),
+                     "application/json", {}, node);
   }
   static inline int first = 0;
   static inline int second = 0;
