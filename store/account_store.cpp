@@ -3,6 +3,7 @@
 #include "store/keys.hpp"
 #include "store/scripts.hpp"
 
+#include <array>
 #include <cstdlib>
 #include <string_view>
 
@@ -48,6 +49,20 @@ bool read_counts(reply_view v, std::size_t n, std::uint64_t* out) {
   return true;
 }
 
+/// Runs a script whose reply is N counts; `name` says which in the error.
+template <std::size_t N>
+caf::expected<std::array<std::uint64_t, N>>
+script_counts(redis_client& redis, script which,
+              const std::vector<std::string_view>& args, const char* name) {
+  auto r = run_script(redis, which, args);
+  if (!r)
+    return std::move(r.error());
+  std::array<std::uint64_t, N> out{};
+  if (!read_counts(r->view(), N, out.data()))
+    return corrupt(std::string(name) + " answered an unexpected reply");
+  return out;
+}
+
 std::string_view scope_name(scope s) {
   return s == scope::shared ? "shared" : "private";
 }
@@ -89,24 +104,18 @@ caf::expected<register_result> account_store::register_line(const register_reque
   std::vector<std::string_view> args{req.idcode,     req.msisdn,           req.iccid,
                                      req.token_hash, req.sealed_user_info, now};
   args.insert(args.end(), req.peers.begin(), req.peers.end());
-  auto r = run_script(redis_, script::register_line, args);
-  if (!r)
-    return std::move(r.error());
-  std::uint64_t v[2];
-  if (!read_counts(r->view(), 2, v))
-    return corrupt("register_line answered an unexpected reply");
-  return register_result{v[0] != 0, v[1] != 0};
+  auto v = script_counts<2>(redis_, script::register_line, args, "register_line");
+  if (!v)
+    return std::move(v.error());
+  return register_result{(*v)[0] != 0, (*v)[1] != 0};
 }
 
 caf::expected<bool> account_store::remove_line(const std::string& idcode,
                                                const std::string& msisdn) {
-  auto r = run_script(redis_, script::remove_line, {idcode, msisdn});
-  if (!r)
-    return std::move(r.error());
-  std::uint64_t v[2];
-  if (!read_counts(r->view(), 2, v))
-    return corrupt("remove_line answered an unexpected reply");
-  return v[1] != 0;
+  auto v = script_counts<2>(redis_, script::remove_line, {idcode, msisdn}, "remove_line");
+  if (!v)
+    return std::move(v.error());
+  return (*v)[1] != 0;
 }
 
 caf::expected<claim_result> account_store::claim_line(const std::string& msisdn,
@@ -129,13 +138,11 @@ caf::expected<claim_result> account_store::claim_line(const std::string& msisdn,
 
 caf::expected<bool> account_store::release_claim(const std::string& msisdn,
                                                  const std::string& idcode) {
-  auto r = run_script(redis_, script::release_claim, {msisdn, idcode});
-  if (!r)
-    return std::move(r.error());
-  std::uint64_t v[1];
-  if (!read_counts(r->view(), 1, v))
-    return corrupt("release_claim answered an unexpected reply");
-  return v[0] != 0;
+  auto v =
+      script_counts<1>(redis_, script::release_claim, {msisdn, idcode}, "release_claim");
+  if (!v)
+    return std::move(v.error());
+  return (*v)[0] != 0;
 }
 
 caf::expected<std::optional<line_info>>
@@ -265,19 +272,17 @@ caf::expected<upload_result> account_store::restore(const restore_request& req) 
   auto hlc = hlc_of(req.now_ms);
   auto keep_ms = std::to_string(history_.keep_ms);
   auto keep_count = std::to_string(history_.keep_count);
-  auto r = run_script(redis_, script::restore,
-                      {req.idcode, req.line, scope_name(req.scope), at,
-                       req.preview ? "1" : "0", hlc, carrier_, keep_ms, keep_count});
-  if (!r)
-    return std::move(r.error());
-  std::uint64_t n[4];
-  if (!read_counts(r->view(), 4, n))
-    return corrupt("restore answered an unexpected reply");
+  auto n = script_counts<4>(redis_, script::restore,
+                            {req.idcode, req.line, scope_name(req.scope), at,
+                             req.preview ? "1" : "0", hlc, carrier_, keep_ms, keep_count},
+                            "restore");
+  if (!n)
+    return std::move(n.error());
   upload_result out;
-  out.version = n[0];
-  out.added = n[1];
-  out.changed = n[2];
-  out.removed = n[3];
+  out.version = (*n)[0];
+  out.added = (*n)[1];
+  out.changed = (*n)[2];
+  out.removed = (*n)[3];
   return out;
 }
 
@@ -296,24 +301,19 @@ account_store::apply_incoming(const std::string& origin,
     args.push_back(e.idcode);
     args.push_back(e.batch);
   }
-  auto r = run_script(redis_, script::apply_incoming, args);
-  if (!r)
-    return std::move(r.error());
-  std::uint64_t v[5];
-  if (!read_counts(r->view(), 5, v))
-    return corrupt("apply_incoming answered an unexpected reply");
-  return replicate_result{v[0], v[1], v[2], v[3], v[4]};
+  auto v = script_counts<5>(redis_, script::apply_incoming, args, "apply_incoming");
+  if (!v)
+    return std::move(v.error());
+  return replicate_result{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4]};
 }
 
 caf::expected<pending_counts> account_store::request_update(const std::string& idcode,
                                                             const std::string& line) {
-  auto r = run_script(redis_, script::update_request, {idcode, line});
-  if (!r)
-    return std::move(r.error());
-  std::uint64_t v[3];
-  if (!read_counts(r->view(), 3, v))
-    return corrupt("update_request answered an unexpected reply");
-  return pending_counts{v[0], v[1], v[2]};
+  auto v =
+      script_counts<3>(redis_, script::update_request, {idcode, line}, "update_request");
+  if (!v)
+    return std::move(v.error());
+  return pending_counts{(*v)[0], (*v)[1], (*v)[2]};
 }
 
 caf::expected<pending_fetch> account_store::fetch_pending(const std::string& idcode,
@@ -361,15 +361,13 @@ caf::expected<std::size_t> account_store::ack_pending(const std::string& idcode,
                                                       const std::string& line,
                                                       const std::string& cursor,
                                                       decision what) {
-  auto r =
-      run_script(redis_, script::ack_pending,
-                 {idcode, line, cursor, what == decision::apply ? "apply" : "discard"});
-  if (!r)
-    return std::move(r.error());
-  std::uint64_t v[1];
-  if (!read_counts(r->view(), 1, v))
-    return corrupt("ack_pending answered an unexpected reply");
-  return static_cast<std::size_t>(v[0]);
+  auto v = script_counts<1>(
+      redis_, script::ack_pending,
+      {idcode, line, cursor, what == decision::apply ? "apply" : "discard"},
+      "ack_pending");
+  if (!v)
+    return std::move(v.error());
+  return static_cast<std::size_t>((*v)[0]);
 }
 
 caf::expected<std::vector<stored_card>>
