@@ -25,6 +25,7 @@ constexpr int max_shards = 1024;
 constexpr int default_shards = 4;
 constexpr std::size_t min_federation_key_size = 16;
 constexpr std::size_t seal_key_size = 32;
+constexpr std::size_t min_admin_key_size = 32;
 
 /// Thrown with the whole message; load_node_config turns it into a load_result.
 struct config_error : std::runtime_error {
@@ -74,10 +75,14 @@ constexpr option_spec option_specs[] = {
      "book, a line's private backup; an entry is one change, or the additions\n"
      "of one upload); a restore reaches no further back"},
     {"--admin", "admin.listen", "HOST:PORT", "required",
-     "admin HTTP (metrics, introspection)"},
+     "admin HTTP (metrics, introspection, the subscriber registry)"},
     {"--metrics", "admin.metrics", "on|off", "default: on",
      "actors time their messages and the admin port serves /metrics and\n"
      "/admin/actors; off only to measure what collecting costs"},
+    {"--admin-key-file", "admin.key_file", "FILE",
+     "default: none (admin writes refused: 403)",
+     "bearer token of the admin port's writes: the file's content,\n"
+     "whitespace trimmed, at least 32 visible ASCII characters"},
     {"--federation", "federation.listen", "HOST:PORT", "required without [[nodes]]",
      "where this node's CAF middleman listens; with [[nodes]] in the file,\n"
      "replaces this node's entry's federation"},
@@ -89,7 +94,32 @@ constexpr option_spec option_specs[] = {
      "digits optionally followed by a newline"},
     {"--data-dir", "data_dir", "DIR",
      "default: data/<carrier>/<node> in the file's folder",
-     "logs and pid files (tools/cluster)"},
+     "logs and pid files (tools/cluster), sms.ndjson (--sms file)"},
+    {"--sms", "sms.kind", "KIND", "default: none",
+     "how registration codes reach phones: none (registration answers 503),\n"
+     "file (a JSON line each in <data-dir>/sms.ndjson) or http (POST to --sms-url)"},
+    {"--sms-url", "sms.url", "URL", "required with --sms http",
+     "the SMS gateway, http://... or https://...; it is POSTed {\"to\":..,\"text\":..}"},
+    {"--sms-timeout-ms", "sms.timeout_ms", "MS", "default: 2000",
+     "time allowed to each attempt at the SMS gateway"},
+    {"--sms-attempts", "sms.attempts", "N", "default: 3",
+     "total tries of a message, on a connection error, a timeout, 5xx or 429"},
+    {"--sms-token-file", "sms.token_file", "FILE", "default: none",
+     "bearer token for the SMS gateway (http): the file's content, whitespace\n"
+     "trimmed; without it no Authorization header is sent"},
+    {"--code-ttl-seconds", "registration.code_ttl_seconds", "S", "default: 300",
+     "how long a registration code is valid"},
+    {"--max-code-attempts", "registration.max_code_attempts", "N", "default: 5",
+     "wrong guesses of a registration code before it is void"},
+    {"--codes-per-msisdn", "registration.codes_per_msisdn", "N", "default: 3",
+     "registration codes sent to one number per --code-window-seconds"},
+    {"--code-window-seconds", "registration.code_window_seconds", "S", "default: 600",
+     "see --codes-per-msisdn"},
+    {"--requests-per-address", "registration.requests_per_address", "N", "default: 30",
+     "registration requests one client address may make per\n"
+     "--address-window-seconds, per endpoint; beyond: 429"},
+    {"--address-window-seconds", "registration.address_window_seconds", "S",
+     "default: 60", "see --requests-per-address"},
     {"--help", "", "", "", "print this help and exit"},
 };
 
@@ -138,6 +168,21 @@ bool is_valid_id(std::string_view id) {
   });
 }
 
+/// `text` without leading and trailing whitespace.
+std::string trimmed(std::string_view text) {
+  constexpr std::string_view space = " \t\r\n\v\f";
+  auto first = text.find_first_not_of(space);
+  if (first == std::string_view::npos)
+    return {};
+  return std::string{text.substr(first, text.find_last_not_of(space) - first + 1)};
+}
+
+/// One word of visible ASCII: what an Authorization header can carry as is.
+bool is_bearer_token(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(),
+                                      [](char c) { return c > ' ' && c < '\x7f'; });
+}
+
 /// Parses a whole string of decimal digits; nothing else (no sign, no spaces).
 std::optional<long long> parse_decimal(std::string_view text) {
   long long value = 0;
@@ -178,6 +223,36 @@ std::optional<host_port> parse_host_port(std::string_view text) {
   return host_port{std::string{host}, static_cast<int>(*number)};
 }
 
+/// Why `url` is not an http:// or https:// URL with a host (and optional
+/// port, path and query) that cpp-httplib can call; empty when it is one.
+std::string url_problem(std::string_view url) {
+  std::string_view rest;
+  std::string default_port;
+  if (url.substr(0, 7) == "http://") {
+    rest = url.substr(7);
+    default_port = "80";
+  } else if (url.substr(0, 8) == "https://") {
+    rest = url.substr(8);
+    default_port = "443";
+  } else {
+    return "expected an http:// or https:// URL, got " + in_quotes(url);
+  }
+  if (std::any_of(url.begin(), url.end(), [](char c) {
+        return static_cast<unsigned char>(c) <= ' ' || c == '\x7f' || c == '#';
+      }))
+    return "expected a URL without spaces, control characters or #fragment";
+  auto authority = rest.substr(0, rest.find_first_of("/?"));
+  if (authority.find('@') != std::string_view::npos)
+    return "credentials in the URL are not supported (use sms.token_file)";
+  // A port is optional; with the scheme's default appended the authority
+  // must then be a valid host:port.
+  if (!parse_host_port(authority) &&
+      !parse_host_port(std::string{authority} + ":" + default_port))
+    return "expected a host and optional port 1..65535 after the scheme, got " +
+           in_quotes(url);
+  return {};
+}
+
 std::string type_name(const toml::node& node) {
   std::ostringstream out;
   out << node.type();
@@ -213,7 +288,7 @@ public:
     check_keys(root_, "",
                {"carrier", "node", "shards", "log_level", "federation_key_file",
                 "seal_key_file", "data_dir", "redis", "gateway", "admin", "federation",
-                "nodes", "peers", "history"});
+                "nodes", "peers", "history", "sms", "registration"});
     node_config c;
     c.carrier = required_id(root_, "carrier");
     c.node = required_id(root_, "node");
@@ -258,9 +333,12 @@ public:
       fail("history.keep_versions", "expected at least 1, got 0");
     c.history_keep = std::chrono::hours{24 * keep_days};
     c.history_keep_versions = static_cast<std::uint64_t>(keep_versions);
-    const auto* admin = setting_table("admin", {"listen", "metrics"});
+    const auto* admin = setting_table("admin", {"listen", "metrics", "key_file"});
     c.admin = required_host_port(admin, "admin.listen");
     c.metrics = optional_bool(admin, "admin.metrics").value_or(true);
+    c.admin_key = read_admin_key(admin);
+    c.sms = read_sms();
+    c.registration = read_registration();
     read_own_nodes(c);
     c.federation = c.self().federation;
     c.peers = read_peers(c.carrier);
@@ -368,6 +446,16 @@ private:
     return value;
   }
 
+  /// An integer in low..high, `fallback` when absent.
+  long long integer_in(const toml::table* table, std::string_view name,
+                       long long fallback, long long low, long long high) const {
+    auto value = table ? optional_integer(*table, name).value_or(fallback) : fallback;
+    if (value < low || value > high)
+      fail(name, "expected " + std::to_string(low) + ".." + std::to_string(high) +
+                     ", got " + std::to_string(value));
+    return value;
+  }
+
   std::string required_id(const toml::table& table, std::string_view name) const {
     auto id = required_string(&table, name);
     if (!is_valid_id(id))
@@ -457,6 +545,79 @@ private:
       key[i] =
           static_cast<char>(std::stoi(std::string{text.substr(2 * i, 2)}, nullptr, 16));
     return key;
+  }
+
+  /// A bearer token file's content, whitespace trimmed (key_file, token_file).
+  std::string read_token_file(std::string_view key, const std::string& file) const {
+    auto token = trimmed(read_whole_file(path_value(key, file), display_name(key)));
+    if (token.empty())
+      fail(key, "the file holds no token");
+    if (!is_bearer_token(token))
+      fail(key, "the token must be one word of visible ASCII characters");
+    return token;
+  }
+
+  std::string read_admin_key(const toml::table* admin) const {
+    auto file = optional_string(admin, "admin.key_file");
+    if (!file)
+      return {};
+    auto key = read_token_file("admin.key_file", *file);
+    if (key.size() < min_admin_key_size)
+      fail("admin.key_file", "the key must be at least " +
+                                 std::to_string(min_admin_key_size) +
+                                 " characters (whitespace trimmed), the file holds " +
+                                 std::to_string(key.size()));
+    return key;
+  }
+
+  // -- registration --
+
+  sms_settings read_sms() const {
+    const auto* table =
+        setting_table("sms", {"kind", "url", "timeout_ms", "attempts", "token_file"});
+    sms_settings s;
+    s.kind = optional_string(table, "sms.kind").value_or("none");
+    if (s.kind != "none" && s.kind != "file" && s.kind != "http")
+      fail("sms.kind", "expected none, file or http, got " + in_quotes(s.kind));
+    s.timeout =
+        std::chrono::milliseconds{integer_in(table, "sms.timeout_ms", 2000, 1, 600'000)};
+    s.attempts = static_cast<int>(integer_in(table, "sms.attempts", 3, 1, 100));
+    // url and token_file are read for http only, so that switching kind to
+    // file or none (say with --sms) needs no other change.
+    if (s.kind != "http")
+      return s;
+    auto url = optional_string(table, "sms.url");
+    if (!url)
+      fail("sms.url", "missing: required when sms.kind is \"http\" (set it in the "
+                      "file or with --sms-url)");
+    if (auto problem = url_problem(*url); !problem.empty())
+      fail("sms.url", problem);
+    s.url = *url;
+    if (auto file = optional_string(table, "sms.token_file"))
+      s.token = read_token_file("sms.token_file", *file);
+    return s;
+  }
+
+  registration_settings read_registration() const {
+    const auto* table =
+        setting_table("registration", {"code_ttl_seconds", "max_code_attempts",
+                                       "codes_per_msisdn", "code_window_seconds",
+                                       "requests_per_address", "address_window_seconds"});
+    constexpr long long day = 24 * 60 * 60;
+    registration_settings r;
+    r.code_ttl = std::chrono::seconds{
+        integer_in(table, "registration.code_ttl_seconds", 300, 1, day)};
+    r.max_code_attempts =
+        static_cast<int>(integer_in(table, "registration.max_code_attempts", 5, 1, 1000));
+    r.codes_per_msisdn =
+        static_cast<int>(integer_in(table, "registration.codes_per_msisdn", 3, 1, 1000));
+    r.code_window = std::chrono::seconds{
+        integer_in(table, "registration.code_window_seconds", 600, 1, 7 * day)};
+    r.requests_per_address = static_cast<int>(
+        integer_in(table, "registration.requests_per_address", 30, 1, 1'000'000));
+    r.address_window = std::chrono::seconds{
+        integer_in(table, "registration.address_window_seconds", 60, 1, day)};
+    return r;
   }
 
   // -- nodes and peers --
@@ -571,6 +732,14 @@ load_result failure(std::string what) {
   return result;
 }
 
+/// The options whose value is a number (the reader checks its range).
+constexpr std::string_view numeric_flags[] = {
+    "--max-replication-lag-ms", "--max-in-flight",         "--mass-deletion-min-cards",
+    "--mass-deletion-percent",  "--history-keep-days",     "--history-keep-versions",
+    "--sms-timeout-ms",         "--sms-attempts",          "--code-ttl-seconds",
+    "--max-code-attempts",      "--codes-per-msisdn",      "--code-window-seconds",
+    "--requests-per-address",   "--address-window-seconds"};
+
 /// Stores an option's value in the document at its dotted key, so that one
 /// reader validates file values and options alike.
 void apply_override(toml::table& root, const option_spec& spec,
@@ -593,11 +762,8 @@ void apply_override(toml::table& root, const option_spec& spec,
       throw config_error("--shards: expected a positive integer, got " +
                          in_quotes(value));
     table->insert_or_assign(key, static_cast<int64_t>(*number));
-  } else if (spec.flag == "--max-replication-lag-ms" || spec.flag == "--max-in-flight" ||
-             spec.flag == "--mass-deletion-min-cards" ||
-             spec.flag == "--mass-deletion-percent" ||
-             spec.flag == "--history-keep-days" ||
-             spec.flag == "--history-keep-versions") {
+  } else if (std::find(std::begin(numeric_flags), std::end(numeric_flags), spec.flag) !=
+             std::end(numeric_flags)) {
     auto number = parse_decimal(value);
     if (!number)
       throw config_error(std::string{spec.flag} + ": expected a number, got " +

@@ -33,6 +33,34 @@ struct peer_entry {
   std::vector<node_entry> nodes;
 };
 
+/// How carrierd hands registration codes to subscribers' phones ([sms]).
+struct sms_settings {
+  /// "none": registration is refused (503 sms-unavailable); "file": each
+  /// message is appended as a JSON line to <data_dir>/sms.ndjson (local
+  /// deployments, tests); "http": each message is POSTed to `url`.
+  std::string kind = "none";
+  std::string url; ///< http:// or https://; required for (and only read with) "http"
+  std::chrono::milliseconds timeout{2000}; ///< per attempt (connect, send, answer)
+  /// Total tries of one message, on a connection error, a timeout, 5xx or 429.
+  int attempts = 3;
+  /// The token_file's content, whitespace trimmed, sent as
+  /// `Authorization: Bearer <token>`; empty: no Authorization header.
+  std::string token;
+};
+
+/// The limits of SIM registration ([registration]).
+struct registration_settings {
+  std::chrono::seconds code_ttl{300}; ///< how long a code sent by SMS is valid
+  int max_code_attempts = 5;          ///< wrong guesses before a code is void
+  /// Codes sent to one msisdn per code_window: bounds the texts one number gets.
+  int codes_per_msisdn = 3;
+  std::chrono::seconds code_window{600};
+  /// Requests one client address may make per address_window, per endpoint
+  /// (/v1/register and /v1/register/verify counted apart).
+  int requests_per_address = 30;
+  std::chrono::seconds address_window{60};
+};
+
 /// The configuration of one carrierd process, validated: every id is well
 /// formed and unique, the shards of `nodes` (and of each peer's nodes)
 /// partition 0..shards-1, and the keys were read from their files.
@@ -71,6 +99,12 @@ struct node_config {
   std::string federation_key; ///< the key bytes (at least 16), as in its file
   std::string seal_key;       ///< 32 key bytes (decoded when the file holds hex)
   std::string data_dir;       ///< absolute path
+  /// The admin bearer token: [admin] key_file's content, whitespace trimmed
+  /// (at least 32 characters); empty when no key_file is set, and then the
+  /// admin port refuses every write (403).
+  std::string admin_key;
+  sms_settings sms;
+  registration_settings registration;
 
   /// This node's entry in `nodes`.
   const node_entry& self() const;

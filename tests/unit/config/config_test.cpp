@@ -229,6 +229,18 @@ TEST_F(config_test, defaults_fill_what_the_file_leaves_out) {
   EXPECT_EQ(config.federation_key, "federation-key-of-the-tests");
   EXPECT_EQ(config.seal_key, raw_seal_key);
   EXPECT_EQ(config.data_dir, (dir_ / "data" / "carrier-a" / "a1").string());
+  EXPECT_EQ(config.admin_key, "");
+  EXPECT_EQ(config.sms.kind, "none");
+  EXPECT_EQ(config.sms.url, "");
+  EXPECT_EQ(config.sms.timeout, std::chrono::milliseconds{2000});
+  EXPECT_EQ(config.sms.attempts, 3);
+  EXPECT_EQ(config.sms.token, "");
+  EXPECT_EQ(config.registration.code_ttl, std::chrono::seconds{300});
+  EXPECT_EQ(config.registration.max_code_attempts, 5);
+  EXPECT_EQ(config.registration.codes_per_msisdn, 3);
+  EXPECT_EQ(config.registration.code_window, std::chrono::seconds{600});
+  EXPECT_EQ(config.registration.requests_per_address, 30);
+  EXPECT_EQ(config.registration.address_window, std::chrono::seconds{60});
 }
 
 TEST_F(config_test, options_override_the_file) {
@@ -308,6 +320,121 @@ TEST_F(config_test, everything_can_come_from_options_alone) {
   EXPECT_EQ(config.data_dir, (fs::current_path() / "data" / "c" / "n").string());
 }
 
+// -- admin key, sms, registration ------------------------------------------------
+
+const std::string admin_key = "Zq3x-admin-key-of-the-tests_0123456789"; // 38 characters
+
+/// base_toml with `lines` added to its [admin] table.
+std::string with_admin(const std::string& lines) {
+  return replaced(base_toml, "listen = \"127.0.0.1:9090\"\n",
+                  "listen = \"127.0.0.1:9090\"\n" + lines);
+}
+
+const std::string sms_http = R"(
+[sms]
+kind = "http"
+url = "https://sms.example.net:8443/v1/send?route=cn"
+timeout_ms = 750
+attempts = 5
+token_file = "keys/sms.token"
+)";
+
+const std::string registration_table = R"(
+[registration]
+code_ttl_seconds = 120
+max_code_attempts = 4
+codes_per_msisdn = 2
+code_window_seconds = 900
+requests_per_address = 10
+address_window_seconds = 30
+)";
+
+TEST_F(config_test, the_admin_key_file_is_read_trimmed_next_to_the_file) {
+  fs::create_directory(dir_ / "keys");
+  write("keys/admin.key", " \n" + admin_key + "\r\n\n");
+  auto config = loaded(load(with_admin("key_file = \"keys/admin.key\"\n")));
+  EXPECT_EQ(config.admin_key, admin_key);
+
+  // As an option, relative to the working directory.
+  write("other-admin.key", std::string(32, 'k'));
+  auto previous = fs::current_path();
+  fs::current_path(dir_ / "keys");
+  auto result = load(base_toml, {"--admin-key-file", "../other-admin.key"});
+  fs::current_path(previous);
+  EXPECT_EQ(loaded(result).admin_key, std::string(32, 'k'));
+}
+
+TEST_F(config_test, sms_and_registration_are_read) {
+  fs::create_directory(dir_ / "keys");
+  write("keys/sms.token", "sms-provider-token\n");
+  auto config = loaded(load(base_toml + sms_http + registration_table));
+  EXPECT_EQ(config.sms.kind, "http");
+  EXPECT_EQ(config.sms.url, "https://sms.example.net:8443/v1/send?route=cn");
+  EXPECT_EQ(config.sms.timeout, std::chrono::milliseconds{750});
+  EXPECT_EQ(config.sms.attempts, 5);
+  EXPECT_EQ(config.sms.token, "sms-provider-token");
+  EXPECT_EQ(config.registration.code_ttl, std::chrono::seconds{120});
+  EXPECT_EQ(config.registration.max_code_attempts, 4);
+  EXPECT_EQ(config.registration.codes_per_msisdn, 2);
+  EXPECT_EQ(config.registration.code_window, std::chrono::seconds{900});
+  EXPECT_EQ(config.registration.requests_per_address, 10);
+  EXPECT_EQ(config.registration.address_window, std::chrono::seconds{30});
+
+  for (const std::string url : {"http://127.0.0.1:9999/sms", "http://localhost",
+                                "https://[::1]/sms", "http://gw.example:80?x=1"}) {
+    auto file = replaced(base_toml + sms_http,
+                         "https://sms.example.net:8443/v1/send?route=cn", url);
+    EXPECT_EQ(loaded(load(file)).sms.url, url);
+  }
+}
+
+TEST_F(config_test, sms_and_registration_options_override_the_file) {
+  write("sms.token", "token-from-an-option");
+  auto config = loaded(load(base_toml + "\n[sms]\nkind = \"file\"\n" + registration_table,
+                            {"--sms",
+                             "http",
+                             "--sms-url",
+                             "http://127.0.0.1:1/send",
+                             "--sms-timeout-ms=100",
+                             "--sms-attempts",
+                             "1",
+                             "--sms-token-file",
+                             (dir_ / "sms.token").string(),
+                             "--code-ttl-seconds",
+                             "60",
+                             "--max-code-attempts",
+                             "3",
+                             "--codes-per-msisdn",
+                             "1",
+                             "--code-window-seconds",
+                             "3600",
+                             "--requests-per-address",
+                             "1000",
+                             "--address-window-seconds",
+                             "1"}));
+  EXPECT_EQ(config.sms.kind, "http");
+  EXPECT_EQ(config.sms.url, "http://127.0.0.1:1/send");
+  EXPECT_EQ(config.sms.timeout, std::chrono::milliseconds{100});
+  EXPECT_EQ(config.sms.attempts, 1);
+  EXPECT_EQ(config.sms.token, "token-from-an-option");
+  EXPECT_EQ(config.registration.code_ttl, std::chrono::seconds{60});
+  EXPECT_EQ(config.registration.max_code_attempts, 3);
+  EXPECT_EQ(config.registration.codes_per_msisdn, 1);
+  EXPECT_EQ(config.registration.code_window, std::chrono::seconds{3600});
+  EXPECT_EQ(config.registration.requests_per_address, 1000);
+  EXPECT_EQ(config.registration.address_window, std::chrono::seconds{1});
+}
+
+TEST_F(config_test, url_and_token_file_are_read_for_http_only) {
+  // A file deployment keeps its http settings, even a missing token file,
+  // so that switching kind is a one-word change.
+  auto config = loaded(load(base_toml + sms_http, {"--sms", "file"}));
+  EXPECT_EQ(config.sms.kind, "file");
+  EXPECT_EQ(config.sms.url, "");
+  EXPECT_EQ(config.sms.token, "");
+  EXPECT_EQ(config.sms.attempts, 5);
+}
+
 TEST_F(config_test, a_hex_seal_key_is_decoded) {
   write("seal.key", "000102030405060708090a0b0c0d0e0f101112131415161718191A1B1C1D1E1F");
   auto config = loaded(load(base_toml));
@@ -322,10 +449,37 @@ TEST_F(config_test, help_lists_every_option_with_its_default) {
   EXPECT_FALSE(result.config);
   EXPECT_EQ(result.error, "");
   EXPECT_TRUE(starts_with(result.help_text, "usage: carrierd "));
-  for (const char* option : {"--config", "--carrier", "--node", "--shards", "--log-level",
-                             "--redis", "--gateway", "--admin", "--federation",
-                             "--federation-key-file", "--seal-key-file", "--data-dir",
-                             "--help", "default: 4", "default: info", "redis.address"})
+  for (const char* option : {"--config",
+                             "--carrier",
+                             "--node",
+                             "--shards",
+                             "--log-level",
+                             "--redis",
+                             "--gateway",
+                             "--admin",
+                             "--federation",
+                             "--federation-key-file",
+                             "--seal-key-file",
+                             "--data-dir",
+                             "--help",
+                             "default: 4",
+                             "default: info",
+                             "redis.address",
+                             "--admin-key-file",
+                             "admin.key_file",
+                             "--sms",
+                             "sms.kind",
+                             "--sms-url",
+                             "--sms-timeout-ms",
+                             "--sms-attempts",
+                             "--sms-token-file",
+                             "--code-ttl-seconds",
+                             "--max-code-attempts",
+                             "--codes-per-msisdn",
+                             "--code-window-seconds",
+                             "--requests-per-address",
+                             "--address-window-seconds",
+                             "registration.code_ttl_seconds"})
     EXPECT_NE(result.help_text.find(option), std::string::npos) << option;
 }
 
@@ -454,6 +608,137 @@ TEST_F(config_test, each_bad_value_is_named_in_the_error) {
        "config error: peers[0].nodes[0].port: unknown key"},
       {"peers = 3\n" + base_toml, {}, "config error: peers: expected an array of tables"},
   };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.expected);
+    auto result = load(c.toml, c.args);
+    EXPECT_FALSE(result.config);
+    EXPECT_TRUE(starts_with(result.error, c.expected)) << "got: " << result.error;
+  }
+}
+
+TEST_F(config_test, bad_admin_sms_and_registration_values_are_named) {
+  fs::create_directory(dir_ / "keys");
+  write("keys/sms.token", "sms-provider-token");
+  const auto http = base_toml + sms_http;
+  const auto url = "https://sms.example.net:8443/v1/send?route=cn";
+  const std::vector<error_case> cases = {
+      {with_admin("key_file = \"absent.key\"\n"),
+       {},
+       "config error: admin.key_file: \"" + (dir_ / "absent.key").string() +
+           "\" does not exist"},
+      {base_toml,
+       {"--admin-key-file", (dir_ / "absent.key").string()},
+       "config error: --admin-key-file: \""},
+      {with_admin("key_file = \"short.key\"\n"),
+       {},
+       "config error: admin.key_file: the key must be at least 32 characters "
+       "(whitespace trimmed), the file holds 31"},
+      {with_admin("key_file = \"blank.key\"\n"),
+       {},
+       "config error: admin.key_file: the file holds no token"},
+      {with_admin("key_file = \"spaced.key\"\n"),
+       {},
+       "config error: admin.key_file: the token must be one word"},
+      {with_admin("key_file = \"\"\n"),
+       {},
+       "config error: admin.key_file: expected a path"},
+      {with_admin("key_file = 32\n"),
+       {},
+       "config error: admin.key_file: expected a string, got integer"},
+      {base_toml + "\n[sms]\nkind = \"smtp\"\n",
+       {},
+       "config error: sms.kind: expected none, file or http, got \"smtp\""},
+      {base_toml,
+       {"--sms", "carrier-pigeon"},
+       "config error: --sms: expected none, file"},
+      {base_toml + "\n[sms]\nkind = \"http\"\n",
+       {},
+       "config error: sms.url: missing: required when sms.kind is \"http\""},
+      {base_toml, {"--sms", "http"}, "config error: sms.url: missing"},
+      {replaced(http, url, "ftp://sms.example.net/send"),
+       {},
+       "config error: sms.url: expected an http:// or https:// URL, got "
+       "\"ftp://sms.example.net/send\""},
+      {replaced(http, url, "sms.example.net/send"),
+       {},
+       "config error: sms.url: expected an http:// or https:// URL"},
+      {replaced(http, url, "http:///send"), {}, "config error: sms.url: expected a host"},
+      {replaced(http, url, "http://gw:0/send"),
+       {},
+       "config error: sms.url: expected a host"},
+      {replaced(http, url, "http://gw:99999"),
+       {},
+       "config error: sms.url: expected a host"},
+      {replaced(http, url, "http://gw/send me"),
+       {},
+       "config error: sms.url: expected a URL without spaces"},
+      {replaced(http, url, "http://user:pw@gw/send"),
+       {},
+       "config error: sms.url: credentials in the URL are not supported"},
+      {http, {"--sms-url", "gw:80"}, "config error: --sms-url: expected an http://"},
+      {replaced(http, "timeout_ms = 750", "timeout_ms = 0"),
+       {},
+       "config error: sms.timeout_ms: expected 1..600000, got 0"},
+      {replaced(http, "timeout_ms = 750", "timeout_ms = \"1s\""),
+       {},
+       "config error: sms.timeout_ms: expected an integer, got string"},
+      {http,
+       {"--sms-timeout-ms", "-5"},
+       "config error: --sms-timeout-ms: expected a number"},
+      {replaced(http, "attempts = 5", "attempts = -1"),
+       {},
+       "config error: sms.attempts: expected 1..100, got -1"},
+      {http,
+       {"--sms-attempts", "0"},
+       "config error: --sms-attempts: expected 1..100, got 0"},
+      {replaced(http, "keys/sms.token", "keys/absent.token"),
+       {},
+       "config error: sms.token_file: \"" + (dir_ / "keys" / "absent.token").string() +
+           "\" does not exist"},
+      {replaced(http, "keys/sms.token", "blank.key"),
+       {},
+       "config error: sms.token_file: the file holds no token"},
+      {replaced(http, "attempts = 5", "retries = 5"),
+       {},
+       "config error: sms.retries: unknown key"},
+      {"sms = \"file\"\n" + base_toml, {}, "config error: sms: expected a table"},
+      {base_toml +
+           replaced(registration_table, "code_ttl_seconds = 120", "code_ttl_seconds = 0"),
+       {},
+       "config error: registration.code_ttl_seconds: expected 1..86400, got 0"},
+      {base_toml + replaced(registration_table, "max_code_attempts = 4",
+                            "max_code_attempts = -4"),
+       {},
+       "config error: registration.max_code_attempts: expected 1..1000, got -4"},
+      {base_toml +
+           replaced(registration_table, "codes_per_msisdn = 2", "codes_per_msisdn = 0"),
+       {},
+       "config error: registration.codes_per_msisdn: expected 1..1000, got 0"},
+      {base_toml + replaced(registration_table, "code_window_seconds = 900",
+                            "code_window_seconds = 0"),
+       {},
+       "config error: registration.code_window_seconds: expected 1..604800, got 0"},
+      {base_toml + replaced(registration_table, "requests_per_address = 10",
+                            "requests_per_address = 0"),
+       {},
+       "config error: registration.requests_per_address: expected 1..1000000, got 0"},
+      {base_toml + replaced(registration_table, "address_window_seconds = 30",
+                            "address_window_seconds = 86401"),
+       {},
+       "config error: registration.address_window_seconds: expected 1..86400, got 86401"},
+      {base_toml,
+       {"--code-ttl-seconds", "0"},
+       "config error: --code-ttl-seconds: expected 1..86400, got 0"},
+      {base_toml,
+       {"--requests-per-address", "many"},
+       "config error: --requests-per-address: expected a number"},
+      {base_toml + replaced(registration_table, "code_ttl_seconds", "ttl_seconds"),
+       {},
+       "config error: registration.ttl_seconds: unknown key"},
+  };
+  write("short.key", std::string(31, 'k') + "\n");
+  write("blank.key", " \n\t\n");
+  write("spaced.key", std::string(20, 'k') + " " + std::string(20, 'k'));
   for (const auto& c : cases) {
     SCOPED_TRACE(c.expected);
     auto result = load(c.toml, c.args);
