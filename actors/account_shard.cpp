@@ -150,6 +150,39 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
           return s.release_claim(msisdn, idcode);
         });
       },
+      [=](atom::token_hashes, const std::string& idcode) {
+        return with_store(self,
+                          [&](store::account_store& s) { return s.token_hashes(idcode); });
+      },
+      [=](atom::put_subscriber, const std::vector<store::subscriber_record>& records,
+          std::uint64_t now_ms) {
+        return with_store(self,
+                          [&](store::account_store& s)
+                              -> caf::expected<std::vector<store::subscriber_outcome>> {
+                            std::vector<store::subscriber_outcome> out;
+                            for (const auto& record : records) {
+                              auto r = store::put_subscriber(s.redis(), record, now_ms);
+                              if (!r)
+                                return std::move(r.error());
+                              out.push_back(std::move(*r));
+                            }
+                            return out;
+                          });
+      },
+      [=](atom::delete_subscriber, const std::string& msisdn) {
+        return with_store(self, [&](store::account_store& s) {
+          return store::delete_subscriber(s.redis(), msisdn);
+        });
+      },
+      [=](atom::issue_code, const store::code_request& req) {
+        return with_store(
+            self, [&](store::account_store& s) { return store::issue_code(s.redis(), req); });
+      },
+      [=](atom::verify_code, const store::code_check& req) {
+        return with_store(self, [&](store::account_store& s) {
+          return store::verify_code(s.redis(), req);
+        });
+      },
       [=](atom::status) {
         actor_status st;
         st.name = "account_shard/" + std::to_string(self->state.shard);

@@ -53,6 +53,19 @@ using account_shard_actor = caf::typed_actor<
                     std::string>::with<store::claim_result>,
     /// Releases (msisdn, idcode)'s claim once the line is gone; true if it held it.
     caf::replies_to<atom::release, std::string, std::string>::with<bool>,
+    /// The token hashes of every line of an account (idcode): tells a token
+    /// of another line (403) from a revoked or unknown one (401).
+    caf::replies_to<atom::token_hashes, std::string>::with<std::vector<std::string>>,
+    /// Registry, at the shard each msisdn routes to: writes subscriber
+    /// records at `now_ms`; one outcome per record, in order.
+    caf::replies_to<atom::put_subscriber, std::vector<store::subscriber_record>,
+                    std::uint64_t>::with<std::vector<store::subscriber_outcome>>,
+    /// Registry: deletes an msisdn's subscriber record.
+    caf::replies_to<atom::delete_subscriber, std::string>::with<store::subscriber_outcome>,
+    /// F1: stores a one-time code for an msisdn; replies when it expires (Unix ms).
+    caf::replies_to<atom::issue_code, store::code_request>::with<std::uint64_t>,
+    /// F1: checks and uses up a one-time code; replies with its subscriber.
+    caf::replies_to<atom::verify_code, store::code_check>::with<store::verified_subscriber>,
     /// How the shard is doing.
     caf::replies_to<atom::status>::with<actor_status>>;
 
@@ -139,5 +152,12 @@ CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::metrics::actor_status>))
 CAF_ADD_TYPE_ID(simsync, (simsync::federation_actor))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::pending_request))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::claim_result))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::subscriber_record))
+CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::subscriber_record>))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::subscriber_outcome))
+CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::subscriber_outcome>))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::code_request))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::code_check))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::verified_subscriber))
 
 CAF_END_TYPE_ID_BLOCK(simsync)

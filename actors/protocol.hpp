@@ -9,6 +9,7 @@
 #include "metrics/actor_status.hpp"
 #include "store/account_store.hpp"
 #include "store/outbox.hpp"
+#include "store/subscriber_registry.hpp"
 
 #include <caf/atom.hpp>
 #include <caf/meta/type_name.hpp>
@@ -147,6 +148,36 @@ typename Inspector::result_type inspect(Inspector& f, line_info& x) {
   return f(caf::meta::type_name("line_info"), x.idcode, x.iccid, x.token_hash);
 }
 
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, subscriber_record& x) {
+  return f(caf::meta::type_name("subscriber_record"), x.msisdn, x.iccid, x.idcode,
+           x.sealed_user_info, x.active);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, subscriber_outcome& x) {
+  return f(caf::meta::type_name("subscriber_outcome"), x.change, x.existed,
+           x.retire_owner);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, code_request& x) {
+  return f(caf::meta::type_name("code_request"), x.msisdn, x.iccid, x.code_hash,
+           x.now_ms, x.ttl_ms, x.window_ms, x.codes_per_window);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, code_check& x) {
+  return f(caf::meta::type_name("code_check"), x.msisdn, x.code_hash, x.now_ms,
+           x.max_attempts);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, verified_subscriber& x) {
+  return f(caf::meta::type_name("verified_subscriber"), x.idcode, x.iccid,
+           x.sealed_user_info);
+}
+
 } // namespace simsync::store
 
 namespace simsync::metrics {
@@ -205,6 +236,12 @@ CAF_ADD_ATOM(simsync, simsync::atom, status, "status")
 CAF_ADD_ATOM(simsync, simsync::atom, tick, "tick")
 CAF_ADD_ATOM(simsync, simsync::atom, claim, "claim")
 CAF_ADD_ATOM(simsync, simsync::atom, release, "release")
+CAF_ADD_ATOM(simsync, simsync::atom, token_hashes, "tokens")
+CAF_ADD_ATOM(simsync, simsync::atom, put_subscriber, "putsub")
+CAF_ADD_ATOM(simsync, simsync::atom, delete_subscriber, "delsub")
+CAF_ADD_ATOM(simsync, simsync::atom, issue_code, "issuecode")
+CAF_ADD_ATOM(simsync, simsync::atom, verify_code, "verifycode")
+CAF_ADD_ATOM(simsync, simsync::atom, run, "run")
 
 // The project's type-ID block is at the end of actors/actors.hpp: it also
 // registers the actor handles that travel between nodes.

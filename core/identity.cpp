@@ -203,4 +203,13 @@ check_result validate_msisdn(std::string_view msisdn) {
   return {};
 }
 
+check_result validate_iccid(std::string_view iccid) {
+  if (iccid.size() < 18 || iccid.size() > 22 || iccid.substr(0, 2) != "89")
+    return {"must be 18 to 22 digits starting with 89"};
+  for (char c : iccid)
+    if (!is_digit(c))
+      return {"must be 18 to 22 digits starting with 89"};
+  return {};
+}
+
 } // namespace simsync::core

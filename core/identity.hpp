@@ -54,4 +54,7 @@ check_result validate_id_number(std::string_view id);
 /// An E.164 number: '+' then 8 to 15 digits, the first not zero.
 check_result validate_msisdn(std::string_view msisdn);
 
+/// An ICCID (ITU-T E.118): 18 to 22 digits, starting with the telecom prefix 89.
+check_result validate_iccid(std::string_view iccid);
+
 } // namespace simsync::core

@@ -3,6 +3,8 @@
 #include "metrics/prometheus_text.hpp"
 #include "net/http_date.hpp"
 #include "net/problem.hpp"
+#include "net/route_table.hpp"
+#include "net/subscriber_admin.hpp"
 
 #include <caf/sec.hpp>
 #include <restinio/all.hpp>
@@ -10,8 +12,6 @@
 namespace simsync::net {
 
 namespace {
-
-using router_t = restinio::router::express_router_t<>;
 
 struct admin_traits : restinio::default_traits_t {
   using request_handler_t = router_t;
@@ -38,8 +38,27 @@ restinio::request_handling_status_t not_ready(const restinio::request_handle_t& 
                 p.body());
 }
 
-std::unique_ptr<router_t> make_router(const board_ptr& board) {
-  auto router = std::make_unique<router_t>();
+std::vector<route_spec> subscriber_routes() {
+  using namespace restinio;
+  return {
+      {http_method_put(), "/admin/subscribers/:msisdn", "PUT /admin/subscribers/{msisdn}",
+       handle_put_subscriber},
+      {http_method_delete(), "/admin/subscribers/:msisdn",
+       "DELETE /admin/subscribers/{msisdn}", handle_delete_subscriber},
+      {http_method_post(), "/admin/subscribers", "POST /admin/subscribers",
+       handle_import_subscribers},
+  };
+}
+
+std::unique_ptr<router_t> make_admin_router(const context_ptr& ctx, const board_ptr& board) {
+  auto router = make_router(ctx, subscriber_routes());
+  router->http_get("/", [](auto req, auto) {
+    return answer(
+        req, restinio::status_ok(), "application/json",
+        R"({"routes":["/admin/actors","/metrics","/admin/subscribers"]})");
+  });
+  if (!board)
+    return router;
   router->http_get("/admin/actors", [board](auto req, auto) {
     auto snapshot = board->latest();
     if (!snapshot)
@@ -54,23 +73,13 @@ std::unique_ptr<router_t> make_router(const board_ptr& board) {
     return answer(req, restinio::status_ok(), "text/plain; version=0.0.4; charset=utf-8",
                   metrics::to_prometheus(*snapshot));
   });
-  router->http_get("/", [](auto req, auto) {
-    return answer(req, restinio::status_ok(), "application/json",
-                  R"({"routes":["/admin/actors","/metrics"]})");
-  });
-  router->non_matched_request_handler([](restinio::request_handle_t req) {
-    problem p{404, "not-found", "No such resource",
-              std::string(req->header().method().c_str()) + " " +
-                  std::string(req->header().path())};
-    return answer(req, restinio::status_not_found(), "application/problem+json",
-                  p.body());
-  });
   return router;
 }
 
 } // namespace
 
 struct admin_server::impl {
+  context_ptr ctx;
   restinio::running_server_handle_t<admin_traits> server;
   bool stopped = false;
 };
@@ -82,15 +91,19 @@ admin_server::~admin_server() {
 }
 
 caf::expected<std::unique_ptr<admin_server>>
-admin_server::start(const config::node_config& cfg, board_ptr board) {
+admin_server::start(caf::actor_system& sys, const config::node_config& cfg,
+                    federation_actor federation, board_ptr board) {
   auto self = std::make_unique<impl>();
+  self->ctx = std::make_shared<gateway_context>(
+      sys, cfg, std::move(federation), gateway_limits{},
+      std::make_shared<metrics::request_meter>(false));
   try {
     self->server = restinio::run_async<admin_traits>(
         restinio::own_io_context(),
         restinio::server_settings_t<admin_traits>{}
             .address(cfg.admin.host)
             .port(static_cast<std::uint16_t>(cfg.admin.port))
-            .request_handler(make_router(board)),
+            .request_handler(make_admin_router(self->ctx, board)),
         1);
   } catch (const std::exception& e) {
     return caf::make_error(caf::sec::cannot_open_port, "admin port cannot listen on " +

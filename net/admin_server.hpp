@@ -1,13 +1,17 @@
 #pragma once
 
-// The admin port (DESIGN.md §7), loopback by default: GET /admin/actors (the
-// node's snapshot as JSON, for tools/console) and GET /metrics (Prometheus
-// text format). Both read the introspector's latest snapshot; neither waits
-// on an actor, so a backed-up node still answers its operator at once.
+// The admin port (loopback by default). Open to whoever reaches it: GET
+// /admin/actors (the node's snapshot as JSON, for tools/console) and GET
+// /metrics (Prometheus text format), both read from the introspector's
+// latest snapshot without waiting on an actor, so a backed-up node still
+// answers its operator at once. Behind the admin credential: the subscriber
+// registry's writes (net/subscriber_admin.hpp).
 
+#include "actors/actors.hpp"
 #include "config/node_config.hpp"
 #include "metrics/snapshot_board.hpp"
 
+#include <caf/actor_system.hpp>
 #include <caf/expected.hpp>
 
 #include <memory>
@@ -16,9 +20,12 @@ namespace simsync::net {
 
 class admin_server {
 public:
-  /// Starts serving on cfg.admin. Fails if the address cannot be bound.
+  /// Starts serving on cfg.admin, reaching the carrier's shards through
+  /// `federation`. Without a `board` (metrics off) the snapshot routes
+  /// answer 404. Fails if the address cannot be bound.
   static caf::expected<std::unique_ptr<admin_server>>
-  start(const config::node_config& cfg, std::shared_ptr<metrics::snapshot_board> board);
+  start(caf::actor_system& sys, const config::node_config& cfg, federation_actor federation,
+        std::shared_ptr<metrics::snapshot_board> board);
 
   void stop();
   ~admin_server();

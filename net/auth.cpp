@@ -2,7 +2,26 @@
 
 #include "net/token.hpp"
 
+#include <algorithm>
+
 namespace simsync::net {
+
+namespace {
+
+problem invalid_token() {
+  problem p{401, "invalid_token", "The token is not valid",
+            "the token was revoked (its line registered again or was retired) or never "
+            "issued here; register the line again"};
+  p.headers.emplace_back("WWW-Authenticate", "Bearer error=\"invalid_token\"");
+  return p;
+}
+
+problem forbidden() {
+  return problem{403, "forbidden", "The token does not open this line",
+                 "a SIM token only opens the line it was issued for"};
+}
+
+} // namespace
 
 void authorize(const exchange_ptr& ex, const std::string& msisdn,
                std::function<void(const std::string& idcode)> next) {
@@ -12,19 +31,26 @@ void authorize(const exchange_ptr& ex, const std::string& msisdn,
   if (!token) {
     ex->fail(
         problem{401, "unauthorized", "A SIM token is required",
-                "send Authorization: Bearer <token> as issued by POST /v1/register"});
+                "send Authorization: Bearer <token> as issued by POST /v1/register/verify"});
     return;
   }
   auto idcode = std::string(token_idcode(*token));
   ex->ask(
       idcode,
       [ex, idcode, token = *token, next](const caf::optional<store::line_info>& line) {
-        if (!line || line->idcode != idcode || !token_matches(token, line->token_hash)) {
-          ex->fail(problem{403, "forbidden", "The token does not open this line",
-                           "a SIM token only opens the line it was issued for"});
-          return;
-        }
-        next(idcode);
+        if (line && line->idcode == idcode && token_matches(token, line->token_hash))
+          return next(idcode);
+        // Not this line's token: a live token of another line of the same
+        // account is 403; a revoked or unknown one is 401.
+        ex->ask(
+            idcode,
+            [ex, token](const std::vector<std::string>& hashes) {
+              bool live = std::any_of(hashes.begin(), hashes.end(), [&](const auto& h) {
+                return token_matches(token, h);
+              });
+              ex->fail(live ? forbidden() : invalid_token());
+            },
+            atom::token_hashes_v, idcode);
       },
       atom::find_line_v, msisdn);
 }

@@ -6,6 +6,11 @@
 #include "net/instant.hpp"
 #include "store/error.hpp"
 
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+
 namespace simsync::net {
 
 namespace {
@@ -24,34 +29,84 @@ problem beyond_history(const caf::error& err) {
   return p;
 }
 
+/// The error's context as a number (retry-after ms, attempts left), 0 if none.
+std::uint64_t context_number(const caf::error& err) {
+  const auto& ctx = err.context();
+  if (ctx.size() != 1 || !ctx.match_element<std::string>(0))
+    return 0;
+  return std::strtoull(ctx.get_as<std::string>(0).c_str(), nullptr, 10);
+}
+
+/// A registration refusal: says what the phone can do next and nothing
+/// else (not whether the number has a line, nor which check failed).
+std::optional<problem> registration_problem(const caf::error& err) {
+  switch (static_cast<ec>(err.code())) {
+  case ec::not_eligible:
+    return problem{403, "not-eligible", "This SIM cannot register here",
+                   "the number must be an active subscription of this carrier, sent "
+                   "with the ICCID of its SIM"};
+  case ec::too_many_codes:
+    return too_many("too-many-codes", "Too many codes were sent to this number",
+                    "wait before asking for another code", context_number(err));
+  case ec::no_code:
+    return problem{403, "invalid-code", "The code is not valid",
+                   "no code is waiting for this number; ask for one with POST "
+                   "/v1/register"};
+  case ec::wrong_code: {
+    problem p{403, "invalid-code", "The code is not valid", "the code is wrong"};
+    p.extra["attempts_left"] = context_number(err);
+    return p;
+  }
+  case ec::code_expired:
+    return problem{410, "code-expired", "The code has expired",
+                   "ask for a new code with POST /v1/register"};
+  case ec::too_many_attempts:
+    return too_many("too-many-attempts", "Too many wrong codes",
+                    "this code is void; ask for a new one with POST /v1/register",
+                    context_number(err));
+  default:
+    return std::nullopt;
+  }
+}
+
+/// The problem a phone sees for an actor's error. Server-side failures get a
+/// fixed text: a phone never sees a Redis address, an internal error's
+/// wording or another account's idcode.
 problem problem_of(const caf::error& err) {
   auto detail = describe(err);
   if (err.category() == caf::atom("simsync")) {
+    if (auto p = registration_problem(err))
+      return *p;
     switch (static_cast<ec>(err.code())) {
     case ec::unknown_line:
-      return {404, "unknown-line", "The line is not registered", detail};
+      return {404, "unknown-line", "The line is not registered",
+              "the number has no line at this carrier"};
     case ec::line_taken:
-      return {409, "line-taken", "The line belongs to another account", detail};
+      return {409, "line-taken", "The line belongs to another account",
+              "the number is registered to another person's account"};
     case ec::stale_cursor:
       return {409, "stale-cursor", "The cursor is not the last one fetched", detail};
     case ec::invalid_request:
       return {400, "invalid-request", "The request is invalid", detail};
     case ec::store_unavailable:
-      return {503, "store-unavailable", "The store is unavailable", detail};
+      return {503, "store-unavailable", "The store is unavailable",
+              "the carrier's store did not answer; retry shortly"};
     case ec::replication_behind:
       return {503, "replication-behind", "Replication to a peer carrier is behind",
-              detail};
+              "shared changes are paused while replication catches up; retry shortly"};
     case ec::beyond_history:
       return beyond_history(err);
     default:
       break;
     }
   } else if (err == caf::sec::request_timeout) {
-    return {504, "timeout", "The account's shard did not answer in time", detail};
+    return {504, "timeout", "The account's shard did not answer in time",
+            "retry shortly"};
   } else if (err == caf::sec::request_receiver_down) {
-    return {503, "shard-unavailable", "The account's shard is not reachable", detail};
+    return {503, "shard-unavailable", "The account's shard is not reachable",
+            "retry shortly"};
   }
-  return {500, "internal", "Internal error", detail};
+  return {500, "internal", "Internal error", "the carrier could not handle the request"};
 }
 
 } // namespace
@@ -73,7 +128,15 @@ gateway_context::gateway_context(caf::actor_system& sys, const config::node_conf
       limits(limits),
       mass_deletion{static_cast<std::uint32_t>(cfg.mass_deletion_min_cards),
                     static_cast<std::uint32_t>(cfg.mass_deletion_percent)},
-      meter(std::move(meter)) {
+      meter(std::move(meter)), registration(cfg.registration),
+      sms(make_sms_gateway(cfg.sms, cfg.data_dir)),
+      sms_time_limit(cfg.sms.attempts * (cfg.sms.timeout + std::chrono::seconds{1}) +
+                     std::chrono::seconds{2}),
+      register_limiter(std::make_shared<address_limiter>(
+          cfg.registration.requests_per_address, cfg.registration.address_window)),
+      verify_limiter(std::make_shared<address_limiter>(
+          cfg.registration.requests_per_address, cfg.registration.address_window)),
+      admin_key(cfg.admin_key) {
   for (const auto& peer : cfg.peers)
     peers.push_back(peer.id);
 }
@@ -137,10 +200,14 @@ void exchange::reply_json(int status, const nlohmann::json& body) {
 }
 
 void exchange::fail(const problem& p) {
-  std::vector<std::pair<std::string, std::string>> headers;
-  if (p.status == 401)
+  auto headers = p.headers;
+  auto has = [&](const char* name) {
+    return std::any_of(headers.begin(), headers.end(),
+                       [&](const auto& h) { return h.first == name; });
+  };
+  if (p.status == 401 && !has("WWW-Authenticate"))
     headers.emplace_back("WWW-Authenticate", "Bearer");
-  if (p.status == 503)
+  if (p.status == 503 && !has("Retry-After"))
     headers.emplace_back("Retry-After", "1");
   reply(p.status, "application/problem+json", p.body(), std::move(headers));
 }
@@ -148,7 +215,27 @@ void exchange::fail(const problem& p) {
 void exchange::fail(const caf::error& err) {
   if (err == ec::replication_behind)
     ctx_->meter->shed();
-  fail(problem_of(err));
+  auto p = problem_of(err);
+  // The phone gets a fixed text; the operator gets what happened.
+  if (p.status >= 500)
+    std::cerr << "carrierd: " << route_ << " answered " << p.status << ": "
+              << describe(err) << std::endl;
+  fail(p);
+}
+
+void exchange::run_blocking(std::function<std::string()> work,
+                            std::chrono::milliseconds limit,
+                            std::function<void(const std::string&)> on_done) {
+  auto worker = ctx_->sys.spawn<caf::detached>(
+      [work = std::move(work)](caf::event_based_actor* self) -> caf::behavior {
+        return {[self, work](atom::run) {
+          self->quit();
+          return work();
+        }};
+      });
+  self_->request(worker, limit, atom::run_v)
+      .then([on_done = std::move(on_done)](const std::string& result) { on_done(result); },
+            failing());
 }
 
 void exchange::refresh(std::function<void()> next) {

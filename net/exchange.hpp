@@ -8,9 +8,11 @@
 #include "actors/actors.hpp"
 #include "config/node_config.hpp"
 #include "metrics/request_meter.hpp"
+#include "net/address_limiter.hpp"
 #include "net/limits.hpp"
 #include "net/problem.hpp"
 #include "net/shard_directory.hpp"
+#include "net/sms_gateway.hpp"
 
 #include <caf/event_based_actor.hpp>
 #include <restinio/all.hpp>
@@ -45,6 +47,19 @@ struct gateway_context {
   store::mass_deletion_guard mass_deletion;
   /// Admission (load shedding) and the per-route figures.
   std::shared_ptr<metrics::request_meter> meter;
+  /// Registration: code lifetime and limits ([registration]).
+  config::registration_settings registration;
+  /// Where codes are sent ([sms]); null when the node has none.
+  std::shared_ptr<sms_gateway> sms;
+  /// How long sending one code may take: every attempt its timeout, plus
+  /// the pauses between attempts.
+  std::chrono::milliseconds sms_time_limit;
+  /// Requests per client address to POST /v1/register and .../verify.
+  std::shared_ptr<address_limiter> register_limiter;
+  std::shared_ptr<address_limiter> verify_limiter;
+  /// The admin port's bearer credential ([admin] key_file); empty: admin
+  /// writes are refused.
+  std::string admin_key;
 };
 
 using context_ptr = std::shared_ptr<gateway_context>;
@@ -90,22 +105,39 @@ public:
   /// a dead receiver never handled it, so resending is safe.
   template <class OnOk, class... Ts>
   void ask(const std::string& idcode, OnOk on_ok, Ts... xs) {
+    ask_or(idcode, std::move(on_ok), failing(), std::move(xs)...);
+  }
+
+  /// ask, with `on_err` taking the shard's error instead of answering it.
+  template <class OnOk, class OnErr, class... Ts>
+  void ask_or(const std::string& idcode, OnOk on_ok, OnErr on_err, Ts... xs) {
     ask_shard(config::shard_of(idcode, ctx_->shard_count), true, std::move(on_ok),
-              std::make_tuple(std::move(xs)...));
+              std::move(on_err), std::make_tuple(std::move(xs)...));
   }
 
   /// Asks shard `index` itself, whatever account it is for: the shard that
-  /// holds an msisdn's claim (config::shard_of_msisdn).
+  /// holds an msisdn's claim and subscriber record (config::shard_of_msisdn).
   template <class OnOk, class... Ts> void ask_at(int index, OnOk on_ok, Ts... xs) {
-    ask_shard(index, true, std::move(on_ok), std::make_tuple(std::move(xs)...));
+    ask_shard(index, true, std::move(on_ok), failing(), std::make_tuple(std::move(xs)...));
   }
 
+  /// Runs `work` on a thread of its own (it may block, as an SMS gateway's
+  /// answer does), then `on_done` with its result on this request's actor;
+  /// answers 504 if it takes longer than `limit`.
+  void run_blocking(std::function<std::string()> work, std::chrono::milliseconds limit,
+                    std::function<void(const std::string&)> on_done);
+
 private:
-  template <class OnOk, class Args>
-  void ask_shard(int index, bool may_refresh, OnOk on_ok, Args args) {
+  /// The error handler of a plain ask: the error is the answer.
+  auto failing() {
+    return [ex = shared_from_this()](caf::error& err) { ex->fail(err); };
+  }
+
+  template <class OnOk, class OnErr, class Args>
+  void ask_shard(int index, bool may_refresh, OnOk on_ok, OnErr on_err, Args args) {
     auto shard = ctx_->shards.find(index);
-    auto retry = [ex = shared_from_this(), index, on_ok, args]() mutable {
-      ex->ask_shard(index, false, std::move(on_ok), std::move(args));
+    auto retry = [ex = shared_from_this(), index, on_ok, on_err, args]() mutable {
+      ex->ask_shard(index, false, std::move(on_ok), std::move(on_err), std::move(args));
     };
     if (!shard) {
       if (may_refresh)
@@ -118,12 +150,12 @@ private:
     std::apply(
         [&](auto&... xs) {
           self_->request(shard, ctx_->limits.actor_timeout, xs...)
-              .then(on_ok, [ex = shared_from_this(), may_refresh,
-                            retry](caf::error& err) mutable {
+              .then(on_ok, [ex = shared_from_this(), may_refresh, retry,
+                            on_err](caf::error& err) mutable {
                 if (may_refresh && err == caf::sec::request_receiver_down)
                   ex->refresh(std::move(retry));
                 else
-                  ex->fail(err);
+                  on_err(err);
               });
         },
         args);

@@ -1,5 +1,7 @@
 #include "net/problem.hpp"
 
+#include <algorithm>
+
 namespace simsync::net {
 
 std::string problem::body() const {
@@ -15,6 +17,15 @@ std::string problem::body() const {
 problem bad_field(const std::string& field, const std::string& reason) {
   problem p{400, "invalid-field", "A request field is invalid", field + ": " + reason};
   p.extra["field"] = field;
+  return p;
+}
+
+problem too_many(const std::string& slug, const std::string& title, std::string detail,
+                 std::uint64_t retry_after_ms) {
+  auto seconds = std::max<std::uint64_t>(1, (retry_after_ms + 999) / 1000);
+  problem p{429, slug, title, std::move(detail)};
+  p.extra["retry_after"] = seconds;
+  p.headers.emplace_back("Retry-After", std::to_string(seconds));
   return p;
 }
 

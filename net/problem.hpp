@@ -5,7 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace simsync::net {
 
@@ -19,6 +22,9 @@ struct problem {
   /// Extension members (RFC 9457 §3.2): "field" for a bad registration
   /// field, "errors" for per-card errors of a book.
   nlohmann::json extra = nlohmann::json::object();
+  /// Response headers the problem needs: Retry-After on a limit,
+  /// WWW-Authenticate with an error on a refused token.
+  std::vector<std::pair<std::string, std::string>> headers = {};
 
   /// The problem+json body.
   std::string body() const;
@@ -26,5 +32,9 @@ struct problem {
 
 /// 400 naming the request field at fault.
 problem bad_field(const std::string& field, const std::string& reason);
+
+/// 429 for a limit hit: Retry-After in whole seconds (at least 1) from `ms`.
+problem too_many(const std::string& slug, const std::string& title, std::string detail,
+                 std::uint64_t retry_after_ms);
 
 } // namespace simsync::net

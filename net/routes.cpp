@@ -5,7 +5,9 @@
 #include "net/auth.hpp"
 #include "net/book_upload.hpp"
 #include "net/instant.hpp"
+#include "net/line_retirement.hpp"
 #include "net/pending_query.hpp"
+#include "net/request_fields.hpp"
 #include "net/token.hpp"
 #include "net/vcard_output.hpp"
 
@@ -19,16 +21,6 @@ namespace simsync::net {
 namespace {
 
 // -- request parsing ----------------------------------------------------------
-
-std::string media_type(const exchange& ex) {
-  auto value = ex.request().header().get_field_or(restinio::http_field::content_type, "");
-  auto type = value.substr(0, value.find(';'));
-  while (!type.empty() && std::isspace(static_cast<unsigned char>(type.back())))
-    type.pop_back();
-  for (auto& c : type)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return type;
-}
 
 /// The query parameters, or nullopt after answering 400.
 std::optional<restinio::query_string_params_t> query_of(const exchange_ptr& ex) {
@@ -85,41 +77,6 @@ bool version_of(const exchange_ptr& ex, const restinio::query_string_params_t& q
   return true;
 }
 
-/// A JSON object body, or nullopt after answering 415 or 400. A JSON body
-/// may come without a Content-Type; with one, it must be JSON.
-std::optional<nlohmann::json> json_body(const exchange_ptr& ex) {
-  auto type = media_type(*ex);
-  if (!type.empty() && type != "application/json" &&
-      (type.size() < 5 || type.compare(type.size() - 5, 5, "+json") != 0)) {
-    ex->fail(problem{415, "unsupported-media-type", "The body must be JSON",
-                     "Content-Type " + type + " is not application/json"});
-    return std::nullopt;
-  }
-  auto body = nlohmann::json::parse(ex->body(), nullptr, false);
-  if (body.is_discarded() || !body.is_object()) {
-    ex->fail(problem{400, "malformed-json", "The body is not a JSON object",
-                     "the request body must be a JSON object"});
-    return std::nullopt;
-  }
-  return body;
-}
-
-/// A string member, or nullopt after answering 400 naming it.
-std::optional<std::string> string_field(const exchange_ptr& ex,
-                                        const nlohmann::json& body,
-                                        const std::string& name) {
-  auto it = body.find(name);
-  if (it == body.end()) {
-    ex->fail(bad_field(name, "missing"));
-    return std::nullopt;
-  }
-  if (!it->is_string()) {
-    ex->fail(bad_field(name, "must be a string"));
-    return std::nullopt;
-  }
-  return it->get<std::string>();
-}
-
 /// A history page's next: "<ms>-<seq>.<n>" (a stream entry's id, and how
 /// many of its changes were listed).
 bool history_next(std::string_view text) {
@@ -138,16 +95,6 @@ bool history_next(std::string_view text) {
     }
   }
   return part == 2 && digit;
-}
-
-/// An ICCID (ITU-T E.118): 18 to 22 digits, starting with the telecom prefix 89.
-bool plausible_iccid(const std::string& iccid) {
-  if (iccid.size() < 18 || iccid.size() > 22 || iccid.compare(0, 2, "89") != 0)
-    return false;
-  for (char c : iccid)
-    if (c < '0' || c > '9')
-      return false;
-  return true;
 }
 
 nlohmann::json upload_json(const store::upload_result& r,
@@ -229,117 +176,6 @@ nlohmann::json counts_json(const store::pending_counts& c) {
 }
 
 } // namespace
-
-// -- F1 -----------------------------------------------------------------------
-
-namespace {
-
-/// A claim this old whose owner's account holds no line for the msisdn was
-/// left by a registration that stopped between its two steps (a crash, a
-/// timeout): another person may then take the msisdn. Far longer than a
-/// registration takes, so one still on its way is never overtaken.
-constexpr std::uint64_t orphan_claim_ms = 120'000;
-
-/// F1's second step: the line at the account's shard.
-void register_at_account(const exchange_ptr& ex, store::register_request req,
-                         std::string token) {
-  auto idcode = req.idcode;
-  ex->ask(
-      idcode,
-      [ex, idcode, token = std::move(token)](const store::register_result& r) {
-        ex->reply_json(r.account_created || r.line_added ? 201 : 200,
-                       {{"token", token},
-                        {"idcode", idcode},
-                        {"account_created", r.account_created}});
-      },
-      atom::register_line_v, std::move(req));
-}
-
-/// F1's first step: one owner per msisdn in the carrier. The claim lives at
-/// the shard the msisdn routes to, whichever node holds the accounts, so two
-/// people whose accounts live on two nodes cannot both register one msisdn.
-/// The owner's claim is idempotent (a retry after a crash between the steps
-/// works); another owner's old claim is taken over only once its account is
-/// seen to hold no line for the msisdn.
-void claim_then_register(const exchange_ptr& ex, store::register_request req,
-                         std::string token, std::string take_over_from) {
-  auto shard = config::shard_of_msisdn(req.msisdn, ex->ctx().shard_count);
-  auto msisdn = req.msisdn;
-  auto idcode = req.idcode;
-  auto now = req.now_ms;
-  auto from = take_over_from;
-  ex->ask_at(
-      shard,
-      [ex, req = std::move(req), token = std::move(token),
-       from = std::move(take_over_from)](const store::claim_result& c) mutable {
-        if (c.claimed)
-          return register_at_account(ex, std::move(req), std::move(token));
-        auto taken = caf::make_error(ec::line_taken, "the msisdn is another account's");
-        // Only an idcode routes to a shard (config::shard_of throws otherwise).
-        bool routable = c.owner.size() >= 8 &&
-                        std::all_of(c.owner.begin(), c.owner.begin() + 8, [](char x) {
-                          return std::isxdigit(static_cast<unsigned char>(x)) != 0;
-                        });
-        if (!from.empty() || !routable || req.now_ms < c.since_ms + orphan_claim_ms)
-          return ex->fail(taken);
-        auto msisdn = req.msisdn;
-        ex->ask(
-            c.owner,
-            [ex, req = std::move(req), token = std::move(token), owner = c.owner,
-             taken](const caf::optional<store::line_info>& line) mutable {
-              if (line && line->idcode == owner)
-                return ex->fail(taken);
-              claim_then_register(ex, std::move(req), std::move(token), owner);
-            },
-            atom::find_line_v, std::move(msisdn));
-      },
-      atom::claim_v, std::move(msisdn), std::move(idcode), now, std::move(from));
-}
-
-} // namespace
-
-void handle_register(const exchange_ptr& ex) {
-  auto body = json_body(ex);
-  if (!body)
-    return;
-  auto msisdn = string_field(ex, *body, "msisdn");
-  if (!msisdn)
-    return;
-  if (auto check = core::validate_msisdn(*msisdn); !check.ok())
-    return ex->fail(bad_field("msisdn", check.reason));
-  auto iccid = string_field(ex, *body, "iccid");
-  if (!iccid)
-    return;
-  if (!plausible_iccid(*iccid))
-    return ex->fail(bad_field("iccid", "must be 18 to 22 digits starting with 89"));
-  auto name = string_field(ex, *body, "name");
-  if (!name)
-    return;
-  auto id_number = string_field(ex, *body, "id_number");
-  if (!id_number)
-    return;
-  auto user = core::normalize_user_info(*name, *id_number);
-  if (!user.info) {
-    // normalize_user_info names no field; an empty or non-UTF-8 field is one of the two.
-    auto field = core::normalize_user_info(*name, "X").info ? "id_number" : "name";
-    return ex->fail(bad_field(field, user.error));
-  }
-  if (auto check = core::validate_id_number(user.info->id_number); !check.ok())
-    return ex->fail(bad_field("id_number", check.reason));
-
-  auto& ctx = ex->ctx();
-  auto idcode = core::idcode(ctx.federation_key, *user.info);
-  nlohmann::json info{{"name", user.info->name}, {"id_number", user.info->id_number}};
-  auto token = issue_token(idcode);
-  store::register_request req{idcode,
-                              *msisdn,
-                              *iccid,
-                              token.hash,
-                              core::seal(ctx.seal_key, info.dump(), idcode),
-                              core::unix_now_ms(),
-                              ctx.peers};
-  claim_then_register(ex, std::move(req), token.token, "");
-}
 
 // -- F2, F7 -------------------------------------------------------------------
 
@@ -618,22 +454,9 @@ void handle_restore(const exchange_ptr& ex) {
 
 void handle_delete_line(const exchange_ptr& ex) {
   authorize(ex, ex->param(0), [ex](const std::string& idcode) {
-    ex->ask(
-        idcode,
-        [ex, idcode](bool account_removed) {
-          // The line is gone: release its msisdn's claim. Should this step
-          // not happen, the claim is an orphan that another person takes
-          // over once it is old (claim_then_register).
-          auto shard = config::shard_of_msisdn(ex->param(0), ex->ctx().shard_count);
-          ex->ask_at(
-              shard,
-              [ex, account_removed](bool) {
-                ex->reply_json(
-                    200, {{"line_removed", true}, {"account_removed", account_removed}});
-              },
-              atom::release_v, ex->param(0), idcode);
-        },
-        atom::remove_line_v, idcode, ex->param(0));
+    retire_line(ex, ex->param(0), idcode, [ex](bool, bool account_removed) {
+      ex->reply_json(200, {{"line_removed", true}, {"account_removed", account_removed}});
+    });
   });
 }
 

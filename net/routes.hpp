@@ -9,8 +9,10 @@
 
 namespace simsync::net {
 
-/// POST /v1/register
+/// POST /v1/register {"msisdn","iccid"}: sends a one-time code by SMS (202).
 void handle_register(const exchange_ptr& ex);
+/// POST /v1/register/verify {"msisdn","code"}: registers the line, issues its token.
+void handle_verify(const exchange_ptr& ex);
 /// PUT (snapshot) and POST (delta) /v1/lines/{msisdn}/contacts?scope=
 /// (PUT ...&empty=true with a blank body: the book emptied on purpose)
 void handle_upload(const exchange_ptr& ex, store::upload_mode mode);

@@ -160,6 +160,25 @@ account_store::find_line(const std::string& msisdn) {
       std::string(v[0].str()), std::string(v[1].str()), std::string(v[2].str())}};
 }
 
+caf::expected<std::vector<std::string>>
+account_store::token_hashes(const std::string& idcode) {
+  auto lines = redis_.call({"SMEMBERS", keys::sims(idcode)});
+  if (!lines)
+    return std::move(lines.error());
+  auto v = lines->view();
+  if (!v.is_array())
+    return corrupt("SMEMBERS answered an unexpected reply");
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    auto token = redis_.call({"HGET", keys::sim(std::string(v[i].str())), "token"});
+    if (!token)
+      return std::move(token.error());
+    if (!token->view().is_nil())
+      out.emplace_back(token->view().str());
+  }
+  return out;
+}
+
 caf::expected<upload_result> account_store::upload(const upload_request& req) {
   auto hlc = hlc_of(req.now_ms);
   auto confirmed = std::to_string(req.confirm_removals);

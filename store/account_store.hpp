@@ -195,6 +195,9 @@ public:
   // -- F1 ---------------------------------------------------------------------
   caf::expected<register_result> register_line(const register_request& req);
   caf::expected<std::optional<line_info>> find_line(const std::string& msisdn);
+  /// The token hashes of every line of the account: whether a token that
+  /// does not open one line opens another of the same account.
+  caf::expected<std::vector<std::string>> token_hashes(const std::string& idcode);
   /// Removes a line and its data; the last line removes the account and
   /// tells the siblings. Returns whether the account went too.
   caf::expected<bool> remove_line(const std::string& idcode, const std::string& msisdn);

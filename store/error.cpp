@@ -24,6 +24,18 @@ const char* to_string(ec code) {
     return "replication_behind";
   case ec::beyond_history:
     return "beyond_history";
+  case ec::not_eligible:
+    return "not_eligible";
+  case ec::too_many_codes:
+    return "too_many_codes";
+  case ec::no_code:
+    return "no_code";
+  case ec::code_expired:
+    return "code_expired";
+  case ec::wrong_code:
+    return "wrong_code";
+  case ec::too_many_attempts:
+    return "too_many_attempts";
   }
   return "unknown_error";
 }

@@ -32,6 +32,23 @@ enum class ec : std::uint8_t {
   /// A restore asks for an instant older than the history still kept; the
   /// context is the earliest instant it reaches (Unix ms).
   beyond_history,
+  /// Registration: the msisdn is not an active subscriber of this carrier
+  /// with that ICCID (one answer for all three, so none is revealed).
+  not_eligible,
+  /// Registration: the msisdn had its most codes for now; the context is
+  /// when the next may be sent, in ms from now.
+  too_many_codes,
+  /// Registration: no one-time code is waiting for the msisdn (none was
+  /// sent, or it was used).
+  no_code,
+  /// Registration: the one-time code expired.
+  code_expired,
+  /// Registration: the one-time code is wrong; the context is how many
+  /// attempts are left.
+  wrong_code,
+  /// Registration: the code had its most wrong attempts and is void; the
+  /// context is when it would have expired, in ms from now.
+  too_many_attempts,
 };
 
 /// Stable, lower-case name of a code, used in logs and problem+json types.

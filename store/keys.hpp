@@ -38,6 +38,10 @@ inline std::string base(const std::string& id, const std::string& line) {
 inline std::string reassert(const std::string& id, const std::string& line) {
   return "reassert:" + tag(id) + ":" + line;
 }
+/// The msisdns of the account's lines.
+inline std::string sims(const std::string& id) {
+  return "sims:" + tag(id);
+}
 inline std::string sim(const std::string& msisdn) {
   return "sim:" + msisdn;
 }

@@ -20,6 +20,10 @@ extern const std::string_view lua_remove_line;
 extern const std::string_view lua_claim_line;
 extern const std::string_view lua_release_claim;
 extern const std::string_view lua_restore;
+extern const std::string_view lua_put_subscriber;
+extern const std::string_view lua_delete_subscriber;
+extern const std::string_view lua_issue_code;
+extern const std::string_view lua_verify_code;
 } // namespace detail
 
 namespace {
@@ -46,12 +50,14 @@ compiled_script compile(std::string_view body) {
 }
 
 const compiled_script& compiled(script which) {
-  static const std::array<compiled_script, 10> all{
+  static const std::array<compiled_script, 14> all{
       compile(detail::lua_register_line),  compile(detail::lua_upload),
       compile(detail::lua_apply_incoming), compile(detail::lua_update_request),
       compile(detail::lua_fetch_pending),  compile(detail::lua_ack_pending),
       compile(detail::lua_remove_line),    compile(detail::lua_claim_line),
       compile(detail::lua_release_claim),  compile(detail::lua_restore),
+      compile(detail::lua_put_subscriber), compile(detail::lua_delete_subscriber),
+      compile(detail::lua_issue_code),     compile(detail::lua_verify_code),
   };
   return all[static_cast<size_t>(which)];
 }
@@ -65,6 +71,9 @@ constexpr script_code script_codes[] = {
     {"unknown_line", ec::unknown_line},   {"line_taken", ec::line_taken},
     {"stale_cursor", ec::stale_cursor},   {"bad_batch", ec::invalid_request},
     {"bad_request", ec::invalid_request}, {"beyond_history", ec::beyond_history},
+    {"not_eligible", ec::not_eligible},   {"too_many_codes", ec::too_many_codes},
+    {"no_code", ec::no_code},             {"code_expired", ec::code_expired},
+    {"wrong_code", ec::wrong_code},       {"too_many_attempts", ec::too_many_attempts},
 };
 
 caf::error error_of(std::string_view message) {

@@ -21,6 +21,10 @@ enum class script {
   claim_line,
   release_claim,
   restore,
+  put_subscriber,
+  delete_subscriber,
+  issue_code,
+  verify_code,
 };
 
 /// Runs a script with ARGV `args` in one round trip (EVALSHA), loading it

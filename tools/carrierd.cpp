@@ -73,25 +73,25 @@ int main(int argc, char** argv) {
     simsync::stop_node(sys, node->supervisor);
     std::_Exit(1); // see the end of main
   }
-  std::unique_ptr<simsync::net::admin_server> admin;
+  std::shared_ptr<simsync::metrics::snapshot_board> board;
   if (cfg.metrics) {
-    auto board = std::make_shared<simsync::metrics::snapshot_board>();
+    board = std::make_shared<simsync::metrics::snapshot_board>();
     sys.spawn<caf::detached>(
         simsync::introspector, cfg.carrier, cfg.node, node->supervisor,
         *simsync::store::redis_endpoint::parse(cfg.redis_address), meter, board);
-    auto started = simsync::net::admin_server::start(cfg, board);
-    if (!started) {
-      std::cerr << "carrierd: " << simsync::describe(started.error()) << "\n";
-      (*gateway)->stop();
-      simsync::stop_node(sys, node->supervisor);
-      std::_Exit(1);
-    }
-    admin = std::move(*started);
+  }
+  auto admin = simsync::net::admin_server::start(sys, cfg, node->federation, board);
+  if (!admin) {
+    std::cerr << "carrierd: " << simsync::describe(admin.error()) << "\n";
+    (*gateway)->stop();
+    simsync::stop_node(sys, node->supervisor);
+    std::_Exit(1);
   }
   std::cout << "carrierd: " << cfg.carrier << "/" << cfg.node << " up, "
             << cfg.owned_shards().size() << " shard(s), federation on "
             << cfg.federation.to_string() << ", gateway on " << cfg.gateway.to_string()
-            << ", admin on " << (admin ? cfg.admin.to_string() : "(metrics off)") << ", "
+            << ", admin on " << cfg.admin.to_string() << (cfg.metrics ? "" : " (metrics off)")
+            << ", "
             << cfg.peers.size() << " peer link(s)" << std::endl;
   int sig = 0;
   sigwait(&stop_signals, &sig);
@@ -99,8 +99,7 @@ int main(int argc, char** argv) {
             << sig << ")" << std::endl;
   // Answer the phones' requests in flight before their shards go away.
   (*gateway)->stop();
-  if (admin)
-    admin->stop();
+  (*admin)->stop();
   bool drained = simsync::stop_node(sys, node->supervisor);
   std::cout << "carrierd: " << cfg.carrier << "/" << cfg.node
             << (drained ? " stopped" : " stopped with actors still busy") << std::endl;

@@ -24,6 +24,12 @@ local function claim_key(msisdn) return 'claim:' .. msisdn end
 -- The uids of a paged fetch, in page order (fetch_pending.lua).
 local function fetchlist_key(id, line) return 'fetchlist:{' .. id .. '}:' .. line end
 local function outbox_key(peer) return 'outbox:' .. peer end
+-- The carrier's subscriber registry, at the shard the msisdn routes to:
+-- the record fed from the carrier's systems, the one-time code waiting for
+-- the number, and when codes were sent to it (the per-number limit).
+local function subscriber_key(msisdn) return 'subscriber:' .. msisdn end
+local function code_key(msisdn) return 'code:' .. msisdn end
+local function codes_sent_key(msisdn) return 'codes_sent:' .. msisdn end
 
 -- Errors the C++ side maps to simsync::ec (store/account_store.cpp).
 local function fail(code) return redis.error_reply('SIMSYNC ' .. code) end

@@ -9,6 +9,10 @@
 #include <filesystem>
 #include <fstream>
 #include <netinet/in.h>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <regex>
+#include <sys/stat.h>
 #include <spawn.h>
 #include <stdexcept>
 #include <sys/socket.h>
@@ -40,6 +44,16 @@ void write_file(const std::string& path, const std::string& text) {
     throw std::runtime_error("cannot write " + path);
 }
 
+/// 64 random hex digits: a credential no other deployment shares.
+std::string random_key() {
+  std::random_device source;
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 64; ++i)
+    out += hex[source() & 0xf];
+  return out;
+}
+
 } // namespace
 
 deployment::deployment(std::vector<std::string> ids, options opts) : opts_(opts) {
@@ -51,6 +65,9 @@ deployment::deployment(std::vector<std::string> ids, options opts) : opts_(opts)
   write_file(dir_ + "/federation.key", "simsync-test-federation-key-0123456789");
   for (const auto& id : ids) {
     write_file(dir_ + "/" + id + ".seal.key", std::string(64, '7'));
+    admin_keys_[id] = random_key();
+    write_file(dir_ + "/" + id + ".admin.key", admin_keys_[id] + "\n");
+    ::chmod((dir_ + "/" + id + ".admin.key").c_str(), 0600);
     auto count = opts_.nodes.count(id) ? opts_.nodes.at(id) : 1;
     auto& nodes = carriers_[id];
     for (int i = 0; i < count; ++i) {
@@ -60,6 +77,8 @@ deployment::deployment(std::vector<std::string> ids, options opts) : opts_(opts)
       n.federation_port = free_loopback_port();
       n.gateway_port = free_loopback_port();
       n.admin_port = free_loopback_port();
+      if (opts_.relay_federation)
+        n.relay = std::make_unique<tcp_relay>(n.federation_port);
       for (int s = i; s < opts_.shards; s += count)
         n.shards.push_back(s);
       n.config_path = dir_ + "/" + id + "-" + n.id + ".toml";
@@ -89,7 +108,9 @@ std::string deployment::nodes_toml(const std::string& carrier,
     for (int s : n.shards)
       shards += (shards.empty() ? "" : ", ") + std::to_string(s);
     out += "\n[[" + table + "]]\nid = \"" + n.id +
-           "\"\nfederation = \"127.0.0.1:" + std::to_string(n.federation_port) +
+           "\"\nfederation = \"127.0.0.1:" +
+           std::to_string(n.relay && table == "peers.nodes" ? n.relay->port()
+                                                             : n.federation_port) +
            "\"\nshards = [" + shards + "]\n";
   }
   return out;
@@ -116,7 +137,15 @@ void deployment::write_config(const std::string& carrier, const node& self) {
       "\"\n\n[gateway]\nlisten = \"127.0.0.1:" + std::to_string(self.gateway_port) +
       "\"\n" + gateway_limits() +
       "\n[admin]\nlisten = \"127.0.0.1:" + std::to_string(self.admin_port) +
-      "\"\nmetrics = " + (opts_.metrics ? "true" : "false") + "\n";
+      "\"\nmetrics = " + (opts_.metrics ? "true" : "false") + "\nkey_file = \"" + carrier +
+      ".admin.key\"\n" +
+      (opts_.sms_url.empty() ? "\n[sms]\nkind = \"file\"\n"
+                             : "\n[sms]\nkind = \"http\"\nurl = \"" + opts_.sms_url +
+                                   "\"\ntimeout_ms = 1000\nattempts = 2\n") +
+      "\n[registration]\ncode_ttl_seconds = " + std::to_string(opts_.code_ttl_seconds) +
+      "\nmax_code_attempts = " + std::to_string(opts_.max_code_attempts) +
+      "\ncodes_per_msisdn = " + std::to_string(opts_.codes_per_msisdn) +
+      "\nrequests_per_address = " + std::to_string(opts_.requests_per_address) + "\n";
   toml += nodes_toml(carrier, "nodes");
   for (const auto& [peer, nodes] : carriers_) {
     if (peer == carrier)
@@ -167,7 +196,8 @@ void deployment::start_node(const std::string& carrier, int index) {
       throw std::runtime_error("carrierd " + name + " exited at start; see " + log);
     }
     // The gateway starts after the node's actors: both up means ready.
-    if (accepts_connections(n.federation_port) && accepts_connections(n.gateway_port))
+    if (accepts_connections(n.federation_port) && accepts_connections(n.gateway_port) &&
+        accepts_connections(n.admin_port))
       return;
     std::this_thread::sleep_for(std::chrono::milliseconds{20});
   }
@@ -193,6 +223,44 @@ void deployment::stop_node(const std::string& carrier, int index, int signal) {
     std::this_thread::sleep_for(std::chrono::milliseconds{10});
   }
   n.pid = -1;
+}
+
+std::vector<std::string> deployment::texts_to(const std::string& carrier,
+                                              const std::string& msisdn) const {
+  std::vector<std::string> out;
+  for (const auto& n : carriers_.at(carrier)) {
+    std::ifstream in(dir_ + "/" + carrier + "-" + n.id + "/sms.ndjson");
+    std::string line;
+    while (std::getline(in, line)) {
+      auto message = nlohmann::json::parse(line, nullptr, false);
+      if (message.is_object() && message.value("to", "") == msisdn)
+        out.push_back(message.value("text", ""));
+    }
+  }
+  return out;
+}
+
+std::string deployment::last_code(const std::string& carrier,
+                                  const std::string& msisdn) const {
+  auto texts = texts_to(carrier, msisdn);
+  std::smatch code;
+  static const std::regex six_digits{R"(\b(\d{6})\b)"};
+  if (texts.empty() || !std::regex_search(texts.back(), code, six_digits))
+    return "";
+  return code[1];
+}
+
+std::string deployment::federation_bytes() const {
+  std::string out;
+  for (const auto& [id, nodes] : carriers_)
+    for (const auto& n : nodes)
+      if (n.relay)
+        out += n.relay->carried();
+  return out;
+}
+
+int deployment::messages_to(const std::string& carrier, const std::string& msisdn) const {
+  return static_cast<int>(texts_to(carrier, msisdn).size());
 }
 
 } // namespace simsync::testing

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "tests/support/redis_server.hpp"
+#include "tests/support/tcp_relay.hpp"
 
 #include <map>
 #include <memory>
@@ -27,6 +28,19 @@ public:
     /// defaults when unset).
     std::optional<int> max_replication_lag_ms = std::nullopt;
     std::optional<int> max_in_flight = std::nullopt;
+    /// carrierd's [registration] settings. The defaults let a test register
+    /// as many lines as it likes from loopback; a test of a limit sets it.
+    int code_ttl_seconds = 300;
+    int max_code_attempts = 5;
+    int codes_per_msisdn = 1000;
+    int requests_per_address = 1'000'000;
+    /// carrierd's [sms]: empty sends codes to the file gateway (a JSON line
+    /// each in the node's data folder, read by last_code); otherwise the URL
+    /// of an HTTP SMS gateway.
+    std::string sms_url = "";
+    /// Peer carriers reach each node through a tcp_relay that keeps every
+    /// byte exchanged between carriers (federation_bytes()).
+    bool relay_federation = false;
   };
 
   explicit deployment(std::vector<std::string> carriers)
@@ -58,6 +72,15 @@ public:
     return carriers_.at(carrier).at(static_cast<size_t>(node)).admin_port;
   }
   int shards() const { return opts_.shards; }
+  /// The carrier's admin credential (the content of its [admin] key_file).
+  std::string admin_key(const std::string& carrier) const { return admin_keys_.at(carrier); }
+  /// The code of the last SMS the carrier's nodes sent to `msisdn` through the
+  /// file gateway; empty if none.
+  std::string last_code(const std::string& carrier, const std::string& msisdn) const;
+  /// Every byte that passed between carriers so far (relay_federation).
+  std::string federation_bytes() const;
+  /// How many SMS the carrier's nodes sent to `msisdn` through the file gateway.
+  int messages_to(const std::string& carrier, const std::string& msisdn) const;
   const std::string& dir() const { return dir_; }
 
 private:
@@ -67,6 +90,7 @@ private:
     int federation_port = 0;
     int gateway_port = 0;
     int admin_port = 0;
+    std::unique_ptr<tcp_relay> relay; ///< where peer carriers reach it (relay_federation)
     std::vector<int> shards;
     std::string config_path;
     pid_t pid = -1;
@@ -76,8 +100,13 @@ private:
   std::string gateway_limits() const;
   std::string nodes_toml(const std::string& carrier, const std::string& table) const;
 
+  /// The texts the carrier's nodes sent to `msisdn`, oldest first.
+  std::vector<std::string> texts_to(const std::string& carrier,
+                                    const std::string& msisdn) const;
+
   options opts_;
   std::string dir_;
+  std::map<std::string, std::string> admin_keys_;
   std::map<std::string, std::vector<node>> carriers_;
 };
 

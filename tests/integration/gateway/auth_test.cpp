@@ -48,21 +48,25 @@ TEST_F(auth, a_token_opens_its_own_line_and_no_other) {
     auto garbage = http.send("carrier-a", r.method, path + r.suffix, "not-a-token",
                              r.body, r.content_type);
     EXPECT_EQ(garbage.status, 401) << garbage;
-    // Well-formed tokens that do not open this line: another person's, the
-    // same person's other line at this carrier, and the same person's line at
-    // another carrier.
-    for (const auto* other : {&someone_else, &my_other_line, &at_b}) {
+    // Live tokens of other lines of this carrier: another person's, and the
+    // same person's other line: 403.
+    for (const auto* other : {&someone_else, &my_other_line}) {
       auto denied = http.send("carrier-a", r.method, path + r.suffix, other->token,
                               r.body, r.content_type);
       EXPECT_EQ(denied.status, 403) << other->msisdn << ": " << denied;
       EXPECT_TRUE(denied.is_problem()) << denied;
     }
-    // A token whose secret was altered.
+    // Tokens this carrier never issued: the same person's line at another
+    // carrier, and a token whose secret was altered: 401 invalid_token.
     auto forged = mine.token;
     forged.back() = forged.back() == 'A' ? 'B' : 'A';
-    auto bad =
-        http.send("carrier-a", r.method, path + r.suffix, forged, r.body, r.content_type);
-    EXPECT_EQ(bad.status, 403) << bad;
+    for (const auto& token : {at_b.token, forged}) {
+      auto bad =
+          http.send("carrier-a", r.method, path + r.suffix, token, r.body, r.content_type);
+      EXPECT_EQ(bad.status, 401) << bad;
+      EXPECT_EQ(bad.json.value("type", ""), "urn:simsync:problem:invalid_token") << bad;
+      EXPECT_EQ(bad.header("WWW-Authenticate"), "Bearer error=\"invalid_token\"") << bad;
+    }
   }
   // A token of carrier-a's line used at carrier-b, where that number is not a line.
   auto elsewhere = http.send("carrier-b", "GET", path + "/contacts", mine.token);
@@ -80,19 +84,23 @@ TEST_F(auth, a_token_opens_its_own_line_and_no_other) {
 
 TEST_F(auth, registering_again_replaces_the_token) {
   auto first = http.register_line("carrier-a", "+8613800139100", 12);
-  auto second = http.register_line("carrier-a", "+8613800139100", 12);
+  auto second = http.register_sim("carrier-a", "+8613800139100");
   ASSERT_NE(first.token, second.token);
   EXPECT_EQ(http.update(second).status, 200);
-  EXPECT_EQ(http.update(first).status, 403);
+  // The old token is revoked: 401, not 403.
+  EXPECT_EQ(http.update(first).status, 401);
 }
 
-TEST_F(auth, a_line_of_another_person_cannot_be_taken) {
-  http.register_line("carrier-a", "+8613800139200", 13);
-  auto taken = http.register_raw("carrier-a", {{"msisdn", "+8613800139200"},
-                                               {"iccid", "89860012345678901234"},
-                                               {"name", "Person 14"},
-                                               {"id_number", id_number_of(14)}});
-  EXPECT_EQ(taken.status, 409) << taken;
-  EXPECT_TRUE(taken.is_problem()) << taken;
-  EXPECT_FALSE(taken.json.contains("token"));
+TEST_F(auth, a_number_cannot_be_registered_without_the_code_sent_to_it) {
+  auto owner = http.register_line("carrier-a", "+8613800139200", 13);
+  // Someone who knows the number and even its ICCID asks for a code: it goes
+  // to the owner's phone, and guessing it fails.
+  EXPECT_EQ(http.request_code("carrier-a", owner.msisdn).status, 202);
+  auto code = d->last_code("carrier-a", owner.msisdn);
+  auto wrong = std::string(code == "000000" ? "111111" : "000000");
+  auto guessed = http.verify("carrier-a", owner.msisdn, wrong);
+  EXPECT_EQ(guessed.status, 403) << guessed;
+  EXPECT_FALSE(guessed.json.contains("token"));
+  // The owner's token still works.
+  EXPECT_EQ(http.update(owner).status, 200);
 }

@@ -18,10 +18,8 @@ struct flows : shared_deployment<flows> {
 
 TEST_F(flows, register_push_update_fetch_apply_across_carriers) {
   // F1: one person, a line at a and a line at b: one account at each.
-  auto reg_a = http.register_raw("carrier-a", {{"msisdn", "+8613800138000"},
-                                               {"iccid", "89860012345678901234"},
-                                               {"name", "张伟"},
-                                               {"id_number", "11010519491231002X"}});
+  auto reg_a = http.enrol_and_register("carrier-a", "+8613800138000", "89860012345678901234",
+                                  "张伟", "11010519491231002X");
   ASSERT_EQ(reg_a.status, 201) << reg_a;
   EXPECT_TRUE(reg_a.json.value("account_created", false));
   auto idcode = reg_a.json.value("idcode", "");
@@ -29,10 +27,8 @@ TEST_F(flows, register_push_update_fetch_apply_across_carriers) {
   EXPECT_EQ(reg_a.json.value("token", "").rfind(idcode + ".", 0), 0u);
   line a{"carrier-a", "+8613800138000", reg_a.json.value("token", ""), idcode};
   // The same person at b, written differently: normalization gives the same idcode.
-  auto reg_b = http.register_raw("carrier-b", {{"msisdn", "+8618600186000"},
-                                               {"iccid", "89860112345678901234"},
-                                               {"name", " 张伟 "},
-                                               {"id_number", "11010519491231002x"}});
+  auto reg_b = http.enrol_and_register("carrier-b", "+8618600186000", "89860112345678901234",
+                                  " 张伟 ", "11010519491231002x");
   ASSERT_EQ(reg_b.status, 201) << reg_b;
   EXPECT_EQ(reg_b.json.value("idcode", ""), idcode);
   line b{"carrier-b", "+8618600186000", reg_b.json.value("token", ""), idcode};
@@ -78,10 +74,8 @@ TEST_F(flows, register_push_update_fetch_apply_across_carriers) {
   // F1 bootstrap: a line at c registered now receives the shared store.
   auto c = http.register_line("carrier-c", "+8615000150000", 0);
   ASSERT_FALSE(c.token.empty());
-  auto reg_c = http.register_raw("carrier-c", {{"msisdn", "+8615000150001"},
-                                               {"iccid", "89860212345678901234"},
-                                               {"name", "张伟"},
-                                               {"id_number", "11010519491231002X"}});
+  auto reg_c = http.enrol_and_register("carrier-c", "+8615000150001", "89860212345678901234",
+                                  "张伟", "11010519491231002X");
   ASSERT_EQ(reg_c.status, 201) << reg_c;
   line c2{"carrier-c", "+8615000150001", reg_c.json.value("token", ""), idcode};
   ASSERT_TRUE(eventually([&] { return http.pending_added(c2) == 3; })) << http.update(c2);
@@ -94,10 +88,8 @@ TEST_F(flows, discard_private_backup_delete_and_a_second_line) {
   auto a = http.register_line("carrier-a", "+8613800138100", 1);
   auto b = http.register_line("carrier-b", "+8618600186100", 1);
   // F5 same account: a second line of the person at a.
-  auto reg_a2 = http.register_raw("carrier-a", {{"msisdn", "+8613800138101"},
-                                                {"iccid", "89860012345678901299"},
-                                                {"name", "Person 1"},
-                                                {"id_number", id_number_of(1)}});
+  auto reg_a2 = http.enrol_and_register("carrier-a", "+8613800138101", "89860012345678901299",
+                                   "Person 1", id_number_of(1));
   ASSERT_EQ(reg_a2.status, 201) << reg_a2;
   EXPECT_FALSE(reg_a2.json.value("account_created", true));
   line a2{"carrier-a", "+8613800138101", reg_a2.json.value("token", ""), a.idcode};
@@ -197,8 +189,8 @@ TEST_F(flows, deleting_lines_removes_their_data_and_then_the_account) {
   ASSERT_EQ(gone.status, 200) << gone;
   EXPECT_EQ(gone.json.value("line_removed", false), true) << gone;
   EXPECT_EQ(gone.json.value("account_removed", true), false) << gone;
-  // The removed line's token opens nothing any more; the other line is untouched.
-  EXPECT_EQ(http.contacts(second).status, 403);
+  // The removed line's token is revoked; the other line is untouched.
+  EXPECT_EQ(http.contacts(second).status, 401);
   auto kept = http.contacts(first);
   ASSERT_EQ(kept.status, 200) << kept;
   EXPECT_NE(kept.body.find("Kept"), std::string::npos) << kept;

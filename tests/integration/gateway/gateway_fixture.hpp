@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <optional>
 #include <string>
 
 namespace simsync::testing {
@@ -111,16 +112,75 @@ public:
     return out;
   }
 
-  http_answer register_raw(const std::string& carrier, const nlohmann::json& body) {
+  /// A request to the carrier's admin port, with its admin credential
+  /// unless `key` says otherwise ("" sends none).
+  http_answer admin(const std::string& carrier, const std::string& method,
+                    const std::string& path, const std::string& body = "",
+                    const std::string& content_type = "application/json",
+                    std::optional<std::string> key = std::nullopt, int node = 0) {
+    httplib::Client client("127.0.0.1", d_.admin_port(carrier, node));
+    client.set_url_encode(false);
+    client.set_read_timeout(std::chrono::seconds{60});
+    httplib::Headers headers;
+    auto credential = key ? *key : d_.admin_key(carrier);
+    if (!credential.empty())
+      headers.emplace("Authorization", "Bearer " + credential);
+    auto r = method == "PUT"      ? client.Put(path, headers, body, content_type)
+             : method == "DELETE" ? client.Delete(path, headers)
+             : method == "GET"    ? client.Get(path, headers)
+                                  : client.Post(path, headers, body, content_type);
+    http_answer out;
+    if (!r) {
+      ADD_FAILURE() << method << " " << path << " at " << carrier << "'s admin port: no answer";
+      return out;
+    }
+    out.status = r->status;
+    out.content_type = r->get_header_value("Content-Type");
+    out.retry_after = r->get_header_value("Retry-After");
+    out.body = r->body;
+    out.headers = r->headers;
+    out.json = nlohmann::json::parse(out.body, nullptr, false);
+    if (out.json.is_discarded())
+      out.json = nullptr;
+    return out;
+  }
+
+  /// Person i's subscriber record for `msisdn` at the carrier (created or
+  /// replaced); fails the test unless the carrier takes it.
+  http_answer add_subscriber(const std::string& carrier, const std::string& msisdn,
+                             int person, const std::string& iccid = default_iccid,
+                             bool active = true) {
+    nlohmann::json record{{"iccid", iccid},
+                          {"name", "Person " + std::to_string(person)},
+                          {"id_number", id_number_of(person)},
+                          {"active", active}};
+    auto a = admin(carrier, "PUT", "/admin/subscribers/" + msisdn, record.dump());
+    EXPECT_TRUE(a.status == 200 || a.status == 201) << a;
+    return a;
+  }
+
+  /// F1's first step: asks for a code by SMS.
+  http_answer request_code(const std::string& carrier, const std::string& msisdn,
+                           const std::string& iccid = default_iccid) {
+    nlohmann::json body{{"msisdn", msisdn}, {"iccid", iccid}};
     return send(carrier, "POST", "/v1/register", "", body.dump(), "application/json");
   }
 
-  /// Registers a line of person `person`; fails the test unless it succeeds.
-  line register_line(const std::string& carrier, const std::string& msisdn, int person) {
-    auto a = register_raw(carrier, {{"msisdn", msisdn},
-                                    {"iccid", "89860012345678901234"},
-                                    {"name", "Person " + std::to_string(person)},
-                                    {"id_number", id_number_of(person)}});
+  /// F1's second step: the code back, for the line's token.
+  http_answer verify(const std::string& carrier, const std::string& msisdn,
+                     const std::string& code) {
+    nlohmann::json body{{"msisdn", msisdn}, {"code", code}};
+    return send(carrier, "POST", "/v1/register/verify", "", body.dump(),
+                "application/json");
+  }
+
+  /// Registers `msisdn`'s line as its subscriber does: a code by SMS, then
+  /// the code back. Fails the test unless both steps succeed.
+  line register_sim(const std::string& carrier, const std::string& msisdn,
+                    const std::string& iccid = default_iccid) {
+    auto sent = request_code(carrier, msisdn, iccid);
+    EXPECT_EQ(sent.status, 202) << sent;
+    auto a = verify(carrier, msisdn, d_.last_code(carrier, msisdn));
     EXPECT_TRUE(a.status == 200 || a.status == 201) << a;
     line out{carrier, msisdn, "", ""};
     if (a.json.is_object()) {
@@ -129,6 +189,28 @@ public:
     }
     return out;
   }
+
+  /// Makes `msisdn` the subscription of the person named at the carrier,
+  /// then registers its line; returns the verify step's answer.
+  http_answer enrol_and_register(const std::string& carrier, const std::string& msisdn,
+                                 const std::string& iccid, const std::string& name,
+                                 const std::string& id_number) {
+    nlohmann::json record{{"iccid", iccid}, {"name", name}, {"id_number", id_number}};
+    auto enrolled = admin(carrier, "PUT", "/admin/subscribers/" + msisdn, record.dump());
+    EXPECT_TRUE(enrolled.status == 200 || enrolled.status == 201) << enrolled;
+    auto sent = request_code(carrier, msisdn, iccid);
+    EXPECT_EQ(sent.status, 202) << sent;
+    return verify(carrier, msisdn, d_.last_code(carrier, msisdn));
+  }
+
+  /// Makes `msisdn` person i's subscription at the carrier, then registers
+  /// its line; fails the test unless it succeeds.
+  line register_line(const std::string& carrier, const std::string& msisdn, int person) {
+    add_subscriber(carrier, msisdn, person);
+    return register_sim(carrier, msisdn);
+  }
+
+  static inline const std::string default_iccid = "89860012345678901234";
 
   static std::string lines(const line& l) { return "/v1/lines/" + l.msisdn; }
 

@@ -40,27 +40,36 @@ struct line_claim : shared_deployment<line_claim> {
     }
     // Node 0's gateway learns node 1's shards shortly after both start.
     gateway_client http{*d};
+    http.add_subscriber("carrier-a", "+8613800000999", second);
     ASSERT_TRUE(eventually([&] {
-      return http.register_raw("carrier-a", {{"msisdn", "+8613800000999"},
-                                             {"iccid", "89860012345678901234"},
-                                             {"name", "Person " + std::to_string(second)},
-                                             {"id_number", id_number_of(second)}})
-                 .status == 201;
+      return http.request_code("carrier-a", "+8613800000999").status == 202;
     }));
+    http.verify("carrier-a", "+8613800000999", d->last_code("carrier-a", "+8613800000999"));
   }
   /// The Redis of the node holding msisdn's claim.
   store::redis_client claim_redis(const std::string& msisdn) {
     return d->redis("carrier-a", config::shard_of_msisdn(msisdn, d->shards()) % 2)
         .connect();
   }
-  /// Registers `msisdn` for person `person` through node `node`'s gateway.
-  http_answer register_as(int person, const std::string& msisdn, int node = 0) {
-    nlohmann::json body{{"msisdn", msisdn},
-                        {"iccid", "89860012345678901234"},
-                        {"name", "Person " + std::to_string(person)},
-                        {"id_number", id_number_of(person)}};
-    return http.send("carrier-a", "POST", "/v1/register", "", body.dump(),
+  /// Registers `msisdn`, as its subscriber does, through node `node`'s gateway.
+  http_answer register_through(const std::string& msisdn, int node = 0) {
+    auto sent = http.send("carrier-a", "POST", "/v1/register", "",
+                          nlohmann::json{{"msisdn", msisdn},
+                                         {"iccid", gateway_client::default_iccid}}
+                              .dump(),
+                          "application/json", {}, node);
+    EXPECT_EQ(sent.status, 202) << sent;
+    return http.send("carrier-a", "POST", "/v1/register/verify", "",
+                     nlohmann::json{{"msisdn", msisdn},
+                                    {"code", d->last_code("carrier-a", msisdn)}}
+                         .dump(),
                      "application/json", {}, node);
+  }
+  /// Makes `msisdn` person `person`'s subscription, then registers it
+  /// through node `node`'s gateway.
+  http_answer register_as(int person, const std::string& msisdn, int node = 0) {
+    http.add_subscriber("carrier-a", msisdn, person);
+    return register_through(msisdn, node);
   }
   static inline int first = 0;
   static inline int second = 0;
@@ -75,35 +84,34 @@ TEST_F(line_claim, the_two_persons_accounts_live_on_different_nodes) {
             config::shard_of(idcode_of(second), d->shards()) % 2);
 }
 
-TEST_F(line_claim, a_second_person_cannot_register_a_taken_msisdn_on_another_node) {
-  const std::string msisdn = "+8613800000101";
-  auto owner = http.register_line("carrier-a", msisdn, first);
-  ASSERT_FALSE(owner.token.empty());
+TEST_F(line_claim, a_recycled_number_passes_to_its_new_subscriber_on_either_node) {
   for (int node : {0, 1}) {
-    auto taken = register_as(second, msisdn, node);
-    EXPECT_EQ(taken.status, 409) << "through node " << node << ": " << taken.body;
-    EXPECT_EQ(taken.json.value("type", ""), "urn:simsync:problem:line-taken");
+    const std::string msisdn = "+861380000010" + std::to_string(node);
+    auto owner = http.register_line("carrier-a", msisdn, first);
+    ASSERT_EQ(http.push(owner, card("c1", "Kept"), "", "POST").status, 200);
+    // The carrier gives the number to another person: the line is retired.
+    auto recycled = http.add_subscriber("carrier-a", msisdn, second);
+    EXPECT_TRUE(recycled.json.value("line_retired", false)) << recycled;
+    EXPECT_EQ(http.update(owner).status, 401);
+    auto next = register_through(msisdn, node);
+    EXPECT_EQ(next.status, 201) << "through node " << node << ": " << next.body;
+    EXPECT_EQ(next.json.value("idcode", ""), idcode_of(second));
+    EXPECT_TRUE(next.json.value("account_created", false)) << next;
+    line fresh{"carrier-a", msisdn, next.json.value("token", ""), idcode_of(second)};
+    // A fresh line: nothing of the previous owner's.
+    EXPECT_EQ(http.contacts(fresh).body.find("Kept"), std::string::npos);
   }
-  // The first keeps its line: its token still opens it.
-  EXPECT_EQ(http.push(owner, card("c1", "Kept"), "", "POST").status, 200);
-  EXPECT_EQ(http.contacts(owner).status, 200);
-  EXPECT_EQ(http.update(owner).status, 200);
 }
 
-TEST_F(line_claim, after_the_owner_removes_the_line_another_person_may_register_it) {
+TEST_F(line_claim, after_the_owner_removes_the_line_it_registers_afresh) {
   const std::string msisdn = "+8613800000102";
   auto owner = http.register_line("carrier-a", msisdn, first);
-  ASSERT_EQ(register_as(second, msisdn).status, 409);
   auto removed =
       http.send("carrier-a", "DELETE", gateway_client::lines(owner), owner.token);
   ASSERT_EQ(removed.status, 200) << removed;
-  auto next = http.register_line("carrier-a", msisdn, second);
-  EXPECT_FALSE(next.token.empty());
-  EXPECT_EQ(next.idcode, idcode_of(second));
-  EXPECT_EQ(http.update(next).status, 200);
-  EXPECT_EQ(http.update(owner).status, 403); // the old token opens nothing
-  // And now the first person is the one refused.
-  EXPECT_EQ(register_as(first, msisdn).status, 409);
+  EXPECT_EQ(http.update(owner).status, 401); // the old token opens nothing
+  auto next = register_through(msisdn, 1);
+  EXPECT_EQ(next.status, 201) << next.body;
 }
 
 TEST_F(line_claim, registering_again_by_the_owner_works) {
@@ -117,26 +125,27 @@ TEST_F(line_claim, registering_again_by_the_owner_works) {
 TEST_F(line_claim, a_claim_left_without_a_line_does_not_lock_out_its_idcode) {
   // As if the gateway crashed between claiming and registering.
   const std::string msisdn = "+8613800000104";
+  http.add_subscriber("carrier-a", msisdn, first);
   auto redis = claim_redis(msisdn);
   ASSERT_TRUE(redis.call({"HSET", "claim:" + msisdn, "id", idcode_of(first), "since_ms",
                           std::to_string(core::unix_now_ms())}));
-  EXPECT_EQ(register_as(second, msisdn).status, 409); // fresh: it may be on its way
-  auto owner = register_as(first, msisdn);
+  auto owner = register_through(msisdn);
   EXPECT_EQ(owner.status, 201) << owner.body;
 }
 
-TEST_F(line_claim, an_old_claim_without_a_line_is_taken_over) {
+TEST_F(line_claim, a_fresh_claim_of_another_account_holds_until_it_is_old) {
   const std::string msisdn = "+8613800000105";
+  http.add_subscriber("carrier-a", msisdn, second);
   auto redis = claim_redis(msisdn);
-  ASSERT_TRUE(
-      redis.call({"HSET", "claim:" + msisdn, "id", idcode_of(first), "since_ms", "1"}));
-  auto taker = register_as(second, msisdn);
+  // A registration of another account on its way (fresh claim): refused.
+  ASSERT_TRUE(redis.call({"HSET", "claim:" + msisdn, "id", idcode_of(first), "since_ms",
+                          std::to_string(core::unix_now_ms())}));
+  EXPECT_EQ(register_through(msisdn).status, 409);
+  // The same claim, old and without a line: taken over.
+  ASSERT_TRUE(redis.call({"HSET", "claim:" + msisdn, "since_ms", "1"}));
+  auto taker = register_through(msisdn);
   EXPECT_EQ(taker.status, 201) << taker.body;
-  auto owner = redis.call({"HGET", "claim:" + msisdn, "id"});
-  ASSERT_TRUE(owner);
-  EXPECT_EQ(owner->view().str(), idcode_of(second));
-  // An old claim whose owner does hold the line is kept.
-  auto r = redis.call({"HSET", "claim:" + msisdn, "since_ms", "1"});
-  ASSERT_TRUE(r);
-  EXPECT_EQ(register_as(first, msisdn).status, 409);
+  auto holder = redis.call({"HGET", "claim:" + msisdn, "id"});
+  ASSERT_TRUE(holder);
+  EXPECT_EQ(holder->view().str(), idcode_of(second));
 }

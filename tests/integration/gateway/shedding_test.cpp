@@ -129,13 +129,9 @@ TEST(shedding, the_node_that_owns_the_account_decides) {
   deployment d{{"carrier-a", "carrier-b"}, opts};
   gateway_client http{d};
   // Node 0 learns node 1's shards from it shortly after both start.
-  ASSERT_TRUE(eventually([&] {
-    return http.register_raw("carrier-a", {{"msisdn", "+8613800000199"},
-                                           {"iccid", "89860012345678901234"},
-                                           {"name", "Warm Up"},
-                                           {"id_number", id_number_of(99)}})
-               .status == 201;
-  }));
+  http.add_subscriber("carrier-a", "+8613800000199", 99);
+  ASSERT_TRUE(eventually(
+      [&] { return http.request_code("carrier-a", "+8613800000199").status == 202; }));
   line a, b;
   for (int person = 10; person < 40 && a.idcode.empty(); ++person) {
     auto candidate =

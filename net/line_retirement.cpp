@@ -1,0 +1,48 @@
+#include "net/line_retirement.hpp"
+
+#include "store/error.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace simsync::net {
+
+namespace {
+
+/// Only an idcode routes to a shard (config::shard_of throws otherwise).
+bool routable(const std::string& owner) {
+  return owner.size() >= 8 && std::all_of(owner.begin(), owner.begin() + 8, [](char x) {
+           return std::isxdigit(static_cast<unsigned char>(x)) != 0;
+         });
+}
+
+void release_claim(const exchange_ptr& ex, const std::string& msisdn,
+                   const std::string& owner, std::function<void()> done) {
+  auto shard = config::shard_of_msisdn(msisdn, ex->ctx().shard_count);
+  ex->ask_at(
+      shard, [done = std::move(done)](bool) { done(); }, atom::release_v, msisdn, owner);
+}
+
+} // namespace
+
+void retire_line(const exchange_ptr& ex, const std::string& msisdn, const std::string& owner,
+                 std::function<void(bool line_removed, bool account_removed)> done) {
+  if (!routable(owner))
+    return release_claim(ex, msisdn, owner, [done] { done(false, false); });
+  ex->ask_or(
+      owner,
+      [ex, msisdn, owner, done](bool account_removed) {
+        // The line is gone: release its msisdn's claim. Should this step not
+        // happen, the claim is an orphan that another person takes over once
+        // it is old (see the registration's claim step).
+        release_claim(ex, msisdn, owner, [done, account_removed] { done(true, account_removed); });
+      },
+      [ex, msisdn, owner, done](caf::error& err) {
+        if (err != ec::unknown_line)
+          return ex->fail(err);
+        release_claim(ex, msisdn, owner, [done] { done(false, false); });
+      },
+      atom::remove_line_v, owner, msisdn);
+}
+
+} // namespace simsync::net

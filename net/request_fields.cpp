@@ -1,0 +1,50 @@
+#include "net/request_fields.hpp"
+
+#include <cctype>
+
+namespace simsync::net {
+
+std::string media_type(const exchange& ex) {
+  auto value = ex.request().header().get_field_or(restinio::http_field::content_type, "");
+  auto type = value.substr(0, value.find(';'));
+  while (!type.empty() && std::isspace(static_cast<unsigned char>(type.back())))
+    type.pop_back();
+  for (auto& c : type)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return type;
+}
+
+
+std::optional<nlohmann::json> json_body(const exchange_ptr& ex) {
+  auto type = media_type(*ex);
+  if (!type.empty() && type != "application/json" &&
+      (type.size() < 5 || type.compare(type.size() - 5, 5, "+json") != 0)) {
+    ex->fail(problem{415, "unsupported-media-type", "The body must be JSON",
+                     "Content-Type " + type + " is not application/json"});
+    return std::nullopt;
+  }
+  auto body = nlohmann::json::parse(ex->body(), nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    ex->fail(problem{400, "malformed-json", "The body is not a JSON object",
+                     "the request body must be a JSON object"});
+    return std::nullopt;
+  }
+  return body;
+}
+
+std::optional<std::string> string_field(const exchange_ptr& ex,
+                                        const nlohmann::json& body,
+                                        const std::string& name) {
+  auto it = body.find(name);
+  if (it == body.end()) {
+    ex->fail(bad_field(name, "missing"));
+    return std::nullopt;
+  }
+  if (!it->is_string()) {
+    ex->fail(bad_field(name, "must be a string"));
+    return std::nullopt;
+  }
+  return it->get<std::string>();
+}
+
+} // namespace simsync::net

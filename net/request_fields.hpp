@@ -1,0 +1,27 @@
+#pragma once
+
+// Reading a request's body and fields in a handler. Each reader answers the
+// request itself (400, 415) when the input is not what it asks for, and
+// returns nothing: the handler then just returns.
+
+#include "net/exchange.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+namespace simsync::net {
+
+/// The request's media type: Content-Type without parameters, lower-cased.
+std::string media_type(const exchange& ex);
+
+/// A JSON object body, or nullopt after answering 415 or 400. A JSON body
+/// may come without a Content-Type; with one, it must be JSON.
+std::optional<nlohmann::json> json_body(const exchange_ptr& ex);
+
+/// A string member, or nullopt after answering 400 naming it.
+std::optional<std::string> string_field(const exchange_ptr& ex, const nlohmann::json& body,
+                                        const std::string& name);
+
+} // namespace simsync::net

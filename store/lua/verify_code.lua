@@ -1,0 +1,28 @@
+-- F1, second step: checks a one-time code and uses it up. A wrong code
+-- counts against the code; the last allowed wrong attempt ends it.
+-- ARGV: msisdn, code_hash, now_ms, max_attempts.
+-- Returns {idcode, iccid, sealed_user_info} of the subscriber. Fails no_code
+-- (none waiting, or used), code_expired, wrong_code <attempts left>,
+-- too_many_attempts <retry_after_ms>, not_eligible (no longer a subscriber).
+local msisdn, hash = ARGV[1], ARGV[2]
+local now, max_attempts = tonumber(ARGV[3]), tonumber(ARGV[4])
+local key = code_key(msisdn)
+local want, expires, attempts = unpack(redis.call('HMGET', key, 'hash', 'expires_ms',
+                                                  'attempts'))
+if not want then return fail('no_code') end
+expires, attempts = tonumber(expires), tonumber(attempts)
+local function exhausted()
+  return fail(string.format('too_many_attempts %d', math.max(expires - now, 0)))
+end
+if attempts >= max_attempts then return exhausted() end
+if now >= expires then return fail('code_expired') end
+if hash ~= want then
+  attempts = redis.call('HINCRBY', key, 'attempts', 1)
+  if attempts >= max_attempts then return exhausted() end
+  return fail(string.format('wrong_code %d', max_attempts - attempts))
+end
+redis.call('DEL', key)
+local iccid, id, sealed, active =
+  unpack(redis.call('HMGET', subscriber_key(msisdn), 'iccid', 'id', 'user_info', 'active'))
+if not iccid or active ~= '1' then return fail('not_eligible') end
+return {id, iccid, sealed}
