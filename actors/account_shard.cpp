@@ -151,8 +151,8 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
         });
       },
       [=](atom::token_hashes, const std::string& idcode) {
-        return with_store(self,
-                          [&](store::account_store& s) { return s.token_hashes(idcode); });
+        return with_store(
+            self, [&](store::account_store& s) { return s.token_hashes(idcode); });
       },
       [=](atom::put_subscriber, const std::vector<store::subscriber_record>& records,
           std::uint64_t now_ms) {
@@ -175,8 +175,9 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
         });
       },
       [=](atom::issue_code, const store::code_request& req) {
-        return with_store(
-            self, [&](store::account_store& s) { return store::issue_code(s.redis(), req); });
+        return with_store(self, [&](store::account_store& s) {
+          return store::issue_code(s.redis(), req);
+        });
       },
       [=](atom::verify_code, const store::code_check& req) {
         return with_store(self, [&](store::account_store& s) {

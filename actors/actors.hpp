@@ -61,11 +61,13 @@ using account_shard_actor = caf::typed_actor<
     caf::replies_to<atom::put_subscriber, std::vector<store::subscriber_record>,
                     std::uint64_t>::with<std::vector<store::subscriber_outcome>>,
     /// Registry: deletes an msisdn's subscriber record.
-    caf::replies_to<atom::delete_subscriber, std::string>::with<store::subscriber_outcome>,
+    caf::replies_to<atom::delete_subscriber,
+                    std::string>::with<store::subscriber_outcome>,
     /// F1: stores a one-time code for an msisdn; replies when it expires (Unix ms).
     caf::replies_to<atom::issue_code, store::code_request>::with<std::uint64_t>,
     /// F1: checks and uses up a one-time code; replies with its subscriber.
-    caf::replies_to<atom::verify_code, store::code_check>::with<store::verified_subscriber>,
+    caf::replies_to<atom::verify_code,
+                    store::code_check>::with<store::verified_subscriber>,
     /// How the shard is doing.
     caf::replies_to<atom::status>::with<actor_status>>;
 

@@ -162,8 +162,8 @@ typename Inspector::result_type inspect(Inspector& f, subscriber_outcome& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, code_request& x) {
-  return f(caf::meta::type_name("code_request"), x.msisdn, x.iccid, x.code_hash,
-           x.now_ms, x.ttl_ms, x.window_ms, x.codes_per_window);
+  return f(caf::meta::type_name("code_request"), x.msisdn, x.iccid, x.code_hash, x.now_ms,
+           x.ttl_ms, x.window_ms, x.codes_per_window);
 }
 
 template <class Inspector>

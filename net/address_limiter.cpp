@@ -16,7 +16,8 @@ std::uint64_t address_limiter::admit(const std::string& address,
   if (w.count == 0 || now - w.started >= window_)
     w = window_count{now, 0};
   if (w.count >= per_window_) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(w.started + window_ - now);
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(w.started + window_ - now);
     return static_cast<std::uint64_t>(std::max<long long>(left.count(), 1));
   }
   ++w.count;

@@ -20,7 +20,8 @@ public:
 
   /// Counts a request from `address` at `now`: 0 when admitted, otherwise
   /// how many ms until the address's window ends.
-  std::uint64_t admit(const std::string& address, std::chrono::steady_clock::time_point now);
+  std::uint64_t admit(const std::string& address,
+                      std::chrono::steady_clock::time_point now);
 
 private:
   struct window_count {

@@ -50,12 +50,12 @@ std::vector<route_spec> subscriber_routes() {
   };
 }
 
-std::unique_ptr<router_t> make_admin_router(const context_ptr& ctx, const board_ptr& board) {
+std::unique_ptr<router_t> make_admin_router(const context_ptr& ctx,
+                                            const board_ptr& board) {
   auto router = make_router(ctx, subscriber_routes());
   router->http_get("/", [](auto req, auto) {
-    return answer(
-        req, restinio::status_ok(), "application/json",
-        R"({"routes":["/admin/actors","/metrics","/admin/subscribers"]})");
+    return answer(req, restinio::status_ok(), "application/json",
+                  R"({"routes":["/admin/actors","/metrics","/admin/subscribers"]})");
   });
   if (!board)
     return router;
@@ -94,9 +94,9 @@ caf::expected<std::unique_ptr<admin_server>>
 admin_server::start(caf::actor_system& sys, const config::node_config& cfg,
                     federation_actor federation, board_ptr board) {
   auto self = std::make_unique<impl>();
-  self->ctx = std::make_shared<gateway_context>(
-      sys, cfg, std::move(federation), gateway_limits{},
-      std::make_shared<metrics::request_meter>(false));
+  self->ctx =
+      std::make_shared<gateway_context>(sys, cfg, std::move(federation), gateway_limits{},
+                                        std::make_shared<metrics::request_meter>(false));
   try {
     self->server = restinio::run_async<admin_traits>(
         restinio::own_io_context(),

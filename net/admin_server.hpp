@@ -24,8 +24,8 @@ public:
   /// `federation`. Without a `board` (metrics off) the snapshot routes
   /// answer 404. Fails if the address cannot be bound.
   static caf::expected<std::unique_ptr<admin_server>>
-  start(caf::actor_system& sys, const config::node_config& cfg, federation_actor federation,
-        std::shared_ptr<metrics::snapshot_board> board);
+  start(caf::actor_system& sys, const config::node_config& cfg,
+        federation_actor federation, std::shared_ptr<metrics::snapshot_board> board);
 
   void stop();
   ~admin_server();

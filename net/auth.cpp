@@ -29,9 +29,9 @@ void authorize(const exchange_ptr& ex, const std::string& msisdn,
   auto token = header ? bearer_token(std::string_view(header->data(), header->size()))
                       : std::nullopt;
   if (!token) {
-    ex->fail(
-        problem{401, "unauthorized", "A SIM token is required",
-                "send Authorization: Bearer <token> as issued by POST /v1/register/verify"});
+    ex->fail(problem{
+        401, "unauthorized", "A SIM token is required",
+        "send Authorization: Bearer <token> as issued by POST /v1/register/verify"});
     return;
   }
   auto idcode = std::string(token_idcode(*token));

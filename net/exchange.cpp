@@ -234,8 +234,9 @@ void exchange::run_blocking(std::function<std::string()> work,
         }};
       });
   self_->request(worker, limit, atom::run_v)
-      .then([on_done = std::move(on_done)](const std::string& result) { on_done(result); },
-            failing());
+      .then(
+          [on_done = std::move(on_done)](const std::string& result) { on_done(result); },
+          failing());
 }
 
 void exchange::refresh(std::function<void()> next) {

@@ -118,7 +118,8 @@ public:
   /// Asks shard `index` itself, whatever account it is for: the shard that
   /// holds an msisdn's claim and subscriber record (config::shard_of_msisdn).
   template <class OnOk, class... Ts> void ask_at(int index, OnOk on_ok, Ts... xs) {
-    ask_shard(index, true, std::move(on_ok), failing(), std::make_tuple(std::move(xs)...));
+    ask_shard(index, true, std::move(on_ok), failing(),
+              std::make_tuple(std::move(xs)...));
   }
 
   /// Runs `work` on a thread of its own (it may block, as an SMS gateway's

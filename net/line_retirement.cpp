@@ -25,7 +25,8 @@ void release_claim(const exchange_ptr& ex, const std::string& msisdn,
 
 } // namespace
 
-void retire_line(const exchange_ptr& ex, const std::string& msisdn, const std::string& owner,
+void retire_line(const exchange_ptr& ex, const std::string& msisdn,
+                 const std::string& owner,
                  std::function<void(bool line_removed, bool account_removed)> done) {
   if (!routable(owner))
     return release_claim(ex, msisdn, owner, [done] { done(false, false); });
@@ -35,7 +36,8 @@ void retire_line(const exchange_ptr& ex, const std::string& msisdn, const std::s
         // The line is gone: release its msisdn's claim. Should this step not
         // happen, the claim is an orphan that another person takes over once
         // it is old (see the registration's claim step).
-        release_claim(ex, msisdn, owner, [done, account_removed] { done(true, account_removed); });
+        release_claim(ex, msisdn, owner,
+                      [done, account_removed] { done(true, account_removed); });
       },
       [ex, msisdn, owner, done](caf::error& err) {
         if (err != ec::unknown_line)

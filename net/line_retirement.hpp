@@ -13,7 +13,8 @@ namespace simsync::net {
 /// already gone is no error. Then `done(line_removed, account_removed)`.
 /// Used when the phone deletes its line and when the carrier's registry ends
 /// or reassigns the subscription.
-void retire_line(const exchange_ptr& ex, const std::string& msisdn, const std::string& owner,
+void retire_line(const exchange_ptr& ex, const std::string& msisdn,
+                 const std::string& owner,
                  std::function<void(bool line_removed, bool account_removed)> done);
 
 } // namespace simsync::net

@@ -25,8 +25,8 @@ std::string new_code() {
 }
 
 bool is_code(std::string_view text) {
-  return text.size() == 6 &&
-         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return text.size() == 6 && std::all_of(text.begin(), text.end(),
+                                         [](char c) { return c >= '0' && c <= '9'; });
 }
 
 std::string code_hash(std::string_view key, std::string_view msisdn,
@@ -36,8 +36,8 @@ std::string code_hash(std::string_view key, std::string_view msisdn,
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int size = 0;
   if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-            reinterpret_cast<const unsigned char*>(message.data()), message.size(), digest,
-            &size))
+            reinterpret_cast<const unsigned char*>(message.data()), message.size(),
+            digest, &size))
     throw std::runtime_error("HMAC-SHA256 failed");
   static constexpr char hex[] = "0123456789abcdef";
   std::string out;

@@ -20,7 +20,8 @@ bool is_code(std::string_view text);
 
 /// Lower-case hex HMAC-SHA256 under `key` of the label, the msisdn and the
 /// code: a code is only ever compared through this.
-std::string code_hash(std::string_view key, std::string_view msisdn, std::string_view code);
+std::string code_hash(std::string_view key, std::string_view msisdn,
+                      std::string_view code);
 
 /// The text of the SMS that carries a code.
 std::string code_message(std::string_view code, std::chrono::seconds valid_for);

@@ -107,7 +107,8 @@ bool names_a_person(const exchange_ptr& ex, const nlohmann::json& body) {
 }
 
 /// A valid msisdn field, or nullopt after answering 400.
-std::optional<std::string> msisdn_field(const exchange_ptr& ex, const nlohmann::json& body) {
+std::optional<std::string> msisdn_field(const exchange_ptr& ex,
+                                        const nlohmann::json& body) {
   auto msisdn = string_field(ex, body, "msisdn");
   if (!msisdn)
     return std::nullopt;
@@ -172,9 +173,9 @@ void handle_register(const exchange_ptr& ex) {
       static_cast<std::uint64_t>(
           std::chrono::duration_cast<std::chrono::milliseconds>(ctx.registration.code_ttl)
               .count()),
-      static_cast<std::uint64_t>(
-          std::chrono::duration_cast<std::chrono::milliseconds>(ctx.registration.code_window)
-              .count()),
+      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     ctx.registration.code_window)
+                                     .count()),
       static_cast<std::uint64_t>(ctx.registration.codes_per_msisdn)};
   ex->ask_at(
       config::shard_of_msisdn(*msisdn, ctx.shard_count),
@@ -206,9 +207,12 @@ void handle_verify(const exchange_ptr& ex) {
       config::shard_of_msisdn(*msisdn, ctx.shard_count),
       [ex, msisdn = *msisdn](const store::verified_subscriber& who) {
         auto token = issue_token(who.idcode);
-        store::register_request req{who.idcode,         msisdn,
-                                    who.iccid,          token.hash,
-                                    who.sealed_user_info, core::unix_now_ms(),
+        store::register_request req{who.idcode,
+                                    msisdn,
+                                    who.iccid,
+                                    token.hash,
+                                    who.sealed_user_info,
+                                    core::unix_now_ms(),
                                     ex->ctx().peers};
         claim_then_register(ex, std::move(req), token.token, "");
       },

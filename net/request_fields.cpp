@@ -14,7 +14,6 @@ std::string media_type(const exchange& ex) {
   return type;
 }
 
-
 std::optional<nlohmann::json> json_body(const exchange_ptr& ex) {
   auto type = media_type(*ex);
   if (!type.empty() && type != "application/json" &&

@@ -21,7 +21,7 @@ std::string media_type(const exchange& ex);
 std::optional<nlohmann::json> json_body(const exchange_ptr& ex);
 
 /// A string member, or nullopt after answering 400 naming it.
-std::optional<std::string> string_field(const exchange_ptr& ex, const nlohmann::json& body,
-                                        const std::string& name);
+std::optional<std::string>
+string_field(const exchange_ptr& ex, const nlohmann::json& body, const std::string& name);
 
 } // namespace simsync::net

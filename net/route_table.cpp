@@ -29,11 +29,9 @@ std::string decode_param(restinio::string_view_t raw) {
 
 /// The RESTinio side of every route: shed load when too much is in flight,
 /// otherwise spawn the request's actor and return without waiting for it.
-restinio::request_handling_status_t dispatch(const context_ptr& ctx,
-                                             restinio::request_handle_t req,
-                                             std::string_view name,
-                                             std::vector<std::string> params,
-                                             route_fn route) {
+restinio::request_handling_status_t
+dispatch(const context_ptr& ctx, restinio::request_handle_t req, std::string_view name,
+         std::vector<std::string> params, route_fn route) {
   if (!ctx->meter->admit(ctx->limits.max_in_flight)) {
     answer_now(req, problem{503, "overloaded", "The gateway is overloaded",
                             "too many requests in flight; retry after a second"});
@@ -47,8 +45,8 @@ restinio::request_handling_status_t dispatch(const context_ptr& ctx,
         route(ex);
     } catch (const std::exception& e) {
       std::cerr << "carrierd: " << name << " failed: " << e.what() << std::endl;
-      ex->fail(
-          problem{500, "internal", "Internal error", "the carrier could not handle the request"});
+      ex->fail(problem{500, "internal", "Internal error",
+                       "the carrier could not handle the request"});
     }
   });
   return restinio::request_accepted();

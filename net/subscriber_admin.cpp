@@ -4,8 +4,8 @@
 #include "core/seal.hpp"
 #include "net/line_retirement.hpp"
 #include "net/request_fields.hpp"
-#include "net/token.hpp"
 #include "net/subscriber_input.hpp"
+#include "net/token.hpp"
 
 #include <openssl/crypto.h>
 
@@ -54,7 +54,8 @@ store::subscriber_record sealed_record(const gateway_context& ctx,
   auto idcode = core::idcode(ctx.federation_key, in.person);
   nlohmann::json info{{"name", in.person.name}, {"id_number", in.person.id_number}};
   return store::subscriber_record{in.msisdn, in.iccid, idcode,
-                                  core::seal(ctx.seal_key, info.dump(), idcode), in.active};
+                                  core::seal(ctx.seal_key, info.dump(), idcode),
+                                  in.active};
 }
 
 /// What a bulk write did, for its answer.
@@ -74,8 +75,8 @@ constexpr std::size_t records_per_message = 500;
 using done_fn = std::function<void()>;
 
 /// Retires the tally's lines one after the other, then `done`.
-void retire_all(const exchange_ptr& ex, std::shared_ptr<import_tally> tally, std::size_t i,
-                done_fn done) {
+void retire_all(const exchange_ptr& ex, std::shared_ptr<import_tally> tally,
+                std::size_t i, done_fn done) {
   if (i == tally->to_retire.size())
     return done();
   const auto& [msisdn, owner] = tally->to_retire[i];
@@ -87,15 +88,18 @@ void retire_all(const exchange_ptr& ex, std::shared_ptr<import_tally> tally, std
 
 /// Writes the batches one after the other (each to its msisdn's shard),
 /// counting outcomes, then retires the lines that must go, then `done`.
-void write_batches(const exchange_ptr& ex,
-                   std::shared_ptr<std::vector<std::pair<int, std::vector<store::subscriber_record>>>> batches,
-                   std::size_t i, std::shared_ptr<import_tally> tally, done_fn done) {
+void write_batches(
+    const exchange_ptr& ex,
+    std::shared_ptr<std::vector<std::pair<int, std::vector<store::subscriber_record>>>>
+        batches,
+    std::size_t i, std::shared_ptr<import_tally> tally, done_fn done) {
   if (i == batches->size())
     return retire_all(ex, tally, 0, std::move(done));
   auto& [shard, records] = (*batches)[i];
   ex->ask_at(
       shard,
-      [ex, batches, i, tally, done](const std::vector<store::subscriber_outcome>& outcomes) {
+      [ex, batches, i, tally,
+       done](const std::vector<store::subscriber_outcome>& outcomes) {
         const auto& records = (*batches)[i].second;
         for (std::size_t k = 0; k < outcomes.size() && k < records.size(); ++k) {
           const auto& o = outcomes[k];
@@ -131,9 +135,10 @@ void write_records(const exchange_ptr& ex, const std::vector<subscriber_input>& 
   for (auto& [shard, records] : by_shard)
     for (std::size_t at = 0; at < records.size(); at += records_per_message) {
       auto end = std::min(records.size(), at + records_per_message);
-      batches->emplace_back(shard, std::vector<store::subscriber_record>(
-                                       records.begin() + static_cast<std::ptrdiff_t>(at),
-                                       records.begin() + static_cast<std::ptrdiff_t>(end)));
+      batches->emplace_back(shard,
+                            std::vector<store::subscriber_record>(
+                                records.begin() + static_cast<std::ptrdiff_t>(at),
+                                records.begin() + static_cast<std::ptrdiff_t>(end)));
     }
   auto tally = std::make_shared<import_tally>();
   write_batches(ex, batches, 0, tally, [tally, done] { done(*tally); });
@@ -186,9 +191,9 @@ void handle_import_subscribers(const exchange_ptr& ex) {
     return;
   auto type = media_type(*ex);
   if (type != "text/csv" && type != "application/x-ndjson" && !type.empty())
-    return ex->fail(problem{415, "unsupported-media-type", "The body must be NDJSON or CSV",
-                            "Content-Type " + type +
-                                " is not application/x-ndjson or text/csv"});
+    return ex->fail(
+        problem{415, "unsupported-media-type", "The body must be NDJSON or CSV",
+                "Content-Type " + type + " is not application/x-ndjson or text/csv"});
   auto parsed = type == "text/csv" ? parse_subscriber_csv(ex->body())
                                    : parse_subscriber_ndjson(ex->body());
   if (!parsed.errors.empty()) {

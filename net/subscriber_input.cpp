@@ -11,7 +11,8 @@ std::optional<std::string> text_of(const nlohmann::json& record, const char* nam
                                    std::string& error) {
   auto it = record.find(name);
   if (it == record.end() || !it->is_string()) {
-    error = std::string(name) + ": " + (it == record.end() ? "missing" : "must be a string");
+    error =
+        std::string(name) + ": " + (it == record.end() ? "missing" : "must be a string");
     return std::nullopt;
   }
   return it->get<std::string>();
@@ -34,7 +35,8 @@ std::vector<std::string_view> lines_of(std::string_view body) {
 }
 
 bool blank(std::string_view line) {
-  return std::all_of(line.begin(), line.end(), [](char c) { return c == ' ' || c == '\t'; });
+  return std::all_of(line.begin(), line.end(),
+                     [](char c) { return c == ' ' || c == '\t'; });
 }
 
 /// The fields of one CSV line; nullopt if a quote is left open. Quoted
@@ -155,12 +157,14 @@ parsed_subscribers parse_subscriber_csv(std::string_view body) {
   auto lines = lines_of(body);
   auto header = lines.empty() ? std::nullopt : csv_fields(lines[0]);
   if (!header) {
-    out.errors.emplace_back(1, "a header row naming msisdn,iccid,name,id_number is required");
+    out.errors.emplace_back(
+        1, "a header row naming msisdn,iccid,name,id_number is required");
     return out;
   }
   for (const char* needed : {"msisdn", "iccid", "name", "id_number"})
     if (std::find(header->begin(), header->end(), needed) == header->end()) {
-      out.errors.emplace_back(1, std::string("the header row has no ") + needed + " column");
+      out.errors.emplace_back(1,
+                              std::string("the header row has no ") + needed + " column");
       return out;
     }
   for (std::size_t i = 1; i < lines.size(); ++i) {
@@ -168,10 +172,10 @@ parsed_subscribers parse_subscriber_csv(std::string_view body) {
       continue;
     auto fields = csv_fields(lines[i]);
     if (!fields || fields->size() != header->size()) {
-      out.errors.emplace_back(i + 1, fields ? "has " + std::to_string(fields->size()) +
-                                                  " fields; the header has " +
-                                                  std::to_string(header->size())
-                                            : std::string("a quoted field is not closed"));
+      out.errors.emplace_back(
+          i + 1, fields ? "has " + std::to_string(fields->size()) +
+                              " fields; the header has " + std::to_string(header->size())
+                        : std::string("a quoted field is not closed"));
       continue;
     }
     nlohmann::json record = nlohmann::json::object();

@@ -68,12 +68,18 @@ struct script_code {
 };
 
 constexpr script_code script_codes[] = {
-    {"unknown_line", ec::unknown_line},   {"line_taken", ec::line_taken},
-    {"stale_cursor", ec::stale_cursor},   {"bad_batch", ec::invalid_request},
-    {"bad_request", ec::invalid_request}, {"beyond_history", ec::beyond_history},
-    {"not_eligible", ec::not_eligible},   {"too_many_codes", ec::too_many_codes},
-    {"no_code", ec::no_code},             {"code_expired", ec::code_expired},
-    {"wrong_code", ec::wrong_code},       {"too_many_attempts", ec::too_many_attempts},
+    {"unknown_line", ec::unknown_line},
+    {"line_taken", ec::line_taken},
+    {"stale_cursor", ec::stale_cursor},
+    {"bad_batch", ec::invalid_request},
+    {"bad_request", ec::invalid_request},
+    {"beyond_history", ec::beyond_history},
+    {"not_eligible", ec::not_eligible},
+    {"too_many_codes", ec::too_many_codes},
+    {"no_code", ec::no_code},
+    {"code_expired", ec::code_expired},
+    {"wrong_code", ec::wrong_code},
+    {"too_many_attempts", ec::too_many_attempts},
 };
 
 caf::error error_of(std::string_view message) {

@@ -31,11 +31,11 @@ caf::expected<subscriber_outcome> put_subscriber(redis_client& redis,
                                                  const subscriber_record& record,
                                                  std::uint64_t now_ms) {
   auto now = std::to_string(now_ms);
-  auto r = count_and_owner(run_script(redis, script::put_subscriber,
-                                      {record.msisdn, record.iccid, record.idcode,
-                                       record.sealed_user_info, record.active ? "1" : "0",
-                                       now}),
-                           "put_subscriber");
+  auto r = count_and_owner(
+      run_script(redis, script::put_subscriber,
+                 {record.msisdn, record.iccid, record.idcode, record.sealed_user_info,
+                  record.active ? "1" : "0", now}),
+      "put_subscriber");
   if (!r)
     return std::move(r.error());
   if (r->first < 0 || r->first > 2)

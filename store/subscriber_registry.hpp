@@ -42,7 +42,7 @@ struct code_request {
   std::string code_hash;
   std::uint64_t now_ms = 0;
   std::uint64_t ttl_ms = 0;
-  std::uint64_t window_ms = 0;  ///< codes_per_window counts codes sent in this window
+  std::uint64_t window_ms = 0; ///< codes_per_window counts codes sent in this window
   std::uint64_t codes_per_window = 0;
 };
 
@@ -72,6 +72,7 @@ caf::expected<std::uint64_t> issue_code(redis_client& redis, const code_request&
 /// Uses the code up. Fails ec::no_code, ec::code_expired, ec::wrong_code
 /// (context: attempts left), ec::too_many_attempts (context: ms until the
 /// code would have expired) or ec::not_eligible.
-caf::expected<verified_subscriber> verify_code(redis_client& redis, const code_check& req);
+caf::expected<verified_subscriber> verify_code(redis_client& redis,
+                                               const code_check& req);
 
 } // namespace simsync::store

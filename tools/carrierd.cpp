@@ -90,9 +90,9 @@ int main(int argc, char** argv) {
   std::cout << "carrierd: " << cfg.carrier << "/" << cfg.node << " up, "
             << cfg.owned_shards().size() << " shard(s), federation on "
             << cfg.federation.to_string() << ", gateway on " << cfg.gateway.to_string()
-            << ", admin on " << cfg.admin.to_string() << (cfg.metrics ? "" : " (metrics off)")
-            << ", "
-            << cfg.peers.size() << " peer link(s)" << std::endl;
+            << ", admin on " << cfg.admin.to_string()
+            << (cfg.metrics ? "" : " (metrics off)") << ", " << cfg.peers.size()
+            << " peer link(s)" << std::endl;
   int sig = 0;
   sigwait(&stop_signals, &sig);
   std::cout << "carrierd: " << cfg.carrier << "/" << cfg.node << " stopping (signal "

@@ -12,10 +12,10 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <regex>
-#include <sys/stat.h>
 #include <spawn.h>
 #include <stdexcept>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -107,10 +107,9 @@ std::string deployment::nodes_toml(const std::string& carrier,
     std::string shards;
     for (int s : n.shards)
       shards += (shards.empty() ? "" : ", ") + std::to_string(s);
-    out += "\n[[" + table + "]]\nid = \"" + n.id +
-           "\"\nfederation = \"127.0.0.1:" +
+    out += "\n[[" + table + "]]\nid = \"" + n.id + "\"\nfederation = \"127.0.0.1:" +
            std::to_string(n.relay && table == "peers.nodes" ? n.relay->port()
-                                                             : n.federation_port) +
+                                                            : n.federation_port) +
            "\"\nshards = [" + shards + "]\n";
   }
   return out;
@@ -137,8 +136,8 @@ void deployment::write_config(const std::string& carrier, const node& self) {
       "\"\n\n[gateway]\nlisten = \"127.0.0.1:" + std::to_string(self.gateway_port) +
       "\"\n" + gateway_limits() +
       "\n[admin]\nlisten = \"127.0.0.1:" + std::to_string(self.admin_port) +
-      "\"\nmetrics = " + (opts_.metrics ? "true" : "false") + "\nkey_file = \"" + carrier +
-      ".admin.key\"\n" +
+      "\"\nmetrics = " + (opts_.metrics ? "true" : "false") + "\nkey_file = \"" +
+      carrier + ".admin.key\"\n" +
       (opts_.sms_url.empty() ? "\n[sms]\nkind = \"file\"\n"
                              : "\n[sms]\nkind = \"http\"\nurl = \"" + opts_.sms_url +
                                    "\"\ntimeout_ms = 1000\nattempts = 2\n") +

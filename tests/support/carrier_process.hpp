@@ -73,7 +73,9 @@ public:
   }
   int shards() const { return opts_.shards; }
   /// The carrier's admin credential (the content of its [admin] key_file).
-  std::string admin_key(const std::string& carrier) const { return admin_keys_.at(carrier); }
+  std::string admin_key(const std::string& carrier) const {
+    return admin_keys_.at(carrier);
+  }
   /// The code of the last SMS the carrier's nodes sent to `msisdn` through the
   /// file gateway; empty if none.
   std::string last_code(const std::string& carrier, const std::string& msisdn) const;

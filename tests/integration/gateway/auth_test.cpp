@@ -61,8 +61,8 @@ TEST_F(auth, a_token_opens_its_own_line_and_no_other) {
     auto forged = mine.token;
     forged.back() = forged.back() == 'A' ? 'B' : 'A';
     for (const auto& token : {at_b.token, forged}) {
-      auto bad =
-          http.send("carrier-a", r.method, path + r.suffix, token, r.body, r.content_type);
+      auto bad = http.send("carrier-a", r.method, path + r.suffix, token, r.body,
+                           r.content_type);
       EXPECT_EQ(bad.status, 401) << bad;
       EXPECT_EQ(bad.json.value("type", ""), "urn:simsync:problem:invalid_token") << bad;
       EXPECT_EQ(bad.header("WWW-Authenticate"), "Bearer error=\"invalid_token\"") << bad;

@@ -18,8 +18,9 @@ struct flows : shared_deployment<flows> {
 
 TEST_F(flows, register_push_update_fetch_apply_across_carriers) {
   // F1: one person, a line at a and a line at b: one account at each.
-  auto reg_a = http.enrol_and_register("carrier-a", "+8613800138000", "89860012345678901234",
-                                  "张伟", "11010519491231002X");
+  auto reg_a =
+      http.enrol_and_register("carrier-a", "+8613800138000", "89860012345678901234",
+                              "张伟", "11010519491231002X");
   ASSERT_EQ(reg_a.status, 201) << reg_a;
   EXPECT_TRUE(reg_a.json.value("account_created", false));
   auto idcode = reg_a.json.value("idcode", "");
@@ -27,8 +28,9 @@ TEST_F(flows, register_push_update_fetch_apply_across_carriers) {
   EXPECT_EQ(reg_a.json.value("token", "").rfind(idcode + ".", 0), 0u);
   line a{"carrier-a", "+8613800138000", reg_a.json.value("token", ""), idcode};
   // The same person at b, written differently: normalization gives the same idcode.
-  auto reg_b = http.enrol_and_register("carrier-b", "+8618600186000", "89860112345678901234",
-                                  " 张伟 ", "11010519491231002x");
+  auto reg_b =
+      http.enrol_and_register("carrier-b", "+8618600186000", "89860112345678901234",
+                              " 张伟 ", "11010519491231002x");
   ASSERT_EQ(reg_b.status, 201) << reg_b;
   EXPECT_EQ(reg_b.json.value("idcode", ""), idcode);
   line b{"carrier-b", "+8618600186000", reg_b.json.value("token", ""), idcode};
@@ -74,8 +76,9 @@ TEST_F(flows, register_push_update_fetch_apply_across_carriers) {
   // F1 bootstrap: a line at c registered now receives the shared store.
   auto c = http.register_line("carrier-c", "+8615000150000", 0);
   ASSERT_FALSE(c.token.empty());
-  auto reg_c = http.enrol_and_register("carrier-c", "+8615000150001", "89860212345678901234",
-                                  "张伟", "11010519491231002X");
+  auto reg_c =
+      http.enrol_and_register("carrier-c", "+8615000150001", "89860212345678901234",
+                              "张伟", "11010519491231002X");
   ASSERT_EQ(reg_c.status, 201) << reg_c;
   line c2{"carrier-c", "+8615000150001", reg_c.json.value("token", ""), idcode};
   ASSERT_TRUE(eventually([&] { return http.pending_added(c2) == 3; })) << http.update(c2);
@@ -88,8 +91,8 @@ TEST_F(flows, discard_private_backup_delete_and_a_second_line) {
   auto a = http.register_line("carrier-a", "+8613800138100", 1);
   auto b = http.register_line("carrier-b", "+8618600186100", 1);
   // F5 same account: a second line of the person at a.
-  auto reg_a2 = http.enrol_and_register("carrier-a", "+8613800138101", "89860012345678901299",
-                                   "Person 1", id_number_of(1));
+  auto reg_a2 = http.enrol_and_register(
+      "carrier-a", "+8613800138101", "89860012345678901299", "Person 1", id_number_of(1));
   ASSERT_EQ(reg_a2.status, 201) << reg_a2;
   EXPECT_FALSE(reg_a2.json.value("account_created", true));
   line a2{"carrier-a", "+8613800138101", reg_a2.json.value("token", ""), a.idcode};

@@ -131,7 +131,8 @@ public:
                                   : client.Post(path, headers, body, content_type);
     http_answer out;
     if (!r) {
-      ADD_FAILURE() << method << " " << path << " at " << carrier << "'s admin port: no answer";
+      ADD_FAILURE() << method << " " << path << " at " << carrier
+                    << "'s admin port: no answer";
       return out;
     }
     out.status = r->status;

@@ -41,10 +41,10 @@ struct line_claim : shared_deployment<line_claim> {
     // Node 0's gateway learns node 1's shards shortly after both start.
     gateway_client http{*d};
     http.add_subscriber("carrier-a", "+8613800000999", second);
-    ASSERT_TRUE(eventually([&] {
-      return http.request_code("carrier-a", "+8613800000999").status == 202;
-    }));
-    http.verify("carrier-a", "+8613800000999", d->last_code("carrier-a", "+8613800000999"));
+    ASSERT_TRUE(eventually(
+        [&] { return http.request_code("carrier-a", "+8613800000999").status == 202; }));
+    http.verify("carrier-a", "+8613800000999",
+                d->last_code("carrier-a", "+8613800000999"));
   }
   /// The Redis of the node holding msisdn's claim.
   store::redis_client claim_redis(const std::string& msisdn) {
@@ -53,17 +53,17 @@ struct line_claim : shared_deployment<line_claim> {
   }
   /// Registers `msisdn`, as its subscriber does, through node `node`'s gateway.
   http_answer register_through(const std::string& msisdn, int node = 0) {
-    auto sent = http.send("carrier-a", "POST", "/v1/register", "",
-                          nlohmann::json{{"msisdn", msisdn},
-                                         {"iccid", gateway_client::default_iccid}}
-                              .dump(),
-                          "application/json", {}, node);
+    auto sent = http.send(
+        "carrier-a", "POST", "/v1/register", "",
+        nlohmann::json{{"msisdn", msisdn}, {"iccid", gateway_client::default_iccid}}
+            .dump(),
+        "application/json", {}, node);
     EXPECT_EQ(sent.status, 202) << sent;
-    return http.send("carrier-a", "POST", "/v1/register/verify", "",
-                     nlohmann::json{{"msisdn", msisdn},
-                                    {"code", d->last_code("carrier-a", msisdn)}}
-                         .dump(),
-                     "application/json", {}, node);
+    return http.send(
+        "carrier-a", "POST", "/v1/register/verify", "",
+        nlohmann::json{{"msisdn", msisdn}, {"code", d->last_code("carrier-a", msisdn)}}
+            .dump(),
+        "application/json", {}, node);
   }
   /// Makes `msisdn` person `person`'s subscription, then registers it
   /// through node `node`'s gateway.

@@ -6,8 +6,8 @@
 #include "tests/integration/gateway/gateway_fixture.hpp"
 
 #include <filesystem>
-#include <mutex>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
 using namespace simsync::testing;
@@ -135,7 +135,8 @@ TEST_F(registration, wrong_and_reused_codes_are_refused_and_register_nothing) {
   // The right code still works once...
   auto ok = http.verify("carrier-a", msisdn, code);
   ASSERT_EQ(ok.status, 201) << ok;
-  line owner{"carrier-a", msisdn, ok.json.value("token", ""), ok.json.value("idcode", "")};
+  line owner{"carrier-a", msisdn, ok.json.value("token", ""),
+             ok.json.value("idcode", "")};
   // ...and only once: used up, it registers nothing and revokes nothing.
   auto reused = http.verify("carrier-a", msisdn, code);
   EXPECT_EQ(reused.status, 403) << reused;
@@ -212,20 +213,24 @@ TEST_F(registration, deactivating_the_subscriber_retires_the_line_at_once) {
   // Active again, the SIM registers a fresh line and account.
   http.add_subscriber("carrier-a", line1.msisdn, 57);
   ASSERT_EQ(http.request_code("carrier-a", line1.msisdn).status, 202);
-  auto again = http.verify("carrier-a", line1.msisdn, d->last_code("carrier-a", line1.msisdn));
+  auto again =
+      http.verify("carrier-a", line1.msisdn, d->last_code("carrier-a", line1.msisdn));
   EXPECT_EQ(again.status, 201) << again;
   EXPECT_TRUE(again.json.value("account_created", false)) << again;
 }
 
-TEST_F(registration, deleting_the_subscriber_retires_the_line_and_a_recycled_number_starts_afresh) {
+TEST_F(registration,
+       deleting_the_subscriber_retires_the_line_and_a_recycled_number_starts_afresh) {
   auto old_owner = http.register_line("carrier-a", "+8613800150700", 58);
   ASSERT_EQ(http.push(old_owner, card("p1", "Old Owner's Friend")).status, 200);
-  auto deleted = http.admin("carrier-a", "DELETE", "/admin/subscribers/" + old_owner.msisdn);
+  auto deleted =
+      http.admin("carrier-a", "DELETE", "/admin/subscribers/" + old_owner.msisdn);
   EXPECT_EQ(deleted.status, 200) << deleted;
   EXPECT_TRUE(deleted.json.value("line_retired", false)) << deleted;
   EXPECT_EQ(http.update(old_owner).status, 401);
-  EXPECT_EQ(http.admin("carrier-a", "DELETE", "/admin/subscribers/" + old_owner.msisdn).status,
-            404);
+  EXPECT_EQ(
+      http.admin("carrier-a", "DELETE", "/admin/subscribers/" + old_owner.msisdn).status,
+      404);
   // The number goes to another person.
   auto new_owner = http.register_line("carrier-a", old_owner.msisdn, 59);
   ASSERT_FALSE(new_owner.token.empty());
@@ -259,10 +264,15 @@ TEST_F(registration, a_stranger_with_a_sim_of_their_own_cannot_reach_a_persons_c
   // The stranger's token opens no route of person 60's lines, at any carrier.
   for (const auto* target : {&a, &b}) {
     auto base = gateway_client::lines(*target);
-    for (const auto& [method, path] : std::vector<std::pair<std::string, std::string>>{
-             {"GET", "/contacts"}, {"PUT", "/contacts"}, {"POST", "/contacts"},
-             {"DELETE", "/contacts/s1"}, {"POST", "/update"}, {"GET", "/pending"},
-             {"GET", "/history"}, {"DELETE", ""}}) {
+    for (const auto& [method, path] :
+         std::vector<std::pair<std::string, std::string>>{{"GET", "/contacts"},
+                                                          {"PUT", "/contacts"},
+                                                          {"POST", "/contacts"},
+                                                          {"DELETE", "/contacts/s1"},
+                                                          {"POST", "/update"},
+                                                          {"GET", "/pending"},
+                                                          {"GET", "/history"},
+                                                          {"DELETE", ""}}) {
       auto r = http.send(target->carrier, method, base + path, stranger.token,
                          card("x1", "Intruder"), "text/vcard");
       EXPECT_EQ(r.status, 401) << method << " " << path << ": " << r;
@@ -316,15 +326,15 @@ TEST_F(registration, the_registry_is_written_only_with_the_admin_credential) {
       R"({"iccid":"89860012345678901234","name":"Person 63","id_number":"TEST100063"})";
   const std::string bulk =
       R"({"msisdn":"+8613800151200","iccid":"89860012345678901234","name":"Person 63","id_number":"TEST100063"})";
-  for (const auto& key : {std::string(), std::string("wrong-key"),
-                          d->admin_key("carrier-b")}) {
+  for (const auto& key :
+       {std::string(), std::string("wrong-key"), d->admin_key("carrier-b")}) {
     SCOPED_TRACE(key.empty() ? "no key" : key);
     auto put = http.admin("carrier-a", "PUT", path, record, "application/json", key);
     EXPECT_EQ(put.status, 401) << put;
     auto del = http.admin("carrier-a", "DELETE", path, "", "", key);
     EXPECT_EQ(del.status, 401) << del;
-    auto post =
-        http.admin("carrier-a", "POST", "/admin/subscribers", bulk, "application/x-ndjson", key);
+    auto post = http.admin("carrier-a", "POST", "/admin/subscribers", bulk,
+                           "application/x-ndjson", key);
     EXPECT_EQ(post.status, 401) << post;
   }
   // Nothing was written: the number is no subscriber.
@@ -343,21 +353,26 @@ TEST_F(registration, a_bulk_import_writes_every_record_or_none) {
                   .dump() +
               "\n";
   // One bad record (line 21): nothing is written.
-  auto bad = ndjson + R"({"msisdn":"+8613800151399","iccid":"12","name":"X","id_number":"TEST100099"})";
-  auto refused = http.admin("carrier-a", "POST", "/admin/subscribers", bad, "application/x-ndjson");
+  auto bad =
+      ndjson +
+      R"({"msisdn":"+8613800151399","iccid":"12","name":"X","id_number":"TEST100099"})";
+  auto refused =
+      http.admin("carrier-a", "POST", "/admin/subscribers", bad, "application/x-ndjson");
   EXPECT_EQ(refused.status, 422) << refused;
   ASSERT_TRUE(refused.json.contains("errors")) << refused;
   EXPECT_EQ(refused.json["errors"].size(), 1u);
   EXPECT_EQ(refused.json["errors"][0].value("line", 0), 21);
   expect_not_eligible(http.request_code("carrier-a", "+8613800151310"));
   // All good: every record is written, and each SIM can register.
-  auto loaded = http.admin("carrier-a", "POST", "/admin/subscribers", ndjson, "application/x-ndjson");
+  auto loaded = http.admin("carrier-a", "POST", "/admin/subscribers", ndjson,
+                           "application/x-ndjson");
   ASSERT_EQ(loaded.status, 200) << loaded;
   EXPECT_EQ(loaded.json.value("created", 0), 20);
   auto first = http.register_sim("carrier-a", "+8613800151310");
   ASSERT_FALSE(first.token.empty());
   // The same import again changes nothing: the registered line keeps working.
-  auto again = http.admin("carrier-a", "POST", "/admin/subscribers", ndjson, "application/x-ndjson");
+  auto again = http.admin("carrier-a", "POST", "/admin/subscribers", ndjson,
+                          "application/x-ndjson");
   EXPECT_EQ(again.json.value("unchanged", 0), 20) << again;
   EXPECT_EQ(again.json.value("lines_retired", -1), 0) << again;
   EXPECT_EQ(http.update(first).status, 200);
@@ -378,7 +393,8 @@ namespace {
 
 struct registration_limits : ::testing::Test {};
 
-deployment* limited(int codes_per_msisdn, int code_ttl_seconds, int requests_per_address) {
+deployment* limited(int codes_per_msisdn, int code_ttl_seconds,
+                    int requests_per_address) {
   deployment::options opts;
   opts.codes_per_msisdn = codes_per_msisdn;
   opts.code_ttl_seconds = code_ttl_seconds;

@@ -86,25 +86,19 @@ fake_shard(account_shard_actor::stateful_pointer<fake_shard_state> self,
       [=](atom::release, const std::string&, const std::string&) -> caf::result<bool> {
         return unused();
       },
-      [=](atom::token_hashes,
-          const std::string&) -> caf::result<std::vector<std::string>> {
-        return unused();
-      },
+      [=](atom::token_hashes, const std::string&)
+          -> caf::result<std::vector<std::string>> { return unused(); },
       [=](atom::put_subscriber, const std::vector<store::subscriber_record>&,
           std::uint64_t) -> caf::result<std::vector<store::subscriber_outcome>> {
         return unused();
       },
-      [=](atom::delete_subscriber,
-          const std::string&) -> caf::result<store::subscriber_outcome> {
-        return unused();
-      },
+      [=](atom::delete_subscriber, const std::string&)
+          -> caf::result<store::subscriber_outcome> { return unused(); },
       [=](atom::issue_code, const store::code_request&) -> caf::result<std::uint64_t> {
         return unused();
       },
-      [=](atom::verify_code,
-          const store::code_check&) -> caf::result<store::verified_subscriber> {
-        return unused();
-      },
+      [=](atom::verify_code, const store::code_check&)
+          -> caf::result<store::verified_subscriber> { return unused(); },
       [=](atom::status) { return actor_status{}; },
   };
 }

@@ -61,7 +61,8 @@ TEST(subscriber_input, ndjson_reports_every_bad_line_by_number) {
   auto good = record().dump();
   auto bad = record();
   bad["iccid"] = "1";
-  auto parsed = parse_subscriber_ndjson(good + "\n\n" + bad.dump() + "\r\n{not json\n" + good);
+  auto parsed =
+      parse_subscriber_ndjson(good + "\n\n" + bad.dump() + "\r\n{not json\n" + good);
   EXPECT_EQ(parsed.inputs.size(), 2u);
   ASSERT_EQ(parsed.errors.size(), 2u);
   EXPECT_EQ(parsed.errors[0].first, 3u);
@@ -70,10 +71,11 @@ TEST(subscriber_input, ndjson_reports_every_bad_line_by_number) {
 }
 
 TEST(subscriber_input, csv_takes_columns_in_any_order_and_quoted_fields) {
-  auto parsed = parse_subscriber_csv("id_number,name,msisdn,iccid,active\r\n"
-                                     "TEST100001,\"Wang, \"\"Jr\"\"\",+8613800138001,"
-                                     "89860012345678901234,false\r\n"
-                                     "TEST100002,Li,+8613800138002,89860012345678901234,\n");
+  auto parsed =
+      parse_subscriber_csv("id_number,name,msisdn,iccid,active\r\n"
+                           "TEST100001,\"Wang, \"\"Jr\"\"\",+8613800138001,"
+                           "89860012345678901234,false\r\n"
+                           "TEST100002,Li,+8613800138002,89860012345678901234,\n");
   ASSERT_TRUE(parsed.errors.empty()) << parsed.errors[0].second;
   ASSERT_EQ(parsed.inputs.size(), 2u);
   EXPECT_EQ(parsed.inputs[0].person.name, "Wang, \"Jr\"");
@@ -82,10 +84,12 @@ TEST(subscriber_input, csv_takes_columns_in_any_order_and_quoted_fields) {
 }
 
 TEST(subscriber_input, csv_refuses_a_missing_column_a_short_row_and_an_open_quote) {
-  EXPECT_FALSE(parse_subscriber_csv("msisdn,iccid,name\n+8613800138001,8986,Li\n").errors.empty());
-  auto parsed = parse_subscriber_csv("msisdn,iccid,name,id_number\n"
-                                     "+8613800138001,89860012345678901234,Li\n"
-                                     "+8613800138002,89860012345678901234,\"Li,TEST100002\n");
+  EXPECT_FALSE(
+      parse_subscriber_csv("msisdn,iccid,name\n+8613800138001,8986,Li\n").errors.empty());
+  auto parsed =
+      parse_subscriber_csv("msisdn,iccid,name,id_number\n"
+                           "+8613800138001,89860012345678901234,Li\n"
+                           "+8613800138002,89860012345678901234,\"Li,TEST100002\n");
   ASSERT_EQ(parsed.errors.size(), 2u);
   EXPECT_EQ(parsed.errors[0].first, 2u);
   EXPECT_EQ(parsed.errors[1].first, 3u);
