@@ -14,6 +14,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <thread>
 
 namespace simsync::testing {
 
@@ -155,7 +156,13 @@ public:
                           {"name", "Person " + std::to_string(person)},
                           {"id_number", id_number_of(person)},
                           {"active", active}};
+    // A node's admin port learns its sibling nodes' shards shortly after
+    // they start: until then a record for one of theirs is 503.
     auto a = admin(carrier, "PUT", "/admin/subscribers/" + msisdn, record.dump());
+    for (int i = 0; i < 100 && a.status == 503; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds{100});
+      a = admin(carrier, "PUT", "/admin/subscribers/" + msisdn, record.dump());
+    }
     EXPECT_TRUE(a.status == 200 || a.status == 201) << a;
     return a;
   }
