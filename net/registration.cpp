@@ -106,6 +106,18 @@ bool names_a_person(const exchange_ptr& ex, const nlohmann::json& body) {
   return false;
 }
 
+/// The JSON body of a registration step, counted against the client's
+/// address and naming no person; nullopt after answering 429, 415 or 400.
+std::optional<nlohmann::json> registration_body(const exchange_ptr& ex,
+                                                address_limiter& limiter) {
+  if (!within_address_limit(ex, limiter))
+    return std::nullopt;
+  auto body = json_body(ex);
+  if (!body || names_a_person(ex, *body))
+    return std::nullopt;
+  return body;
+}
+
 /// A valid msisdn field, or nullopt after answering 400.
 std::optional<std::string> msisdn_field(const exchange_ptr& ex,
                                         const nlohmann::json& body) {
@@ -148,10 +160,8 @@ void send_code(const exchange_ptr& ex, const std::string& msisdn, const std::str
 
 void handle_register(const exchange_ptr& ex) {
   auto& ctx = ex->ctx();
-  if (!within_address_limit(ex, *ctx.register_limiter))
-    return;
-  auto body = json_body(ex);
-  if (!body || names_a_person(ex, *body))
+  auto body = registration_body(ex, *ctx.register_limiter);
+  if (!body)
     return;
   auto msisdn = msisdn_field(ex, *body);
   if (!msisdn)
@@ -187,10 +197,8 @@ void handle_register(const exchange_ptr& ex) {
 
 void handle_verify(const exchange_ptr& ex) {
   auto& ctx = ex->ctx();
-  if (!within_address_limit(ex, *ctx.verify_limiter))
-    return;
-  auto body = json_body(ex);
-  if (!body || names_a_person(ex, *body))
+  auto body = registration_body(ex, *ctx.verify_limiter);
+  if (!body)
     return;
   auto msisdn = msisdn_field(ex, *body);
   if (!msisdn)

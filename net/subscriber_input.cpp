@@ -68,6 +68,21 @@ std::optional<std::vector<std::string>> csv_fields(std::string_view line) {
   return out;
 }
 
+/// Files one record's outcome under its line of the body.
+void file_under(parsed_subscribers& out, std::size_t line, parsed_subscriber parsed) {
+  if (parsed.input)
+    out.inputs.push_back(std::move(*parsed.input));
+  else
+    out.errors.emplace_back(line, std::move(parsed.error));
+}
+
+/// A body with no record at all is an error too: an empty import is a mistake.
+parsed_subscribers& not_empty(parsed_subscribers& out) {
+  if (out.inputs.empty() && out.errors.empty())
+    out.errors.emplace_back(1, "no subscriber records");
+  return out;
+}
+
 } // namespace
 
 parsed_subscriber parse_subscriber(const nlohmann::json& record,
@@ -141,15 +156,9 @@ parsed_subscribers parse_subscriber_ndjson(std::string_view body) {
       out.errors.emplace_back(i + 1, "not a JSON object");
       continue;
     }
-    auto parsed = parse_subscriber(record);
-    if (parsed.input)
-      out.inputs.push_back(std::move(*parsed.input));
-    else
-      out.errors.emplace_back(i + 1, parsed.error);
+    file_under(out, i + 1, parse_subscriber(record));
   }
-  if (out.inputs.empty() && out.errors.empty())
-    out.errors.emplace_back(1, "no subscriber records");
-  return out;
+  return not_empty(out);
 }
 
 parsed_subscribers parse_subscriber_csv(std::string_view body) {
@@ -193,15 +202,10 @@ parsed_subscribers parse_subscriber_csv(std::string_view body) {
         error = "active: must be true, false, 1 or 0";
       }
     }
-    auto parsed = error.empty() ? parse_subscriber(record) : parsed_subscriber{{}, error};
-    if (parsed.input)
-      out.inputs.push_back(std::move(*parsed.input));
-    else
-      out.errors.emplace_back(i + 1, parsed.error);
+    file_under(out, i + 1,
+               error.empty() ? parse_subscriber(record) : parsed_subscriber{{}, error});
   }
-  if (out.inputs.empty() && out.errors.empty())
-    out.errors.emplace_back(1, "no subscriber records");
-  return out;
+  return not_empty(out);
 }
 
 } // namespace simsync::net

@@ -94,23 +94,7 @@ public:
         return client.Options(path, headers);
       return client.Post(path, headers, body, content_type);
     }();
-    http_answer out;
-    if (!r) {
-      ADD_FAILURE() << method << " " << path << " at " << carrier
-                    << ": no answer (httplib error " << static_cast<int>(r.error())
-                    << ")";
-      return out;
-    }
-    out.status = r->status;
-    out.content_type = r->get_header_value("Content-Type");
-    out.retry_after = r->get_header_value("Retry-After");
-    out.etag = r->get_header_value("ETag");
-    out.body = r->body;
-    out.headers = r->headers;
-    out.json = nlohmann::json::parse(out.body, nullptr, false);
-    if (out.json.is_discarded())
-      out.json = nullptr;
-    return out;
+    return answer_of(r, method + " " + path + " at " + carrier);
   }
 
   /// A request to the carrier's admin port, with its admin credential
@@ -130,21 +114,7 @@ public:
              : method == "DELETE" ? client.Delete(path, headers)
              : method == "GET"    ? client.Get(path, headers)
                                   : client.Post(path, headers, body, content_type);
-    http_answer out;
-    if (!r) {
-      ADD_FAILURE() << method << " " << path << " at " << carrier
-                    << "'s admin port: no answer";
-      return out;
-    }
-    out.status = r->status;
-    out.content_type = r->get_header_value("Content-Type");
-    out.retry_after = r->get_header_value("Retry-After");
-    out.body = r->body;
-    out.headers = r->headers;
-    out.json = nlohmann::json::parse(out.body, nullptr, false);
-    if (out.json.is_discarded())
-      out.json = nullptr;
-    return out;
+    return answer_of(r, method + " " + path + " at " + carrier + "'s admin port");
   }
 
   /// Person i's subscriber record for `msisdn` at the carrier (created or
@@ -256,6 +226,26 @@ public:
   }
 
 private:
+  /// The answer as a test reads it; a failure of the test if there is none.
+  static http_answer answer_of(const httplib::Result& r, const std::string& what) {
+    http_answer out;
+    if (!r) {
+      ADD_FAILURE() << what << ": no answer (httplib error "
+                    << static_cast<int>(r.error()) << ")";
+      return out;
+    }
+    out.status = r->status;
+    out.content_type = r->get_header_value("Content-Type");
+    out.retry_after = r->get_header_value("Retry-After");
+    out.etag = r->get_header_value("ETag");
+    out.body = r->body;
+    out.headers = r->headers;
+    out.json = nlohmann::json::parse(out.body, nullptr, false);
+    if (out.json.is_discarded())
+      out.json = nullptr;
+    return out;
+  }
+
   deployment& d_;
 };
 
