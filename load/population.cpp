@@ -147,7 +147,7 @@ void register_all(http_driver& http, const deployment& d, std::vector<person>& p
   std::map<std::string, sms_inbox> inboxes;
   for (const auto& c : d.carriers)
     inboxes.emplace(c.id, sms_inbox(c.sms_files));
-  std::size_t done = 0, total = 0, retries = 0;
+  std::size_t done = 0, total = 0, retries = 0, texted = 0;
   std::string failure;
   ticker tick;
   struct waiting {
@@ -178,6 +178,7 @@ void register_all(http_driver& http, const deployment& d, std::vector<person>& p
             return request(p, l, r.retry_at());
           if (r.status != 202)
             return failed("register", *l, r);
+          ++texted;
           awaiting_code.push_back({p, l, clock::now()});
         });
   };
@@ -233,8 +234,8 @@ void register_all(http_driver& http, const deployment& d, std::vector<person>& p
       awaiting_code.erase(still, awaiting_code.end());
     }
     if (tick())
-      say("setup: registered " + std::to_string(done) + " of " + std::to_string(total) +
-          " lines (code, then verify)" +
+      say("setup: " + std::to_string(texted) + " of " + std::to_string(total) +
+          " lines sent a code, " + std::to_string(done) + " registered" +
           (retries ? " (" + std::to_string(retries) + " retried after 503/429)" : ""));
   }
   if (!failure.empty())
