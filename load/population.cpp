@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 
@@ -121,23 +122,33 @@ void provision_all(http_driver& http, const deployment& d,
           "--admin-key, --sms-file)");
     ++left;
     auto count = records[id];
-    http.submit(
-        {"POST", c->admin + "/admin/subscribers", std::move(body), "application/x-ndjson",
-         read_key(*c)},
-        [&, id, count](http_response&& r) {
-          --left;
-          if (r.status != 200) {
-            failure = "provisioning " + std::to_string(count) + " subscribers at " + id +
-                      ": " +
-                      (r.status ? std::to_string(r.status) + " " + r.body.substr(0, 500)
-                                : r.error);
-            return;
-          }
-          auto j = nlohmann::json::parse(r.body, nullptr, false);
-          say("setup: " + id + ": " + std::to_string(count) +
-              " subscribers provisioned (" +
-              std::to_string(j.is_object() ? j.value("created", 0) : 0) + " new)");
-        });
+    // A 503 (a node not yet joined to the carrier's others) is sent again
+    // after its Retry-After, a few times: importing the same records again
+    // changes nothing.
+    auto send = std::make_shared<std::function<void(clock::time_point, int)>>();
+    *send = [&, send, id, count, admin = c->admin, body = std::move(body),
+             key = read_key(*c)](clock::time_point when, int tries) {
+      http.submit_at(
+          when, {"POST", admin + "/admin/subscribers", body, "application/x-ndjson", key},
+          [&, send, id, count, tries](http_response&& r) {
+            if (r.status == 503 && tries < 30)
+              return (*send)(r.retry_at(), tries + 1);
+            *send = nullptr; // the closure held itself until now
+            --left;
+            if (r.status != 200) {
+              failure = "provisioning " + std::to_string(count) + " subscribers at " +
+                        id + ": " +
+                        (r.status ? std::to_string(r.status) + " " + r.body.substr(0, 500)
+                                  : r.error);
+              return;
+            }
+            auto j = nlohmann::json::parse(r.body, nullptr, false);
+            say("setup: " + id + ": " + std::to_string(count) +
+                " subscribers provisioned (" +
+                std::to_string(j.is_object() ? j.value("created", 0) : 0) + " new)");
+          });
+    };
+    (*send)(clock::now(), 1);
   }
   drain(http, left, failure, "provisioning");
 }
