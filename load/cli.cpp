@@ -32,11 +32,23 @@ Scenarios (--scenario, default all):
   large        one 50,000-card book, then a 100-edit delta, each timed
   all          bulk, interactive, pull, large; then the Redis ceiling
 
+Setup (never timed): the persons' lines are added as subscribers of their
+carriers, one bulk import per carrier (POST /admin/subscribers, NDJSON, with
+the carrier's admin key), then each line registers as a phone does: POST
+/v1/register, the code read from the carrier's development SMS gateway
+([sms] kind = "file": each node's <data_dir>/sms.ndjson, read as it grows),
+POST /v1/register/verify. So the tool must see each carrier's admin port,
+admin key file and SMS files: `tools/cluster status --json` lists them.
+
 Where the deployment is (default: `tools/cluster status --json`):
   --configs DIR          passed to tools/cluster (--configs DIR)
-  --deployment FILE      a file holding that JSON (carriers, gateways, redis)
+  --deployment FILE      a file holding that JSON (carriers, gateways, admin,
+                         admin_key_file, nodes' redis and sms_file)
   --gateway LIST         carrier-a=http://127.0.0.1:18080,carrier-b=...
   --redis LIST           carrier-a=127.0.0.1:16379,... (with --gateway)
+  --admin LIST           carrier-a=http://127.0.0.1:19090,... (with --gateway)
+  --admin-key LIST       carrier-a=FILE,... the admin key files (with --gateway)
+  --sms-file LIST        carrier-a=FILE,... each node's sms.ndjson (with --gateway)
   --no-redis             never touch Redis: poll POST /update instead of
                          keyspace notifications (resolution: --poll-ms)
 
@@ -92,7 +104,7 @@ double to_double(const std::string& flag, const std::string& v) {
 
 struct parsed {
   options opts;
-  std::string configs, deployment_file, gateways, redis;
+  std::string configs, deployment_file, gateways, redis, admin, admin_keys, sms_files;
   bool help = false;
 };
 
@@ -130,6 +142,12 @@ parsed parse(int argc, char** argv) {
       p.gateways = next();
     else if (arg == "--redis")
       p.redis = next();
+    else if (arg == "--admin")
+      p.admin = next();
+    else if (arg == "--admin-key")
+      p.admin_keys = next();
+    else if (arg == "--sms-file")
+      p.sms_files = next();
     else if (arg == "--no-redis")
       o.use_redis = false;
     else if (arg == "--persons")
@@ -176,8 +194,10 @@ parsed parse(int argc, char** argv) {
   int sources = !p.deployment_file.empty() + !p.gateways.empty() + !p.configs.empty();
   if (sources > 1)
     throw usage_error("give one of --configs, --deployment, --gateway");
-  if (!p.redis.empty() && p.gateways.empty())
-    throw usage_error("--redis goes with --gateway");
+  if ((!p.redis.empty() || !p.admin.empty() || !p.admin_keys.empty() ||
+       !p.sms_files.empty()) &&
+      p.gateways.empty())
+    throw usage_error("--redis, --admin, --admin-key and --sms-file go with --gateway");
   return p;
 }
 
@@ -195,6 +215,12 @@ deployment find_deployment(const parsed& p) {
     d = deployment_from_gateways(p.gateways);
     if (!p.redis.empty())
       add_redis(d, p.redis);
+    if (!p.admin.empty())
+      add_admin(d, p.admin);
+    if (!p.admin_keys.empty())
+      add_admin_keys(d, p.admin_keys);
+    if (!p.sms_files.empty())
+      add_sms_files(d, p.sms_files);
   } else {
     d = deployment_from_cluster(p.configs);
   }

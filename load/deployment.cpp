@@ -3,6 +3,7 @@
 #include "config/local_deployment.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 namespace simsync::load {
@@ -66,8 +67,17 @@ deployment deployment_from_json(const nlohmann::json& json) {
       throw std::runtime_error("deployment JSON: a carrier lacks \"id\" or \"gateway\"");
     if (c.contains("redis") && c["redis"].is_string())
       info.redis.push_back(c["redis"].get<std::string>());
+    auto text = [](const nlohmann::json& j, const char* key) {
+      return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
+    };
+    info.admin = trim_slash(text(c, "admin"));
+    info.admin_key_file = text(c, "admin_key_file");
     if (c.contains("nodes") && c["nodes"].is_array())
       for (const auto& n : c["nodes"]) {
+        if (info.admin.empty())
+          info.admin = trim_slash(text(n, "admin"));
+        if (auto sms = text(n, "sms_file"); !sms.empty())
+          info.sms_files.push_back(sms);
         if (n.contains("redis") && n["redis"].is_string())
           info.redis.push_back(n["redis"].get<std::string>());
         if (n.contains("pid") && n["pid"].is_number_integer())
@@ -100,19 +110,45 @@ deployment deployment_from_gateways(const std::string& list) {
   for (auto& [id, url] : pairs_of(list, "--gateway")) {
     if (d.find(id))
       throw std::runtime_error("--gateway: carrier " + id + " named twice");
-    d.carriers.push_back(carrier_info{id, trim_slash(url), {}, {}, {}});
+    d.carriers.push_back(carrier_info{id, trim_slash(url), {}, {}, {}, "", "", {}});
   }
   return d;
 }
 
-void add_redis(deployment& d, const std::string& list) {
-  for (auto& [id, address] : pairs_of(list, "--redis")) {
+namespace {
+
+/// Calls `add` for each pair of `list` with the carrier it names.
+void add_each(deployment& d, const std::string& list, const std::string& what,
+              const std::function<void(carrier_info&, std::string)>& add) {
+  for (auto& [id, value] : pairs_of(list, what)) {
     auto it = std::find_if(d.carriers.begin(), d.carriers.end(),
                            [&](const carrier_info& c) { return c.id == id; });
     if (it == d.carriers.end())
-      throw std::runtime_error("--redis: no carrier " + id + " in the deployment");
-    it->redis.push_back(address);
+      throw std::runtime_error(what + ": no carrier " + id + " in the deployment");
+    add(*it, std::move(value));
   }
+}
+
+} // namespace
+
+void add_redis(deployment& d, const std::string& list) {
+  add_each(d, list, "--redis",
+           [](carrier_info& c, std::string v) { c.redis.push_back(std::move(v)); });
+}
+
+void add_admin(deployment& d, const std::string& list) {
+  add_each(d, list, "--admin",
+           [](carrier_info& c, std::string v) { c.admin = trim_slash(std::move(v)); });
+}
+
+void add_admin_keys(deployment& d, const std::string& list) {
+  add_each(d, list, "--admin-key",
+           [](carrier_info& c, std::string v) { c.admin_key_file = std::move(v); });
+}
+
+void add_sms_files(deployment& d, const std::string& list) {
+  add_each(d, list, "--sms-file",
+           [](carrier_info& c, std::string v) { c.sms_files.push_back(std::move(v)); });
 }
 
 } // namespace simsync::load

@@ -19,6 +19,12 @@ struct carrier_info {
       redis; ///< "host:port" of each node's redis-server; may be empty
   std::vector<int> carrierd_pids; ///< local pids, for resident memory; may be empty
   std::vector<int> redis_pids;    ///< local pids, for CPU accounting; may be empty
+  /// Registration needs these (the population is provisioned as subscribers
+  /// through the admin port, its codes read from the development SMS
+  /// gateway's files); empty when unknown.
+  std::string admin;                  ///< "http://host:port" of the admin port
+  std::string admin_key_file;         ///< the admin bearer token's file
+  std::vector<std::string> sms_files; ///< each node's <data_dir>/sms.ndjson
 };
 
 struct deployment {
@@ -30,7 +36,8 @@ struct deployment {
 };
 
 /// The JSON of `tools/cluster status --json`: {"carriers":[{"id","gateway",
-/// "nodes":[{"redis","pid",...}]}]}. Throws std::runtime_error when malformed.
+/// "admin","admin_key_file","nodes":[{"redis","pid","sms_file",...}]}]}.
+/// Throws std::runtime_error when malformed.
 deployment deployment_from_json(const nlohmann::json& json);
 /// Runs `<cluster> status --json [--configs DIR]` (cluster: $SIMSYNC_CLUSTER
 /// or the source tree's tools/cluster). Throws when there is no deployment.
@@ -41,5 +48,11 @@ deployment deployment_from_gateways(const std::string& list);
 /// Adds "carrier-a=127.0.0.1:16379,..." Redis addresses (a carrier may be
 /// named more than once, one per node). Throws on an unknown carrier.
 void add_redis(deployment& d, const std::string& list);
+/// Adds "carrier-a=http://127.0.0.1:19090,..." admin ports (one per carrier).
+void add_admin(deployment& d, const std::string& list);
+/// Adds "carrier-a=path/carrier-a.admin.key,..." admin key files.
+void add_admin_keys(deployment& d, const std::string& list);
+/// Adds "carrier-a=path/sms.ndjson,..." SMS files (one per node).
+void add_sms_files(deployment& d, const std::string& list);
 
 } // namespace simsync::load

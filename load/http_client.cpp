@@ -144,7 +144,7 @@ void http_driver::harvest() {
     if (msg->data.result == CURLE_OK) {
       curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &resp.status);
       curl_header* h = nullptr;
-      if (resp.status == 503 &&
+      if ((resp.status == 503 || resp.status == 429) &&
           curl_easy_header(easy, "Retry-After", 0, CURLH_HEADER, -1, &h) == CURLHE_OK)
         resp.retry_after_s = std::atof(h->value);
     } else {

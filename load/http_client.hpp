@@ -33,11 +33,11 @@ struct http_response {
   long status = 0;   ///< 0 when the transfer failed (see error)
   std::string error; ///< libcurl's message for a failed transfer
   std::string body;
-  double retry_after_s = 0;  ///< Retry-After of a 503, in seconds; 0 if none
+  double retry_after_s = 0;  ///< Retry-After of a 503 or 429, in seconds; 0 if none
   clock::time_point started; ///< when the transfer got a connection slot
   clock::time_point done;    ///< when the whole answer had arrived
 
-  /// When a phone would retry a 503: after its Retry-After (1 s if none).
+  /// When a phone would retry a 503 or 429: after its Retry-After (1 s if none).
   clock::time_point retry_at() const {
     auto wait = std::chrono::duration<double>(retry_after_s > 0 ? retry_after_s : 1.0);
     return done + std::chrono::duration_cast<clock::duration>(wait);

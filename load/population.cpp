@@ -2,13 +2,18 @@
 
 #include "core/vcard.hpp"
 #include "load/progress.hpp"
+#include "load/sms_inbox.hpp"
 #include "store/keys.hpp"
 #include "store/redis_client.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <fstream>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 
@@ -60,54 +65,189 @@ std::vector<person> make_persons(const deployment& d, std::size_t count, unsigne
   return persons;
 }
 
-void register_all(http_driver& http, std::vector<person>& persons) {
-  std::size_t done = 0, total = 0, retries = 0;
+namespace {
+
+std::string read_key(const carrier_info& c) {
+  std::ifstream in(c.admin_key_file, std::ios::binary);
+  std::string key((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!key.empty() && std::isspace(static_cast<unsigned char>(key.back())))
+    key.pop_back();
+  while (!key.empty() && std::isspace(static_cast<unsigned char>(key.front())))
+    key.erase(0, 1);
+  if (!in.good() && !in.eof())
+    key.clear();
+  if (key.empty())
+    throw std::runtime_error("cannot read the admin key of " + c.id + " from " +
+                             c.admin_key_file + " (tools/cluster up makes it)");
+  return key;
+}
+
+/// Waits for the answers of the requests in flight, failing on `failure`.
+void drain(http_driver& http, const std::size_t& left, const std::string& failure,
+           const std::string& what) {
+  auto deadline = clock::now() + std::chrono::minutes(10);
+  while (left > 0 && failure.empty() && clock::now() < deadline)
+    http.poll(std::chrono::milliseconds{20});
+  if (!failure.empty())
+    throw std::runtime_error(failure);
+  if (left > 0)
+    throw std::runtime_error(what + " did not finish in 10 minutes");
+}
+
+} // namespace
+
+void provision_all(http_driver& http, const deployment& d,
+                   const std::vector<person>& persons) {
+  std::map<std::string, std::string> ndjson; // per carrier
+  std::map<std::string, std::size_t> records;
+  for (const auto& p : persons)
+    for (const auto& l : p.lines) {
+      nlohmann::json record{{"msisdn", l.msisdn},
+                            {"iccid", l.iccid},
+                            {"name", p.name},
+                            {"id_number", p.id_number},
+                            {"active", true}};
+      ndjson[l.carrier] += record.dump() + "\n";
+      ++records[l.carrier];
+    }
+  std::size_t left = 0;
+  std::string failure;
+  for (auto& [id, body] : ndjson) {
+    const auto* c = d.find(id);
+    if (!c || c->admin.empty() || c->admin_key_file.empty() || c->sms_files.empty())
+      throw std::runtime_error(
+          "carrier " + id +
+          ": registration needs its admin port, admin key file and SMS files "
+          "(tools/cluster status --json lists them; with --gateway: --admin, "
+          "--admin-key, --sms-file)");
+    ++left;
+    auto count = records[id];
+    // A 503 (a node not yet joined to the carrier's others) is sent again
+    // after its Retry-After, a few times: importing the same records again
+    // changes nothing.
+    auto send = std::make_shared<std::function<void(clock::time_point, int)>>();
+    *send = [&, send, id, count, admin = c->admin, body = std::move(body),
+             key = read_key(*c)](clock::time_point when, int tries) {
+      http.submit_at(
+          when, {"POST", admin + "/admin/subscribers", body, "application/x-ndjson", key},
+          [&, send, id, count, tries](http_response&& r) {
+            if (r.status == 503 && tries < 30)
+              return (*send)(r.retry_at(), tries + 1);
+            *send = nullptr; // the closure held itself until now
+            --left;
+            if (r.status != 200) {
+              failure = "provisioning " + std::to_string(count) + " subscribers at " +
+                        id + ": " +
+                        (r.status ? std::to_string(r.status) + " " + r.body.substr(0, 500)
+                                  : r.error);
+              return;
+            }
+            auto j = nlohmann::json::parse(r.body, nullptr, false);
+            say("setup: " + id + ": " + std::to_string(count) +
+                " subscribers provisioned (" +
+                std::to_string(j.is_object() ? j.value("created", 0) : 0) + " new)");
+          });
+    };
+    (*send)(clock::now(), 1);
+  }
+  drain(http, left, failure, "provisioning");
+}
+
+void register_all(http_driver& http, const deployment& d, std::vector<person>& persons) {
+  provision_all(http, d, persons);
+  std::map<std::string, sms_inbox> inboxes;
+  for (const auto& c : d.carriers)
+    inboxes.emplace(c.id, sms_inbox(c.sms_files));
+  std::size_t done = 0, total = 0, retries = 0, texted = 0;
   std::string failure;
   ticker tick;
-  std::function<void(person*, line*, clock::time_point)> send =
-      [&](person* p, line* l, clock::time_point when) {
-        nlohmann::json body{{"msisdn", l->msisdn},
-                            {"iccid", l->iccid},
-                            {"name", p->name},
-                            {"id_number", p->id_number}};
-        http_request req{"POST", l->gateway + "/v1/register", body.dump(),
-                         "application/json", ""};
-        http.submit_at(when, std::move(req), [&, p, l](http_response&& r) {
-          if (r.status == 503) { // shed: retry after Retry-After
-            ++retries;
-            return send(p, l, r.retry_at());
-          }
+  struct waiting {
+    person* p;
+    line* l;
+    clock::time_point since;
+  };
+  std::vector<waiting> awaiting_code; // code requested (202), not yet read
+  std::function<void(person*, line*, clock::time_point)> request;
+  std::function<void(person*, line*, std::string, clock::time_point)> verify;
+  // 503 (shed) and 429 (a registration limit) are retried after Retry-After.
+  auto retry = [&](const http_response& r) {
+    if (r.status != 503 && r.status != 429)
+      return false;
+    ++retries;
+    return true;
+  };
+  auto failed = [&](const std::string& step, const line& l, const http_response& r) {
+    failure = step + " " + l.msisdn + " at " + l.gateway + ": " +
+              (r.status ? std::to_string(r.status) + " " + r.body : r.error);
+  };
+  request = [&](person* p, line* l, clock::time_point when) {
+    nlohmann::json body{{"msisdn", l->msisdn}, {"iccid", l->iccid}};
+    http.submit_at(
+        when, {"POST", l->gateway + "/v1/register", body.dump(), "application/json", ""},
+        [&, p, l](http_response&& r) {
+          if (retry(r))
+            return request(p, l, r.retry_at());
+          if (r.status != 202)
+            return failed("register", *l, r);
+          ++texted;
+          awaiting_code.push_back({p, l, clock::now()});
+        });
+  };
+  verify = [&](person* p, line* l, std::string code, clock::time_point when) {
+    nlohmann::json body{{"msisdn", l->msisdn}, {"code", code}};
+    http.submit_at(
+        when,
+        {"POST", l->gateway + "/v1/register/verify", body.dump(), "application/json", ""},
+        [&, p, l, code](http_response&& r) {
+          if (retry(r))
+            return verify(p, l, code, r.retry_at());
           ++done;
-          if (r.status != 200 && r.status != 201) {
-            failure = "register " + l->msisdn + " at " + l->gateway + ": " +
-                      (r.status ? std::to_string(r.status) + " " + r.body : r.error);
-            return;
-          }
+          if (r.status != 200 && r.status != 201)
+            return failed("verify", *l, r);
           auto j = nlohmann::json::parse(r.body, nullptr, false);
           if (j.is_discarded() || !j.contains("token") || !j.contains("idcode")) {
-            failure = "register " + l->msisdn + ": unexpected answer " + r.body;
+            failure = "verify " + l->msisdn + ": unexpected answer " + r.body;
             return;
           }
           l->token = j["token"];
           std::string idcode = j["idcode"];
           if (!p->idcode.empty() && p->idcode != idcode)
-            failure = "register " + l->msisdn + ": idcode differs from its person's";
+            failure = "verify " + l->msisdn + ": idcode differs from its person's";
           p->idcode = idcode;
         });
-      };
+  };
   auto now = clock::now();
   for (auto& p : persons)
     for (auto& l : p.lines) {
       ++total;
-      send(&p, &l, now);
+      request(&p, &l, now);
     }
   auto deadline = clock::now() + std::chrono::minutes(10);
   while (done < total && failure.empty() && clock::now() < deadline) {
-    http.poll(std::chrono::milliseconds{20});
+    http.poll(std::chrono::milliseconds{5});
+    if (!awaiting_code.empty()) {
+      // Each carrier's SMS files are read once per round, from where they ended.
+      for (auto& [id, inbox] : inboxes)
+        inbox.refresh();
+      auto now = clock::now();
+      auto still = std::remove_if(
+          awaiting_code.begin(), awaiting_code.end(), [&](const waiting& w) {
+            auto code = inboxes.at(w.l->carrier).take(w.l->msisdn);
+            if (!code.empty()) {
+              verify(w.p, w.l, code, now);
+              return true;
+            }
+            if (now - w.since > std::chrono::seconds{30} && failure.empty())
+              failure = "no SMS code reached " + w.l->msisdn + " at " + w.l->carrier +
+                        " in 30 s (is its [sms] kind \"file\"?)";
+            return false;
+          });
+      awaiting_code.erase(still, awaiting_code.end());
+    }
     if (tick())
-      say("setup: registered " + std::to_string(done) + " of " + std::to_string(total) +
-          " lines" +
-          (retries ? " (" + std::to_string(retries) + " retried after 503)" : ""));
+      say("setup: " + std::to_string(texted) + " of " + std::to_string(total) +
+          " lines sent a code, " + std::to_string(done) + " registered" +
+          (retries ? " (" + std::to_string(retries) + " retried after 503/429)" : ""));
   }
   if (!failure.empty())
     throw std::runtime_error(failure);

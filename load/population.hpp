@@ -35,9 +35,19 @@ struct person {
 std::vector<person> make_persons(const deployment& d, std::size_t count, unsigned tag,
                                  std::size_t first);
 
-/// Registers every line (F1) through the HTTP API, a 503 retried after its
-/// Retry-After. Throws std::runtime_error when a registration fails.
-void register_all(http_driver& http, std::vector<person>& persons);
+/// Adds every line as a subscriber of its carrier (the person's name and ID
+/// number, the line's ICCID): one bulk import (NDJSON) per carrier through
+/// its admin port, with its admin key. Throws std::runtime_error when a
+/// carrier's admin port, key or SMS files are unknown, or an import fails.
+void provision_all(http_driver& http, const deployment& d,
+                   const std::vector<person>& persons);
+
+/// Provisions the persons (provision_all), then registers every line (F1)
+/// through the HTTP API as a phone does: POST /v1/register, the code read
+/// from the carrier's development SMS gateway files, POST
+/// /v1/register/verify. A 503 or 429 is retried after its Retry-After.
+/// Throws std::runtime_error when a registration fails.
+void register_all(http_driver& http, const deployment& d, std::vector<person>& persons);
 
 /// Waits until each person's accounts know their siblings (the F1
 /// announcements travelled), so the timed part never includes a bootstrap.

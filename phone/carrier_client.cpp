@@ -58,6 +58,12 @@ int retry_after_s(const httplib::Response& r) {
 
 } // namespace
 
+std::string carrier_refusal::slug() const {
+  static const std::string prefix = "urn:simsync:problem:";
+  auto type = problem.is_object() ? problem.value("type", "") : "";
+  return type.rfind(prefix, 0) == 0 ? type.substr(prefix.size()) : type;
+}
+
 carrier_client::carrier_client(std::string gateway, std::string msisdn, std::string token)
     : gateway_(std::move(gateway)), msisdn_(std::move(msisdn)), token_(std::move(token)) {
 }
@@ -89,7 +95,13 @@ std::string carrier_client::send(const std::string& action, const std::string& m
     return client.Post(path, headers, body, content_type.c_str());
   };
   auto r = attempt();
-  for (int retry = 1; r && r->status == 503 && retry <= shed_retries; ++retry) {
+  // A carrier that cannot send SMS is not shedding load: asking again at once
+  // would not help (and each registration request may count against a limit).
+  auto shed = [](const httplib::Result& r) {
+    return r && r->status == 503 &&
+           r->body.find("urn:simsync:problem:sms-unavailable") == std::string::npos;
+  };
+  for (int retry = 1; shed(r) && retry <= shed_retries; ++retry) {
     auto wait = retry_after_s(*r);
     std::cerr << "phone: " << action << ": the carrier is busy " << refusal(*r)
               << "; retrying in " << wait << " s (" << retry << "/" << shed_retries
@@ -108,8 +120,13 @@ std::string carrier_client::send(const std::string& action, const std::string& m
                                problem.value("would_remove", std::uint64_t{0}),
                                problem.value("book_size", std::uint64_t{0}));
   }
-  if (r->status < 200 || r->status > 299)
-    throw failure(action + " refused " + refusal(*r));
+  if (r->status < 200 || r->status > 299) {
+    auto problem = nlohmann::json::parse(r->body, nullptr, false);
+    auto retry_after = r->get_header_value("Retry-After");
+    throw carrier_refusal(action + " refused " + refusal(*r), r->status,
+                          problem.is_object() ? problem : nlohmann::json(),
+                          retry_after.empty() ? 0 : std::atoi(retry_after.c_str()));
+  }
   return r->body;
 }
 
@@ -125,8 +142,16 @@ nlohmann::json carrier_client::send_json(const std::string& action,
   return json;
 }
 
-nlohmann::json carrier_client::register_line(const nlohmann::json& request) {
-  return send_json("register", "POST", "/v1/register", request.dump(),
+nlohmann::json carrier_client::request_code(const std::string& msisdn,
+                                            const std::string& iccid) {
+  nlohmann::json body{{"msisdn", msisdn}, {"iccid", iccid}};
+  return send_json("register", "POST", "/v1/register", body.dump(), "application/json");
+}
+
+nlohmann::json carrier_client::verify_code(const std::string& msisdn,
+                                           const std::string& code) {
+  nlohmann::json body{{"msisdn", msisdn}, {"code", code}};
+  return send_json("register", "POST", "/v1/register/verify", body.dump(),
                    "application/json");
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // The terminal HTTP API of a carrier (DESIGN §7), as the phone calls it.
 
+#include "phone/error.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -19,6 +21,21 @@ struct mass_deletion_held : std::runtime_error {
   std::uint64_t book_size;
 };
 
+/// The carrier answered with an error status (not 2xx): what() is the one
+/// line the phone prints ("push refused (403 Forbidden): <detail>"); the
+/// rest lets a verb say more.
+struct carrier_refusal : phone_error {
+  carrier_refusal(const std::string& message, int status, nlohmann::json problem,
+                  int retry_after_s)
+      : phone_error(message, exit_failure), status(status), problem(std::move(problem)),
+        retry_after_s(retry_after_s) {}
+  int status;
+  nlohmann::json problem; ///< the problem+json body; null when there was none
+  int retry_after_s;      ///< Retry-After in seconds; 0 when absent
+  /// The problem's slug: "not-eligible" of "urn:simsync:problem:not-eligible".
+  std::string slug() const;
+};
+
 /// Blocking calls to one carrier's gateway for one line. Each call returns
 /// the answer or throws phone_error with one line that says what failed:
 /// "push refused (403 Forbidden): <detail>" or
@@ -28,7 +45,12 @@ public:
   /// `gateway` is "http://host:port"; `token` may be empty before registration.
   carrier_client(std::string gateway, std::string msisdn, std::string token);
 
-  nlohmann::json register_line(const nlohmann::json& request);
+  /// POST /v1/register: asks the carrier to text a registration code to the
+  /// SIM's number (202 {"expires_in",...}).
+  nlohmann::json request_code(const std::string& msisdn, const std::string& iccid);
+  /// POST /v1/register/verify: the code for the token ({"token","idcode",
+  /// "account_created"}).
+  nlohmann::json verify_code(const std::string& msisdn, const std::string& code);
   /// PUT the whole book (a snapshot) to the shared or private store,
   /// confirming up to `confirm_removals` removals; throws mass_deletion_held
   /// when the carrier holds it for more.

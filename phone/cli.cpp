@@ -33,14 +33,23 @@ Common options:
 const std::vector<verb>& verbs() {
   static const std::vector<verb> all{
       {"register",
-       "register this phone's line with its owner's identity",
-       R"(usage: phone register --msisdn +86... --iccid 8986... --name NAME --id-number ID
+       "register this phone's line with a code the carrier texts to it",
+       R"(usage: phone register --msisdn +86... --iccid 8986...
+       phone register --msisdn +86... --code CODE
 
-Registers the line (msisdn, iccid) of the SIM with its owner's name and
-national ID number. The carrier answers with a SIM token, kept in the state
-file; a second line of the same person joins the same account.
+Registers the line of this phone's SIM: its number (msisdn) and the SIM
+card's ICCID. The carrier must have the SIM in its subscriber records (your
+name and ID number come from there, never from the phone); it texts a
+one-time code to the number, and the phone asks for it ("code sent by SMS
+to +86...: ", one line read from standard input). With the code the
+carrier answers with a SIM token, kept in the state file; a second line of
+the same person joins the same account. Registering again (a new phone)
+needs a new code and ends the old phone's token.
+
+--code CODE  a code already texted (by an earlier phone register that was
+             not answered): only checks it, sends no new one
 )",
-       {"--msisdn", "--iccid", "--name", "--id-number"},
+       {"--msisdn", "--iccid", "--code"},
        {},
        register_verb},
       {"push",
@@ -149,6 +158,11 @@ arguments parse(const verb& v, int argc, const char* const* argv) {
         throw usage_error(name + " needs a value");
     } else if (eq == std::string::npos && (contains(v.flags, arg) || arg == "--help")) {
       args.flags.insert(arg);
+    } else if (std::string(v.name) == "register" &&
+               (name == "--name" || name == "--id-number")) {
+      throw usage_error(name +
+                        " is not sent any more: the carrier knows your name and ID "
+                        "number from its subscriber records");
     } else {
       throw usage_error("unknown option " + arg + " for " + v.name);
     }

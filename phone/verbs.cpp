@@ -7,6 +7,7 @@
 #include "phone/error.hpp"
 #include "phone/file_io.hpp"
 
+#include <cctype>
 #include <istream>
 #include <ostream>
 
@@ -63,16 +64,86 @@ bool confirm(phone_context& ctx, const std::string& question) {
 
 // -- verbs --------------------------------------------------------------------
 
+namespace {
+
+/// "42 s", "3 min": how long a limit lasts, from a Retry-After.
+std::string wait_text(int seconds) {
+  if (seconds <= 0)
+    return "a while";
+  if (seconds < 120)
+    return std::to_string(seconds) + " s";
+  return std::to_string((seconds + 59) / 60) + " min";
+}
+
+/// What a refused registration step means to the person at the phone, in
+/// one line; anything else keeps the carrier's own words.
+phone_error registration_refused(const carrier_refusal& r, const std::string& msisdn,
+                                 const std::string& iccid) {
+  auto slug = r.slug();
+  auto again = "phone register --msisdn " + msisdn +
+               (iccid.empty() ? std::string(" --iccid ICCID") : " --iccid " + iccid);
+  if (r.status == 403 && slug == "not-eligible")
+    return failure("register refused (403 not-eligible): the carrier has no active "
+                   "subscriber " +
+                   msisdn + " with SIM " + iccid +
+                   "; check the number and the ICCID, or ask your carrier");
+  if (r.status == 403 && slug == "invalid-code") {
+    if (r.problem.contains("attempts_left"))
+      return failure("register refused (403 invalid-code): wrong code, " +
+                     std::to_string(r.problem.value("attempts_left", 0)) +
+                     " attempts left; try again: phone register --msisdn " + msisdn +
+                     " --code CODE");
+    return failure("register refused (403 invalid-code): no code is waiting for " +
+                   msisdn + " (it was used, or never sent); ask for a new one: " + again);
+  }
+  if (r.status == 410)
+    return failure("register refused (410 code-expired): the code has expired; ask for "
+                   "a new one: " +
+                   again);
+  if (r.status == 429) {
+    std::string what = slug == "too-many-attempts" ? "too many wrong codes"
+                       : slug == "too-many-codes"  ? "too many codes sent to " + msisdn
+                                                  : "too many requests from this address";
+    return failure("register refused (429 " + (slug.empty() ? "too-many" : slug) +
+                   "): " + what + "; try again in " + wait_text(r.retry_after_s));
+  }
+  if (r.status == 503 && slug == "sms-unavailable")
+    return failure("register refused (503 sms-unavailable): the carrier cannot send the "
+                   "code by SMS right now; try again later");
+  return r;
+}
+
+} // namespace
+
 void register_verb(phone_context& ctx) {
-  nlohmann::json request{{"msisdn", required(ctx, "--msisdn")},
-                         {"iccid", required(ctx, "--iccid")},
-                         {"name", required(ctx, "--name")},
-                         {"id_number", required(ctx, "--id-number")}};
+  auto msisdn = required(ctx, "--msisdn");
+  auto code = ctx.args.value("--code");
+  // With --code the carrier already texted it (an earlier phone register):
+  // only the verification is left. Otherwise ask for a code and wait for it.
+  auto iccid = code.empty() ? required(ctx, "--iccid") : ctx.args.value("--iccid");
   auto path = state_path(ctx.book_path);
   auto state = load_state(path);
   auto gateway = resolve_gateway(ctx, state);
-  auto answer = carrier_client(gateway, "", "").register_line(request);
-  auto msisdn = request["msisdn"].get<std::string>();
+  carrier_client carrier(gateway, "", "");
+  nlohmann::json answer;
+  try {
+    if (code.empty()) {
+      auto sent = carrier.request_code(msisdn, iccid);
+      ctx.out << "code sent by SMS to " << msisdn << ": " << std::flush;
+      std::getline(ctx.in, code);
+      while (!code.empty() && std::isspace(static_cast<unsigned char>(code.back())))
+        code.pop_back();
+      if (code.empty()) {
+        ctx.out << "\n";
+        throw failure("no code entered; when the SMS arrives (valid " +
+                      wait_text(sent.value("expires_in", 0)) +
+                      "): phone register --msisdn " + msisdn + " --code CODE");
+      }
+    }
+    answer = carrier.verify_code(msisdn, code);
+  } catch (const carrier_refusal& r) {
+    throw registration_refused(r, msisdn, iccid);
+  }
   if (msisdn != state.msisdn || gateway != state.gateway) {
     // Another line: what the old one synced says nothing about this one.
     state.base.clear();

@@ -16,7 +16,7 @@ std::vector<person> context::new_persons(std::size_t count) {
     lines += p.lines.size();
   say("setup: registering " + std::to_string(count) + " persons (" +
       std::to_string(lines) + " lines)");
-  register_all(http, persons);
+  register_all(http, dep, persons);
   wait_for_siblings(dep, persons, std::chrono::seconds{120},
                     std::chrono::milliseconds{2000});
   return persons;

@@ -2,8 +2,10 @@
 """ctest cluster_console: tools/console used as an operator uses it, on the
 three-carrier example moved to free ports.
 
-  - a short load: a few persons register a line at carrier-a and one at
-    carrier-b over HTTP, and books are pushed at carrier-a for a few seconds;
+  - a short load: a few persons, added as subscribers (`tools/cluster
+    subscriber`), register a line at carrier-a and one at carrier-b over
+    HTTP with the code `tools/cluster sms` reads, and books are pushed at
+    carrier-a for a few seconds;
   - `console --once --json` shows the three nodes up, each with actors, and a
     rate > 0 on the account_shard that owns a pushed account at carrier-a;
     `console --once` (tables) names every carrier;
@@ -37,7 +39,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from example_deployment import CLUSTER, ROOT, Failure, copy_with_free_ports, expect, run
+from example_deployment import (CLUSTER, ROOT, Failure, add_subscriber, copy_with_free_ports,
+                                expect, last_code, resident_id, run)
 
 CONSOLE = ROOT / "tools" / "console"
 RUN = os.getpid()
@@ -60,13 +63,6 @@ def node_of(snapshot, carrier):
 
 
 # -- a short load over the terminal API ------------------------------------------
-
-def resident_id():
-    body = (f"110105{random.randint(1970, 2000)}{random.randint(1, 12):02}"
-            f"{random.randint(1, 28):02}{random.randint(0, 999):03}")
-    weights = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2]
-    return body + "10X98765432"[sum(int(d) * w for d, w in zip(body, weights)) % 11]
-
 
 def digits(n):
     return "".join(random.choice("0123456789") for _ in range(n))
@@ -98,10 +94,14 @@ def http(method, url, body=None, token=None, content_type="application/json"):
         raise Failure(message)
 
 
-def register(gateway, msisdn, name, id_number):
-    return http("POST", f"{gateway}/v1/register",
-                {"msisdn": msisdn, "iccid": f"898600{digits(14)}", "name": name,
-                 "id_number": id_number})
+def register(folder, carrier, gateway, msisdn, name, id_number):
+    """The operator adds the SIM; the phone asks for a code and sends it back."""
+    iccid = f"898600{digits(14)}"
+    add_subscriber(folder, carrier, msisdn, iccid, name, id_number)
+    sent = http("POST", f"{gateway}/v1/register", {"msisdn": msisdn, "iccid": iccid})
+    expect(sent.get("status") == "code-sent", f"register {msisdn}: {sent}")
+    return http("POST", f"{gateway}/v1/register/verify",
+                {"msisdn": msisdn, "code": last_code(folder, msisdn)})
 
 
 def book(round_, persons=5):
@@ -181,8 +181,9 @@ def test(folder):
     for i in range(3):
         name, id_number = f"Console Person {i}", resident_id()
         msisdn = f"+86138{digits(8)}"
-        a = register(gateways["carrier-a"], msisdn, name, id_number)
-        b = register(gateways["carrier-b"], f"+86186{digits(8)}", name, id_number)
+        a = register(folder, "carrier-a", gateways["carrier-a"], msisdn, name, id_number)
+        b = register(folder, "carrier-b", gateways["carrier-b"], f"+86186{digits(8)}", name,
+                     id_number)
         expect(a["idcode"] == b["idcode"], "the two lines' idcodes differ")
         lines.append((msisdn, a["token"]))
         owners.add(int(a["idcode"][:8], 16) % shards)

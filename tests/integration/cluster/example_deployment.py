@@ -1,13 +1,15 @@
 """What the cluster ctests share: the three-carrier example copied to a
 folder with every port moved to a free one, so that a test's deployment runs
 beside anything else on this machine (the example's fixed ports included),
-and running a command whose failure fails the test."""
+running a command whose failure fails the test, and the operator's side of
+registration (a subscriber record, the code the carrier texted)."""
 
 import random
 import re
 import shutil
 import socket
 import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -70,3 +72,28 @@ def run(argv, timeout=60, check=True, **kw):
         raise Failure(f"`{' '.join(map(str, argv))}` exited {r.returncode}:\n"
                       f"{r.stdout}{r.stderr}")
     return r
+
+
+def resident_id():
+    """A random PRC resident ID number with a valid check character."""
+    body = (f"110105{random.randint(1970, 2000)}{random.randint(1, 12):02}"
+            f"{random.randint(1, 28):02}{random.randint(0, 999):03}")
+    weights = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2]
+    return body + "10X98765432"[sum(int(d) * w for d, w in zip(body, weights)) % 11]
+
+
+def add_subscriber(folder, carrier, msisdn, iccid, name, id_number, cluster_args=(),
+                   timeout=30):
+    """`tools/cluster subscriber`: the carrier's record of a SIM, as its operator
+    adds it (cluster_args: e.g. the --netns options of the deployment)."""
+    run([sys.executable, CLUSTER, *cluster_args, "--configs", folder, "subscriber",
+         "--carrier", carrier, "--msisdn", msisdn, "--iccid", iccid, "--name", name,
+         "--id-number", id_number], timeout=timeout)
+
+
+def last_code(folder, msisdn, cluster_args=(), timeout=30):
+    """`tools/cluster sms MSISDN`: the last code texted to msisdn."""
+    code = run([sys.executable, CLUSTER, *cluster_args, "--configs", folder, "sms", msisdn],
+               timeout=timeout).stdout.strip()
+    expect(re.fullmatch(r"\d{6}", code), f"tools/cluster sms {msisdn} printed {code!r}")
+    return code

@@ -5,9 +5,11 @@ this run, clients in the run's load namespace:
 
   - every node runs in its own namespace at its own address, and the root
     namespace gets no address or link of the deployment;
-  - two lines of one person, registered at two carriers from the load
-    namespace with tools/phone: a book pushed on one line is pending on the
-    other (replication across namespaces), and applies there;
+  - two lines of one person, added as subscribers through the carriers'
+    admin ports (`tools/cluster --netns subscriber`) and registered at two
+    carriers from the load namespace with tools/phone and the code that
+    `tools/cluster --netns sms` reads: a book pushed on one line is pending
+    on the other (replication across namespaces), and applies there;
   - when the build has tools/loadtest: a CI-small `loadtest --scenario all`
     from the load namespace, whose JSON must say verified.
 
@@ -27,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from example_deployment import CLUSTER, EXAMPLE, ROOT, Failure, expect
+from example_deployment import CLUSTER, EXAMPLE, ROOT, Failure, add_subscriber, expect, last_code
 from example_deployment import run as run_command
 BUILD = Path(os.environ.get("SIMSYNC_BUILD_DIR", ROOT / "build"))
 PHONE = BUILD / "tools" / "phone"
@@ -137,17 +139,30 @@ def check_replication(folder, status):
     gateway = {c["id"]: c["gateway"] for c in status["carriers"]}
     phones = folder / "phones"
     phones.mkdir()
-    ident = ["--name", "李明", "--id-number", "11010519491231002X"]
+    netns = ["--netns", "--netns-prefix", PREFIX, "--subnet", SUBNET]
 
-    def phone(book, *args, timeout=20):
-        return in_load(load, PHONE, *args, "--book", book, timeout=timeout,
-                       cwd=phones).stdout
+    def phone(book, *args, timeout=20, check=True):
+        r = in_load(load, PHONE, *args, "--book", book, timeout=timeout, cwd=phones,
+                    check=check)
+        return r.stdout + (r.stderr if not check else "")
 
-    out = phone("a.vcf", "register", "--gateway", gateway["carrier-a"],
-                "--msisdn", "+8613800138000", "--iccid", "89860012345678901234", *ident)
+    def register(book, carrier, msisdn, iccid):
+        """The operator adds the SIM; the phone asks for a code (nobody types it),
+        then registers with the code the carrier texted (--code)."""
+        add_subscriber(folder, carrier, msisdn, iccid, "李明", "11010519491231002X",
+                       cluster_args=netns, timeout=min(30, left()))
+        asked = phone(book, "register", "--gateway", gateway[carrier], "--msisdn", msisdn,
+                      "--iccid", iccid, check=False)
+        expect(f"code sent by SMS to {msisdn}" in asked, f"register at {carrier}: {asked}")
+        code = last_code(folder, msisdn, cluster_args=netns, timeout=min(30, left()))
+        return phone(book, "register", "--gateway", gateway[carrier], "--msisdn", msisdn,
+                     "--code", code)
+
+    out = register("a.vcf", "carrier-a", "+8613800138000", "89860012345678901234")
     expect("new account" in out, f"register at carrier-a: {out}")
-    out = phone("b.vcf", "register", "--gateway", gateway["carrier-b"],
-                "--msisdn", "+8618600186000", "--iccid", "89860112345678901234", *ident)
+    idcode = out[out.index("(idcode "):]
+    out = register("b.vcf", "carrier-b", "+8618600186000", "89860112345678901234")
+    expect(idcode in out, f"register at carrier-b: {out} (line A: {idcode})")
     (phones / "a.vcf").write_text("".join(vcard(i) for i in range(1, 6)), newline="")
     out = phone("a.vcf", "push")
     expect("5 added, 0 changed, 0 removed" in out, f"push at carrier-a: {out}")

@@ -18,17 +18,22 @@ using simsync::testing::deployment;
 
 const std::vector<std::string> carriers{"carrier-a", "carrier-b", "carrier-c"};
 
-/// The deployment as `tools/cluster status --json` would describe it;
+/// The deployment as `tools/cluster status --json` would describe it (with
+/// the admin ports, admin keys and SMS files that registration needs);
 /// without Redis addresses when `with_redis` is false.
 std::string describe(deployment& d, bool with_redis) {
   nlohmann::json out{{"carriers", nlohmann::json::array()}};
   for (const auto& c : carriers) {
-    nlohmann::json node{{"id", "n0"}, {"up", true}};
+    // The fixture's files: <dir>/<carrier>.admin.key, <dir>/<carrier>-n1/sms.ndjson.
+    nlohmann::json node{
+        {"id", "n0"}, {"up", true}, {"sms_file", d.dir() + "/" + c + "-n1/sms.ndjson"}};
     if (with_redis)
       node["redis"] = d.redis(c).endpoint().to_string();
     out["carriers"].push_back(
         {{"id", c},
          {"gateway", "http://127.0.0.1:" + std::to_string(d.gateway_port(c))},
+         {"admin", "http://127.0.0.1:" + std::to_string(d.admin_port(c))},
+         {"admin_key_file", d.dir() + "/" + c + ".admin.key"},
          {"nodes", {node}}});
   }
   auto file = d.dir() + (with_redis ? "/deployment.json" : "/deployment-no-redis.json");

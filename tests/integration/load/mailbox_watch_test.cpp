@@ -21,7 +21,8 @@ struct watch_fixture : ::testing::Test {
   person p;
 
   watch_fixture() {
-    d.carriers.push_back(carrier_info{"carrier-b", "http://127.0.0.1:1", {}, {}, {}});
+    d.carriers.push_back(
+        carrier_info{"carrier-b", "http://127.0.0.1:1", {}, {}, {}, "", "", {}});
     d.carriers[0].redis.push_back(redis.endpoint().to_string());
     p.idcode = "0123abcd";
     p.lines.push_back(line{"carrier-b", "http://127.0.0.1:1", "+8610000000001", "", ""});

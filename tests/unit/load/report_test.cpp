@@ -35,9 +35,10 @@ TEST(report, the_plot_script_draws_three_percentiles_and_the_target) {
 
 TEST(deployment, from_cluster_status_json) {
   auto json = nlohmann::json::parse(R"({"carriers":[
-    {"id":"carrier-a","gateway":"http://127.0.0.1:18080/","nodes":[
-      {"id":"a1","pid":42,"redis":"127.0.0.1:16379","up":true},
-      {"id":"a2","pid":null,"redis":"127.0.0.1:16380","up":true}]},
+    {"id":"carrier-a","gateway":"http://127.0.0.1:18080/","admin":"http://127.0.0.1:19090",
+     "admin_key_file":"/x/carrier-a.admin.key","nodes":[
+      {"id":"a1","pid":42,"redis":"127.0.0.1:16379","up":true,"sms_file":"/x/a1/sms.ndjson"},
+      {"id":"a2","pid":null,"redis":"127.0.0.1:16380","up":true,"sms_file":"/x/a2/sms.ndjson"}]},
     {"id":"carrier-b","gateway":"http://10.77.0.2:18081","nodes":[]}]})");
   auto d = deployment_from_json(json);
   ASSERT_EQ(d.carriers.size(), 2u);
@@ -45,6 +46,11 @@ TEST(deployment, from_cluster_status_json) {
   EXPECT_EQ(d.carriers[0].redis,
             (std::vector<std::string>{"127.0.0.1:16379", "127.0.0.1:16380"}));
   EXPECT_EQ(d.carriers[0].carrierd_pids, std::vector<int>{42});
+  EXPECT_EQ(d.carriers[0].admin, "http://127.0.0.1:19090");
+  EXPECT_EQ(d.carriers[0].admin_key_file, "/x/carrier-a.admin.key");
+  EXPECT_EQ(d.carriers[0].sms_files,
+            (std::vector<std::string>{"/x/a1/sms.ndjson", "/x/a2/sms.ndjson"}));
+  EXPECT_TRUE(d.carriers[1].admin.empty());
   EXPECT_FALSE(d.has_redis()); // carrier-b lists none
   EXPECT_THROW(deployment_from_json(nlohmann::json::parse(R"({"carriers":[]})")),
                std::runtime_error);
@@ -58,6 +64,12 @@ TEST(deployment, from_the_command_line) {
   add_redis(d, "carrier-a=10.0.0.1:6379,carrier-b=h:2");
   EXPECT_TRUE(d.has_redis());
   EXPECT_THROW(add_redis(d, "carrier-z=h:3"), std::runtime_error);
+  add_admin(d, "carrier-b=http://h:9/");
+  add_admin_keys(d, "carrier-b=b.admin.key");
+  add_sms_files(d, "carrier-b=b1/sms.ndjson,carrier-b=b2/sms.ndjson");
+  EXPECT_EQ(d.carriers[1].admin, "http://h:9");
+  EXPECT_EQ(d.carriers[1].admin_key_file, "b.admin.key");
+  EXPECT_EQ(d.carriers[1].sms_files.size(), 2u);
   EXPECT_THROW(deployment_from_gateways("carrier-a"), std::runtime_error);
   EXPECT_THROW(deployment_from_gateways("a=http://x,a=http://y"), std::runtime_error);
 }
