@@ -239,6 +239,24 @@ void exchange::run_blocking(std::function<std::string()> work,
           failing());
 }
 
+void exchange::with_shards(const std::vector<int>& indices, std::function<void()> next) {
+  auto missing = [ex = shared_from_this(), indices]() -> std::optional<int> {
+    for (int index : indices)
+      if (!ex->ctx_->shards.find(index))
+        return index;
+    return std::nullopt;
+  };
+  if (!missing())
+    return next();
+  refresh([ex = shared_from_this(), missing, next] {
+    if (auto index = missing())
+      return ex->fail(problem{503, "shard-unavailable", "A shard is not reachable yet",
+                              "shard " + std::to_string(*index) +
+                                  " is not known to this node yet; nothing was written"});
+    next();
+  });
+}
+
 void exchange::refresh(std::function<void()> next) {
   self_->request(ctx_->federation, ctx_->limits.actor_timeout, atom::shards_v)
       .then(

@@ -122,6 +122,11 @@ public:
               std::make_tuple(std::move(xs)...));
   }
 
+  /// Runs `next` once every shard in `indices` is known to this node
+  /// (refreshing the directory once if need be); answers 503 otherwise. For
+  /// writes that must reach several shards or none.
+  void with_shards(const std::vector<int>& indices, std::function<void()> next);
+
   /// Runs `work` on a thread of its own (it may block, as an SMS gateway's
   /// answer does), then `on_done` with its result on this request's actor;
   /// answers 504 if it takes longer than `limit`.

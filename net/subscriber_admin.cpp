@@ -141,7 +141,15 @@ void write_records(const exchange_ptr& ex, const std::vector<subscriber_input>& 
                                 records.begin() + static_cast<std::ptrdiff_t>(end)));
     }
   auto tally = std::make_shared<import_tally>();
-  write_batches(ex, batches, 0, tally, [tally, done] { done(*tally); });
+  std::vector<int> shards;
+  for (const auto& [shard, records] : by_shard)
+    shards.push_back(shard);
+  // Every shard reachable before the first write: an import that cannot
+  // reach one of them writes nothing (one that fails midway is retried
+  // whole; writing a record again changes nothing).
+  ex->with_shards(shards, [ex, batches, tally, done] {
+    write_batches(ex, batches, 0, tally, [tally, done] { done(*tally); });
+  });
 }
 
 } // namespace
