@@ -184,6 +184,12 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
           return store::verify_code(s.redis(), req);
         });
       },
+      [=](atom::dead_letter, const std::string& peer,
+          const std::vector<store::dead_letter>& letters) {
+        return with_store(self, [&](store::account_store& s) {
+          return store::keep_dead_letters(s.redis(), peer, letters, core::unix_now_ms());
+        });
+      },
       [=](atom::status) {
         actor_status st;
         st.name = "account_shard/" + std::to_string(self->state.shard);

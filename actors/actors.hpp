@@ -68,6 +68,9 @@ using account_shard_actor = caf::typed_actor<
     /// F1: checks and uses up a one-time code; replies with its subscriber.
     caf::replies_to<atom::verify_code,
                     store::code_check>::with<store::verified_subscriber>,
+    /// Keeps a peer's entries that were not applied, with their reasons.
+    caf::replies_to<atom::dead_letter, std::string,
+                    std::vector<store::dead_letter>>::with<std::uint64_t>,
     /// How the shard is doing.
     caf::replies_to<atom::status>::with<actor_status>>;
 
@@ -161,5 +164,7 @@ CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::subscriber_outcome>))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::code_request))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::code_check))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::verified_subscriber))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::dead_letter))
+CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::dead_letter>))
 
 CAF_END_TYPE_ID_BLOCK(simsync)

@@ -1,5 +1,7 @@
 #include "actors/federation.hpp"
 
+#include "core/stamp.hpp"
+
 #include <caf/io/middleman.hpp>
 #include <caf/response_promise.hpp>
 
@@ -17,13 +19,6 @@ using federation_pointer = federation_actor::stateful_pointer<federation_state>;
 constexpr auto apply_timeout = std::chrono::seconds{60};
 constexpr auto join_timeout = std::chrono::seconds{10};
 constexpr auto rejoin_delay = std::chrono::milliseconds{500};
-
-/// An idcode is 64 hex digits (HMAC-SHA256); anything else is not from a peer.
-bool valid_idcode(const std::string& idcode) {
-  return idcode.size() == 64 && std::all_of(idcode.begin(), idcode.end(), [](char c) {
-           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-         });
-}
 
 void rejoin_later(federation_pointer self, int32_t sibling) {
   self->delayed_send(self, rejoin_delay, atom::join_v, sibling);
@@ -86,9 +81,11 @@ struct delivery {
 
 /// Splits a delivery by shard, keeping each shard's entries in stream order
 /// (an account's entries all go to one shard), and asks every shard to apply
-/// its part in one call. Acknowledges once all of them persisted theirs; any
-/// failure fails the whole delivery, which the link resends whole: every
-/// entry is idempotent, so the parts already applied take no harm.
+/// its part in one call. An entry that fails its checks (entry_refusal) is
+/// not applied: it is kept, with its reason, among the peer's dead letters,
+/// and the others go on. Acknowledges once every part is persisted (applied
+/// or kept); any failure fails the whole delivery, which the link resends
+/// whole: every entry is idempotent, so the parts already done take no harm.
 caf::result<std::string> deliver(federation_pointer self, peer_batch& msg) {
   auto& st = self->state;
   st.processed += msg.entries.size();
@@ -97,11 +94,16 @@ caf::result<std::string> deliver(federation_pointer self, peer_batch& msg) {
   auto d = std::make_shared<delivery>();
   d->received = std::chrono::steady_clock::now();
   d->last_id = msg.entries.back().id;
-  // Checked before anything is sent, so a refused delivery changes nothing.
+  auto now = core::unix_now_ms();
+  // Every shard is known before anything is sent, so a refused delivery
+  // changes nothing.
   std::vector<std::vector<store::outbox_entry>> parts(st.shards.size());
+  std::vector<store::dead_letter> refused;
   for (auto& e : msg.entries) {
-    if (!valid_idcode(e.idcode))
-      return caf::make_error(ec::invalid_request, "not an idcode: " + e.idcode);
+    if (auto why = entry_refusal(e, now, st.limits); !why.empty()) {
+      refused.push_back(store::dead_letter{std::move(e), std::move(why)});
+      continue;
+    }
     auto shard = config::shard_of(e.idcode, static_cast<int>(st.shards.size()));
     if (!st.shards[static_cast<size_t>(shard)])
       return caf::make_error(ec::store_unavailable, "the node owning shard " +
@@ -112,27 +114,32 @@ caf::result<std::string> deliver(federation_pointer self, peer_batch& msg) {
   d->rp = self->make_response_promise<std::string>();
   for (const auto& part : parts)
     d->waiting += part.empty() ? 0 : 1;
+  auto persisted = [self, d] {
+    if (d->answered || --d->waiting > 0)
+      return;
+    d->answered = true;
+    if (self->state.latency)
+      self->state.latency->record(std::chrono::steady_clock::now() - d->received);
+    d->rp.deliver(d->last_id);
+  };
+  auto failed = [d](caf::error& err) {
+    if (d->answered)
+      return;
+    d->answered = true;
+    d->rp.deliver(std::move(err));
+  };
+  if (!refused.empty()) {
+    ++d->waiting;
+    self->request(st.letter_keeper, apply_timeout, atom::dead_letter_v, msg.origin,
+                  std::move(refused))
+        .then([persisted](std::uint64_t) { persisted(); }, failed);
+  }
   for (size_t shard = 0; shard < parts.size(); ++shard) {
     if (parts[shard].empty())
       continue;
     self->request(st.shards[shard], apply_timeout, atom::replicate_v, msg.origin,
                   std::move(parts[shard]))
-        .then(
-            [self, d](const store::replicate_result&) {
-              if (d->answered || --d->waiting > 0)
-                return;
-              d->answered = true;
-              if (self->state.latency)
-                self->state.latency->record(std::chrono::steady_clock::now() -
-                                            d->received);
-              d->rp.deliver(d->last_id);
-            },
-            [d](caf::error& err) {
-              if (d->answered)
-                return;
-              d->answered = true;
-              d->rp.deliver(std::move(err));
-            });
+        .then([persisted](const store::replicate_result&) { persisted(); }, failed);
   }
   return d->rp;
 }
@@ -143,8 +150,10 @@ federation_actor::behavior_type federation(federation_pointer self, int total_sh
                                            std::vector<int> owned,
                                            std::vector<account_shard_actor> local,
                                            std::vector<config::node_entry> siblings,
-                                           bool measured) {
+                                           entry_limits limits, bool measured) {
   auto& st = self->state;
+  st.limits = limits;
+  st.letter_keeper = local.front();
   if (measured)
     st.latency.emplace();
   st.shards.resize(static_cast<size_t>(total_shards));

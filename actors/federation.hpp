@@ -1,6 +1,7 @@
 #pragma once
 
 #include "actors/actors.hpp"
+#include "actors/incoming_entries.hpp"
 #include "config/node_config.hpp"
 #include "metrics/latency_histogram.hpp"
 
@@ -23,6 +24,10 @@ struct federation_state {
   std::vector<config::node_entry> siblings;
   std::vector<federation_actor> sibling_endpoints;
   std::uint64_t processed = 0; ///< outbox entries delivered here
+  /// What an incoming entry must satisfy to be applied.
+  entry_limits limits;
+  /// The local shard whose store keeps the dead letters.
+  account_shard_actor letter_keeper;
   /// From a peer's delivery to its acknowledgement, when measured.
   std::optional<metrics::latency_histogram> latency;
 };
@@ -32,10 +37,11 @@ struct federation_state {
 /// sibling node of the same carrier (one request per shard), and the ack goes
 /// back only after every one of those shards persisted its entries. The node
 /// joins its sibling nodes (CAF remote actors) so that it can route to every
-/// shard of the carrier.
+/// shard of the carrier. Entries that fail their checks are kept as dead
+/// letters (in the store of `local`'s first shard) instead of applied.
 federation_actor::behavior_type
 federation(federation_actor::stateful_pointer<federation_state> self, int total_shards,
            std::vector<int> owned, std::vector<account_shard_actor> local,
-           std::vector<config::node_entry> siblings, bool measured);
+           std::vector<config::node_entry> siblings, entry_limits limits, bool measured);
 
 } // namespace simsync

@@ -180,8 +180,8 @@ caf::expected<running_node> start_node(caf::actor_system& sys,
   for (const auto& other : cfg.nodes)
     if (other.id != cfg.node)
       siblings.push_back(other);
-  st.federation =
-      sys.spawn(federation, cfg.shards, owned, shards, std::move(siblings), st.measured);
+  st.federation = sys.spawn(federation, cfg.shards, owned, shards, std::move(siblings),
+                            entry_limits{cfg.max_clock_skew}, st.measured);
   auto port =
       sys.middleman().publish(st.federation, static_cast<uint16_t>(cfg.federation.port),
                               cfg.federation.host.c_str(), true);

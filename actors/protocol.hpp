@@ -8,6 +8,7 @@
 #include "core/record.hpp"
 #include "metrics/actor_status.hpp"
 #include "store/account_store.hpp"
+#include "store/dead_letters.hpp"
 #include "store/outbox.hpp"
 #include "store/subscriber_registry.hpp"
 
@@ -149,6 +150,11 @@ typename Inspector::result_type inspect(Inspector& f, line_info& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, dead_letter& x) {
+  return f(caf::meta::type_name("dead_letter"), x.entry, x.reason);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, subscriber_record& x) {
   return f(caf::meta::type_name("subscriber_record"), x.msisdn, x.iccid, x.idcode,
            x.sealed_user_info, x.active);
@@ -242,6 +248,7 @@ CAF_ADD_ATOM(simsync, simsync::atom, delete_subscriber, "delsub")
 CAF_ADD_ATOM(simsync, simsync::atom, issue_code, "issuecode")
 CAF_ADD_ATOM(simsync, simsync::atom, verify_code, "verifycode")
 CAF_ADD_ATOM(simsync, simsync::atom, run, "run")
+CAF_ADD_ATOM(simsync, simsync::atom, dead_letter, "deadletter")
 
 // The project's type-ID block is at the end of actors/actors.hpp: it also
 // registers the actor handles that travel between nodes.

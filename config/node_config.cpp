@@ -63,6 +63,9 @@ constexpr option_spec option_specs[] = {
     {"--max-replication-lag-ms", "gateway.max_replication_lag_ms", "MS", "default: 2000",
      "shared uploads are answered 503 (retry after a second) while replication\n"
      "to a peer carrier that is up is further behind than this; 0: never"},
+    {"--max-clock-skew-ms", "federation.max_clock_skew_ms", "MS", "default: 300000",
+     "an entry from a peer carrier stamped further ahead of this node's clock\n"
+     "is not applied but kept as a dead letter (1000..86400000)"},
     {"--mass-deletion-min-cards", "gateway.mass_deletion_min_cards", "N", "default: 10",
      "a snapshot that would remove more than N cards and more than\n"
      "--mass-deletion-percent of the book is held (409) until the phone confirms"},
@@ -333,6 +336,9 @@ public:
       fail("history.keep_versions", "expected at least 1, got 0");
     c.history_keep = std::chrono::hours{24 * keep_days};
     c.history_keep_versions = static_cast<std::uint64_t>(keep_versions);
+    c.max_clock_skew = std::chrono::milliseconds{
+        integer_in(setting_table("federation", {"listen", "max_clock_skew_ms"}),
+                   "federation.max_clock_skew_ms", 300'000, 1'000, 86'400'000)};
     const auto* admin = setting_table("admin", {"listen", "metrics", "key_file"});
     c.admin = required_host_port(admin, "admin.listen");
     c.metrics = optional_bool(admin, "admin.metrics").value_or(true);
@@ -671,7 +677,8 @@ private:
 
   void read_own_nodes(node_config& c) const {
     const auto* array = table_array(root_, "nodes");
-    const auto* federation_table = setting_table("federation", {"listen"});
+    const auto* federation_table =
+        setting_table("federation", {"listen", "max_clock_skew_ms"});
     if (!array) {
       c.nodes.push_back(node_entry{
           c.node, required_host_port(federation_table, "federation.listen"), {}});
@@ -680,7 +687,7 @@ private:
       return;
     }
     bool from_option = flags_.count("federation.listen") > 0;
-    if (federation_table && !from_option)
+    if (federation_table && federation_table->contains("listen") && !from_option)
       fail("federation.listen",
            "not allowed with [[nodes]]: each node's address is its entry's federation");
     c.nodes = read_nodes(*array, "nodes", c.shards);
@@ -734,11 +741,11 @@ load_result failure(std::string what) {
 
 /// The options whose value is a number (the reader checks its range).
 constexpr std::string_view numeric_flags[] = {
-    "--max-replication-lag-ms", "--max-in-flight",         "--mass-deletion-min-cards",
-    "--mass-deletion-percent",  "--history-keep-days",     "--history-keep-versions",
-    "--sms-timeout-ms",         "--sms-attempts",          "--code-ttl-seconds",
-    "--max-code-attempts",      "--codes-per-msisdn",      "--code-window-seconds",
-    "--requests-per-address",   "--address-window-seconds"};
+    "--max-replication-lag-ms", "--max-in-flight",          "--mass-deletion-min-cards",
+    "--mass-deletion-percent",  "--history-keep-days",      "--history-keep-versions",
+    "--sms-timeout-ms",         "--sms-attempts",           "--code-ttl-seconds",
+    "--max-code-attempts",      "--codes-per-msisdn",       "--code-window-seconds",
+    "--requests-per-address",   "--address-window-seconds", "--max-clock-skew-ms"};
 
 /// Stores an option's value in the document at its dotted key, so that one
 /// reader validates file values and options alike.

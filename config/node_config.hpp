@@ -92,6 +92,9 @@ struct node_config {
   host_port admin;      ///< metrics and introspection HTTP
   bool metrics = true;  ///< actors time their work; admin serves metrics
   host_port federation; ///< this node's federation endpoint (= self().federation)
+  /// A peer's entry stamped further ahead of this node's clock is not
+  /// applied: it goes to the peer's dead letters ([federation] max_clock_skew_ms).
+  std::chrono::milliseconds max_clock_skew{300'000};
   /// Every node of this carrier; a carrier configured without [[nodes]] gets
   /// one entry, this node, owning every shard.
   std::vector<node_entry> nodes;

@@ -1,6 +1,7 @@
 #include "store/account_store.hpp"
 
 #include "store/keys.hpp"
+#include "store/netstrings.hpp"
 #include "store/scripts.hpp"
 
 #include <array>
@@ -13,28 +14,6 @@ namespace {
 
 caf::error corrupt(const std::string& what) {
   return caf::make_error(ec::store_corrupt, what);
-}
-
-/// "<len>:<bytes>" items, as lib.lua's netstrings() writes them; nullopt
-/// unless the whole text is such items.
-std::optional<std::vector<std::string>> split_netstrings(std::string_view text) {
-  std::vector<std::string> out;
-  while (!text.empty()) {
-    auto colon = text.find(':');
-    if (colon == 0 || colon == std::string_view::npos || colon > 9)
-      return std::nullopt;
-    std::size_t len = 0;
-    for (char c : text.substr(0, colon)) {
-      if (c < '0' || c > '9')
-        return std::nullopt;
-      len = len * 10 + static_cast<std::size_t>(c - '0');
-    }
-    if (len > text.size() - colon - 1)
-      return std::nullopt;
-    out.emplace_back(text.substr(colon + 1, len));
-    text.remove_prefix(colon + 1 + len);
-  }
-  return out;
 }
 
 /// Reads an array reply of integers (a script's counts).

@@ -107,16 +107,32 @@ public:
     return r ? *r : store::pending_counts{};
   }
 
+  /// Delivers `batch` to the carrier's federation endpoint, as a peer's link
+  /// does; the acknowledged entry id, or the error.
+  caf::expected<std::string> deliver(const std::string& carrier,
+                                     const peer_batch& batch) {
+    caf::expected<std::string> out = caf::make_error(ec::none);
+    self_->request(endpoint(carrier), std::chrono::seconds{30}, atom::deliver_v, batch)
+        .receive([&](std::string& id) { out = std::move(id); },
+                 [&](caf::error& err) { out = std::move(err); });
+    return out;
+  }
+
 private:
-  void fetch_shards(const std::string& carrier) {
+  federation_actor endpoint(const std::string& carrier) {
     auto fed = sys_.middleman().remote_actor<federation_actor>(
         "127.0.0.1", static_cast<uint16_t>(deployment_.federation_port(carrier)));
     if (!fed)
       throw std::runtime_error("cannot reach " + carrier + ": " +
                                sys_.render(fed.error()));
+    return *fed;
+  }
+
+  void fetch_shards(const std::string& carrier) {
+    auto fed = endpoint(carrier);
     auto& shards = shards_[carrier];
     shards.assign(static_cast<size_t>(deployment_.shards()), account_shard_actor{});
-    self_->request(*fed, std::chrono::seconds{10}, atom::shards_v)
+    self_->request(fed, std::chrono::seconds{10}, atom::shards_v)
         .receive(
             [&](node_shards& known) {
               for (size_t i = 0; i < known.indices.size(); ++i)

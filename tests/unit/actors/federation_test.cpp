@@ -3,6 +3,9 @@
 // time. The shards are test doubles that record what reached them.
 #include "actors/federation.hpp"
 
+#include "core/record.hpp"
+#include "core/stamp.hpp"
+
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
@@ -18,13 +21,27 @@ namespace {
 
 /// What a test-double shard saw, and how it answers.
 struct shard_log {
-  /// Per entry: "replicate <idcode> <batch>", "sibling <idcode> <peer>" or
-  /// "retire <idcode> <peer>", in the order the shard got them.
+  /// Per entry: "replicate <idcode> <batch>", "sibling <idcode> <peer>",
+  /// "retire <idcode> <peer>" or "dead <idcode> <peer>: <reason>", in the
+  /// order the shard got them.
   std::vector<std::string> calls;
   std::size_t requests = 0; ///< messages that carried them
   bool fail = false;        ///< answer store_unavailable
   bool silent = false;      ///< never answer (a shard that never persists)
 };
+
+/// A well-formed batch: one card whose uid (and name, unless given) is `uid`, stamped at
+/// a fixed instant in the past (2023) so that the same uid gives the same bytes.
+std::string batch_of(const std::string& uid, std::uint64_t hlc = 1'700'000'000'000'000,
+                     const std::string& name = "") {
+  core::stamped_card rec;
+  rec.st = core::stamp{hlc, "carrier-b", "+8618600000000"};
+  rec.card = "BEGIN:VCARD\r\nVERSION:3.0\r\nUID:" + uid +
+             "\r\nFN:" + (name.empty() ? uid : name) + "\r\nEND:VCARD\r\n";
+  auto bytes = core::encode_record(rec);
+  return std::to_string(uid.size()) + ":" + uid + std::to_string(bytes.size()) + ":" +
+         bytes;
+}
 
 struct fake_shard_state {
   static inline const char* name = "fake_shard";
@@ -99,6 +116,13 @@ fake_shard(account_shard_actor::stateful_pointer<fake_shard_state> self,
       },
       [=](atom::verify_code, const store::code_check&)
           -> caf::result<store::verified_subscriber> { return unused(); },
+      [=](atom::dead_letter, const std::string& origin,
+          const std::vector<store::dead_letter>& letters) -> caf::result<std::uint64_t> {
+        ++log->requests;
+        for (const auto& l : letters)
+          log->calls.push_back("dead " + l.entry.idcode + " " + origin + ": " + l.reason);
+        return static_cast<std::uint64_t>(letters.size());
+      },
       [=](atom::status) { return actor_status{}; },
   };
 }
@@ -126,7 +150,7 @@ struct federation_fixture : ::testing::Test {
         sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())) {
     shards = {sys.spawn(fake_shard, logs[0]), sys.spawn(fake_shard, logs[1])};
     endpoint = sys.spawn(federation, 2, std::vector<int>{0, 1}, shards,
-                         std::vector<config::node_entry>{}, true);
+                         std::vector<config::node_entry>{}, entry_limits{}, true);
     sched.run();
   }
 
@@ -140,7 +164,9 @@ struct federation_fixture : ::testing::Test {
   /// Sends one outbox entry as a peer link would; the outcome fills in as
   /// the test runs the scheduler.
   std::shared_ptr<outcome> deliver(const std::string& idcode, store::outbox_kind kind,
-                                   const std::string& batch = "b") {
+                                   std::string batch = "") {
+    if (kind == store::outbox_kind::batch && batch.empty())
+      batch = batch_of("b");
     return deliver({store::outbox_entry{"7-0", idcode, kind, batch}});
   }
 
@@ -169,12 +195,12 @@ struct federation_fixture : ::testing::Test {
 } // namespace
 
 TEST_F(federation_fixture, a_batch_goes_to_the_owning_shard_and_is_acked_with_its_id) {
-  auto out = deliver(on_shard_1, store::outbox_kind::batch, "payload");
+  auto out = deliver(on_shard_1, store::outbox_kind::batch, batch_of("payload"));
   sched.run();
   ASSERT_TRUE(out->acked);
   EXPECT_EQ(*out->acked, "7-0");
-  EXPECT_EQ(logs[1]->calls,
-            std::vector<std::string>{"replicate " + on_shard_1 + " payload"});
+  EXPECT_EQ(logs[1]->calls, std::vector<std::string>{"replicate " + on_shard_1 + " " +
+                                                     batch_of("payload")});
   EXPECT_TRUE(logs[0]->calls.empty());
 }
 
@@ -203,15 +229,39 @@ TEST_F(federation_fixture, a_shard_error_reaches_the_sender) {
   EXPECT_FALSE(out->acked);
 }
 
-TEST_F(federation_fixture, an_entry_without_a_valid_idcode_is_refused_untouched) {
-  for (const std::string& bad :
-       std::vector<std::string>{"", "zz", std::string(64, 'G'), std::string(63, 'a')}) {
-    auto out = deliver(bad, store::outbox_kind::batch);
+TEST_F(federation_fixture, an_entry_that_fails_its_checks_is_kept_as_a_dead_letter) {
+  auto now_hlc = core::unix_now_ms() * core::hlc_logical_per_ms;
+  struct bad_case {
+    std::string idcode;
+    store::outbox_kind kind;
+    std::string batch;
+    std::string reason; ///< what the dead letter says, in part
+  };
+  std::string huge(2u << 20, 'x');
+  for (const auto& c : std::vector<bad_case>{
+           {"", store::outbox_kind::batch, batch_of("b"), "idcode"},
+           {std::string(64, 'G'), store::outbox_kind::batch, batch_of("b"), "idcode"},
+           {std::string(63, 'a'), store::outbox_kind::announce, "", "idcode"},
+           {on_shard_0, store::outbox_kind::batch, "x", "pairs"},
+           {on_shard_0, store::outbox_kind::announce, batch_of("b"), "announcement"},
+           {on_shard_0, store::outbox_kind::batch, batch_of("b", 9'999'999'999'999'999),
+            "beyond"},
+           {on_shard_0, store::outbox_kind::batch, batch_of("b", now_hlc + 3'600'000'000),
+            "ahead"},
+           {on_shard_0, store::outbox_kind::batch,
+            batch_of("b", 1'700'000'000'000'000, huge), "larger"},
+           {on_shard_0, store::outbox_kind::batch, "1:u5:hello", "parse"}}) {
+    SCOPED_TRACE(c.reason);
+    logs[0]->calls.clear();
+    auto out = deliver({{"7-0", c.idcode, c.kind, c.batch}});
     sched.run();
-    ASSERT_TRUE(out->failed) << bad;
-    EXPECT_EQ(*out->failed, ec::invalid_request);
+    // Kept, so acknowledged: the link goes on.
+    ASSERT_TRUE(out->acked);
+    ASSERT_EQ(logs[0]->calls.size(), 1u);
+    EXPECT_EQ(logs[0]->calls[0].rfind("dead " + c.idcode + " carrier-b: ", 0), 0u)
+        << logs[0]->calls[0];
+    EXPECT_NE(logs[0]->calls[0].find(c.reason), std::string::npos) << logs[0]->calls[0];
   }
-  EXPECT_TRUE(logs[0]->calls.empty());
   EXPECT_TRUE(logs[1]->calls.empty());
 }
 
@@ -243,28 +293,28 @@ TEST_F(federation_fixture, it_reports_every_reachable_shard) {
 TEST_F(federation_fixture, a_window_goes_as_one_request_per_shard_in_stream_order) {
   using store::outbox_kind;
   auto out = deliver({{"1-0", on_shard_1, outbox_kind::announce, ""},
-                      {"2-0", on_shard_0, outbox_kind::batch, "x"},
-                      {"3-0", on_shard_1, outbox_kind::batch, "y"},
+                      {"2-0", on_shard_0, outbox_kind::batch, batch_of("x")},
+                      {"3-0", on_shard_1, outbox_kind::batch, batch_of("y")},
                       {"4-0", on_shard_0, outbox_kind::retire, ""},
-                      {"5-0", on_shard_1, outbox_kind::batch, "z"}});
+                      {"5-0", on_shard_1, outbox_kind::batch, batch_of("z")}});
   sched.run();
   ASSERT_TRUE(out->acked);
   EXPECT_EQ(*out->acked, "5-0"); // through the last entry
   EXPECT_EQ(logs[0]->requests, 1u);
   EXPECT_EQ(logs[1]->requests, 1u);
   EXPECT_EQ(logs[0]->calls,
-            (std::vector<std::string>{"replicate " + on_shard_0 + " x",
+            (std::vector<std::string>{"replicate " + on_shard_0 + " " + batch_of("x"),
                                       "retire " + on_shard_0 + " carrier-b"}));
   EXPECT_EQ(logs[1]->calls,
             (std::vector<std::string>{"sibling " + on_shard_1 + " carrier-b",
-                                      "replicate " + on_shard_1 + " y",
-                                      "replicate " + on_shard_1 + " z"}));
+                                      "replicate " + on_shard_1 + " " + batch_of("y"),
+                                      "replicate " + on_shard_1 + " " + batch_of("z")}));
 }
 
 TEST_F(federation_fixture, no_ack_until_every_shard_of_the_window_has_persisted) {
   logs[1]->silent = true;
-  auto out = deliver({{"1-0", on_shard_0, store::outbox_kind::batch, "x"},
-                      {"2-0", on_shard_1, store::outbox_kind::batch, "y"}});
+  auto out = deliver({{"1-0", on_shard_0, store::outbox_kind::batch, batch_of("x")},
+                      {"2-0", on_shard_1, store::outbox_kind::batch, batch_of("y")}});
   sched.run();
   EXPECT_EQ(logs[0]->requests, 1u);
   EXPECT_EQ(logs[1]->requests, 1u);
@@ -278,20 +328,22 @@ TEST_F(federation_fixture, no_ack_until_every_shard_of_the_window_has_persisted)
 
 TEST_F(federation_fixture, one_failing_shard_fails_the_whole_window) {
   logs[1]->fail = true;
-  auto out = deliver({{"1-0", on_shard_0, store::outbox_kind::batch, "x"},
-                      {"2-0", on_shard_1, store::outbox_kind::batch, "y"}});
+  auto out = deliver({{"1-0", on_shard_0, store::outbox_kind::batch, batch_of("x")},
+                      {"2-0", on_shard_1, store::outbox_kind::batch, batch_of("y")}});
   sched.run();
   ASSERT_TRUE(out->failed);
   EXPECT_EQ(*out->failed, ec::store_unavailable);
   EXPECT_FALSE(out->acked);
 }
 
-TEST_F(federation_fixture, one_bad_idcode_refuses_the_whole_window_untouched) {
-  auto out = deliver({{"1-0", on_shard_0, store::outbox_kind::batch, "x"},
-                      {"2-0", "zz", store::outbox_kind::batch, "y"}});
+TEST_F(federation_fixture, one_bad_entry_does_not_hold_up_the_others) {
+  auto out = deliver({{"1-0", on_shard_1, store::outbox_kind::batch, "garbage"},
+                      {"2-0", on_shard_1, store::outbox_kind::batch, batch_of("y")}});
   sched.run();
-  ASSERT_TRUE(out->failed);
-  EXPECT_EQ(*out->failed, ec::invalid_request);
-  EXPECT_TRUE(logs[0]->calls.empty());
-  EXPECT_TRUE(logs[1]->calls.empty());
+  ASSERT_TRUE(out->acked);
+  EXPECT_EQ(*out->acked, "2-0");
+  EXPECT_EQ(logs[1]->calls,
+            std::vector<std::string>{"replicate " + on_shard_1 + " " + batch_of("y")});
+  ASSERT_EQ(logs[0]->calls.size(), 1u);
+  EXPECT_EQ(logs[0]->calls[0].rfind("dead " + on_shard_1, 0), 0u);
 }

@@ -920,5 +920,24 @@ TEST(shard_of, rejects_what_is_not_an_idcode) {
   EXPECT_THROW(shard_of(std::string(64, '0'), 0), std::invalid_argument);
 }
 
+TEST_F(config_test, the_clock_skew_allowed_to_peers_is_read) {
+  EXPECT_EQ(loaded(load(base_toml)).max_clock_skew, std::chrono::milliseconds{300'000});
+  auto in_file = loaded(load(base_toml + "max_clock_skew_ms = 60000\n"));
+  EXPECT_EQ(in_file.max_clock_skew, std::chrono::milliseconds{60'000});
+  auto from_option = loaded(load(base_toml, {"--max-clock-skew-ms", "2000"}));
+  EXPECT_EQ(from_option.max_clock_skew, std::chrono::milliseconds{2'000});
+  // With [[nodes]], [federation] holds only the skew.
+  auto with_nodes = loaded(load(base_without_federation() + two_nodes +
+                                    "\n[federation]\nmax_clock_skew_ms = 9000\n",
+                                {"--node", "a2"}));
+  EXPECT_EQ(with_nodes.max_clock_skew, std::chrono::milliseconds{9'000});
+  for (const auto* bad : {"999", "86400001", "-1"}) {
+    auto result = load(base_toml + "max_clock_skew_ms = " + bad + "\n");
+    EXPECT_FALSE(result.config) << bad;
+    EXPECT_EQ(result.error.rfind("config error: federation.max_clock_skew_ms", 0), 0u)
+        << result.error;
+  }
+}
+
 } // namespace
 } // namespace simsync::config

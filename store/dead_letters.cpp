@@ -1,0 +1,45 @@
+#include "store/dead_letters.hpp"
+
+#include "store/error.hpp"
+
+namespace simsync::store {
+
+namespace {
+
+/// How many dead letters a peer's stream keeps (about: MAXLEN ~).
+constexpr const char* kept_letters = "10000";
+
+} // namespace
+
+std::string dead_letter_key(const std::string& peer) {
+  return "deadletter:" + peer;
+}
+
+caf::expected<std::uint64_t> keep_dead_letters(redis_client& redis,
+                                               const std::string& peer,
+                                               const std::vector<dead_letter>& letters,
+                                               std::uint64_t now_ms) {
+  if (letters.empty())
+    return std::uint64_t{0};
+  // One MULTI/EXEC: the letters are kept together or not at all.
+  std::vector<command> commands;
+  commands.push_back({"MULTI"});
+  // A command holds views: every string it names outlives the pipeline.
+  auto key = dead_letter_key(peer);
+  auto at = std::to_string(now_ms);
+  for (const auto& l : letters)
+    commands.push_back({"XADD", key, "MAXLEN", "~", kept_letters, "*", "entry",
+                        l.entry.id, "idcode", l.entry.idcode, "kind",
+                        kind_name(l.entry.kind), "batch", l.entry.batch, "reason",
+                        l.reason, "at_ms", at});
+  commands.push_back({"EXEC"});
+  auto replies = redis.pipeline(commands);
+  if (!replies)
+    return std::move(replies.error());
+  const auto& exec = replies->back();
+  if (!exec.view().is_array() || exec.view().size() != letters.size())
+    return caf::make_error(ec::store_unavailable, "Redis did not keep the dead letters");
+  return static_cast<std::uint64_t>(letters.size());
+}
+
+} // namespace simsync::store

@@ -1,0 +1,35 @@
+#pragma once
+
+// Entries a peer carrier sent that this carrier would not apply (a stamp far
+// in the future, a card that does not parse, a malformed idcode...): kept
+// whole, with the reason, in a stream per peer, so that one bad entry never
+// blocks the link and an operator can see what came and why it was refused.
+
+#include "store/outbox.hpp"
+#include "store/redis_client.hpp"
+
+#include <caf/expected.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace simsync::store {
+
+/// An entry as it arrived, and why it was not applied.
+struct dead_letter {
+  outbox_entry entry;
+  std::string reason;
+};
+
+/// The stream that keeps `peer`'s dead letters.
+std::string dead_letter_key(const std::string& peer);
+
+/// Appends `letters` from `peer` at `now_ms`, in one round trip. The stream
+/// keeps about the newest 10,000.
+caf::expected<std::uint64_t> keep_dead_letters(redis_client& redis,
+                                               const std::string& peer,
+                                               const std::vector<dead_letter>& letters,
+                                               std::uint64_t now_ms);
+
+} // namespace simsync::store

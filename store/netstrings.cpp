@@ -1,0 +1,25 @@
+#include "store/netstrings.hpp"
+
+namespace simsync::store {
+
+std::optional<std::vector<std::string>> split_netstrings(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    auto colon = text.find(':');
+    if (colon == 0 || colon == std::string_view::npos || colon > 9)
+      return std::nullopt;
+    std::size_t len = 0;
+    for (char c : text.substr(0, colon)) {
+      if (c < '0' || c > '9')
+        return std::nullopt;
+      len = len * 10 + static_cast<std::size_t>(c - '0');
+    }
+    if (len > text.size() - colon - 1)
+      return std::nullopt;
+    out.emplace_back(text.substr(colon + 1, len));
+    text.remove_prefix(colon + 1 + len);
+  }
+  return out;
+}
+
+} // namespace simsync::store

@@ -1,0 +1,17 @@
+#pragma once
+
+// Lists of byte strings as "<len>:<bytes>" items, the form the store's Lua
+// scripts write (lib.lua's netstrings()): an outbox entry's batch, a history
+// entry's uids.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace simsync::store {
+
+/// The items of `text`; nullopt unless the whole text is such items.
+std::optional<std::vector<std::string>> split_netstrings(std::string_view text);
+
+} // namespace simsync::store
