@@ -46,5 +46,39 @@ TEST(protocol, an_upload_request_carries_its_cards_whole) {
   EXPECT_FALSE(back.allow_removals);
 }
 
+TEST(protocol, the_registry_messages_keep_every_field) {
+  store::subscriber_record record{"+8613800138000", "89860012345678901234",
+                                  std::string(64, 'a'), std::string("\x01\x00sealed", 8),
+                                  false};
+  auto back = round_trip(record);
+  EXPECT_EQ(caf::deep_to_string(back), caf::deep_to_string(record));
+  EXPECT_EQ(back.sealed_user_info, record.sealed_user_info); // bytes, zeros included
+  EXPECT_FALSE(back.active);
+
+  store::subscriber_outcome outcome{store::subscriber_change::replaced, true,
+                                    std::string(64, 'b')};
+  auto outcome_back = round_trip(outcome);
+  EXPECT_EQ(outcome_back.change, store::subscriber_change::replaced);
+  EXPECT_EQ(outcome_back.retire_owner, outcome.retire_owner);
+
+  store::code_request code{"+8613800138000", "89860012345678901234", "hash", 1, 2, 3, 4};
+  EXPECT_EQ(caf::deep_to_string(round_trip(code)), caf::deep_to_string(code));
+  store::code_check check{"+8613800138000", "hash", 5, 6};
+  EXPECT_EQ(caf::deep_to_string(round_trip(check)), caf::deep_to_string(check));
+  store::verified_subscriber who{std::string(64, 'c'), "8986", "sealed"};
+  EXPECT_EQ(caf::deep_to_string(round_trip(who)), caf::deep_to_string(who));
+}
+
+TEST(protocol, a_dead_letter_keeps_its_entry_whole_and_its_reason) {
+  store::dead_letter letter{
+      store::outbox_entry{"5-1", "not-an-idcode", store::outbox_kind::retire, "b"},
+      "the idcode is not 64 lower-case hex digits"};
+  auto back = round_trip(letter);
+  EXPECT_EQ(back.entry.id, "5-1");
+  EXPECT_EQ(back.entry.kind, store::outbox_kind::retire);
+  EXPECT_EQ(back.entry.batch, "b");
+  EXPECT_EQ(back.reason, letter.reason);
+}
+
 } // namespace
 } // namespace simsync
