@@ -71,6 +71,12 @@ using account_shard_actor = caf::typed_actor<
     /// Keeps a peer's entries that were not applied, with their reasons.
     caf::replies_to<atom::dead_letter, std::string,
                     std::vector<store::dead_letter>>::with<std::uint64_t>,
+    /// Up to N of a peer's dead letters, oldest first (the node's first shard
+    /// keeps them).
+    caf::replies_to<atom::dead_letter, std::string,
+                    std::uint64_t>::with<std::vector<store::kept_letter>>,
+    /// Drops one of a peer's dead letters by its stream id; false if none.
+    caf::replies_to<atom::drop_letter, std::string, std::string>::with<bool>,
     /// How the shard is doing.
     caf::replies_to<atom::status>::with<actor_status>>;
 
@@ -166,5 +172,7 @@ CAF_ADD_TYPE_ID(simsync, (simsync::store::code_check))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::verified_subscriber))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::dead_letter))
 CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::dead_letter>))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::kept_letter))
+CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::kept_letter>))
 
 CAF_END_TYPE_ID_BLOCK(simsync)

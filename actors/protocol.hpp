@@ -155,6 +155,11 @@ typename Inspector::result_type inspect(Inspector& f, dead_letter& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, kept_letter& x) {
+  return f(caf::meta::type_name("kept_letter"), x.id, x.letter, x.at_ms);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, subscriber_record& x) {
   return f(caf::meta::type_name("subscriber_record"), x.msisdn, x.iccid, x.idcode,
            x.sealed_user_info, x.active);
@@ -249,6 +254,7 @@ CAF_ADD_ATOM(simsync, simsync::atom, issue_code, "issuecode")
 CAF_ADD_ATOM(simsync, simsync::atom, verify_code, "verifycode")
 CAF_ADD_ATOM(simsync, simsync::atom, run, "run")
 CAF_ADD_ATOM(simsync, simsync::atom, dead_letter, "deadletter")
+CAF_ADD_ATOM(simsync, simsync::atom, drop_letter, "dropletter")
 
 // The project's type-ID block is at the end of actors/actors.hpp: it also
 // registers the actor handles that travel between nodes.

@@ -1,6 +1,7 @@
 #include "net/admin_server.hpp"
 
 #include "metrics/prometheus_text.hpp"
+#include "net/dead_letter_admin.hpp"
 #include "net/http_date.hpp"
 #include "net/problem.hpp"
 #include "net/route_table.hpp"
@@ -47,6 +48,10 @@ std::vector<route_spec> subscriber_routes() {
        "DELETE /admin/subscribers/{msisdn}", handle_delete_subscriber},
       {http_method_post(), "/admin/subscribers", "POST /admin/subscribers",
        handle_import_subscribers},
+      {http_method_get(), "/admin/dead-letters/:peer", "GET /admin/dead-letters/{peer}",
+       handle_list_dead_letters},
+      {http_method_delete(), "/admin/dead-letters/:peer/:id",
+       "DELETE /admin/dead-letters/{peer}/{id}", handle_drop_dead_letter},
   };
 }
 
@@ -54,8 +59,9 @@ std::unique_ptr<router_t> make_admin_router(const context_ptr& ctx,
                                             const board_ptr& board) {
   auto router = make_router(ctx, subscriber_routes());
   router->http_get("/", [](auto req, auto) {
-    return answer(req, restinio::status_ok(), "application/json",
-                  R"({"routes":["/admin/actors","/metrics","/admin/subscribers"]})");
+    return answer(
+        req, restinio::status_ok(), "application/json",
+        R"({"routes":["/admin/actors","/metrics","/admin/subscribers","/admin/dead-letters"]})");
   });
   if (!board)
     return router;

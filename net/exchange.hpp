@@ -60,6 +60,8 @@ struct gateway_context {
   /// The admin port's bearer credential ([admin] key_file); empty: admin
   /// writes are refused.
   std::string admin_key;
+  /// The shard whose store keeps the peers' dead letters on this node.
+  int dead_letter_shard;
 };
 
 using context_ptr = std::shared_ptr<gateway_context>;

@@ -73,7 +73,7 @@ std::unique_ptr<router_t> make_router(const context_ptr& ctx,
         [ctx, name = r.name, handle = r.handle](restinio::request_handle_t req,
                                                 restinio::router::route_params_t p) {
           std::vector<std::string> params;
-          for (const char* key : {"msisdn", "uid"})
+          for (const char* key : {"msisdn", "uid", "peer", "id"})
             if (p.has(key))
               params.push_back(decode_param(p[key]));
           return dispatch(ctx, std::move(req), name, std::move(params), handle);

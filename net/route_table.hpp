@@ -24,7 +24,7 @@ using route_fn = std::function<void(const exchange_ptr&)>;
 /// each path's Allow header are both made from it.
 struct route_spec {
   restinio::http_method_id_t method;
-  const char* path;      ///< RESTinio express pattern; parameters :msisdn and :uid
+  const char* path; ///< RESTinio express pattern; parameters :msisdn, :uid, :peer, :id
   std::string_view name; ///< the route in the metrics
   route_fn handle;
 };

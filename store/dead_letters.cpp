@@ -2,6 +2,8 @@
 
 #include "store/error.hpp"
 
+#include <cstdlib>
+
 namespace simsync::store {
 
 namespace {
@@ -40,6 +42,55 @@ caf::expected<std::uint64_t> keep_dead_letters(redis_client& redis,
   if (!exec.view().is_array() || exec.view().size() != letters.size())
     return caf::make_error(ec::store_unavailable, "Redis did not keep the dead letters");
   return static_cast<std::uint64_t>(letters.size());
+}
+
+caf::expected<std::vector<kept_letter>>
+read_dead_letters(redis_client& redis, const std::string& peer, std::size_t limit) {
+  auto key = dead_letter_key(peer);
+  auto count = std::to_string(limit);
+  auto r = redis.call({"XRANGE", key, "-", "+", "COUNT", count});
+  if (!r)
+    return std::move(r.error());
+  auto v = r->view();
+  if (!v.is_array())
+    return caf::make_error(ec::store_corrupt, "XRANGE answered an unexpected reply");
+  std::vector<kept_letter> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    kept_letter k;
+    k.id = std::string(v[i][0].str());
+    auto fields = v[i][1];
+    for (std::size_t f = 0; f + 1 < fields.size(); f += 2) {
+      auto name = fields[f].str();
+      auto value = std::string(fields[f + 1].str());
+      if (name == "entry")
+        k.letter.entry.id = std::move(value);
+      else if (name == "idcode")
+        k.letter.entry.idcode = std::move(value);
+      else if (name == "kind")
+        k.letter.entry.kind = value == "announce" ? outbox_kind::announce
+                              : value == "retire" ? outbox_kind::retire
+                                                  : outbox_kind::batch;
+      else if (name == "batch")
+        k.letter.entry.batch = std::move(value);
+      else if (name == "reason")
+        k.letter.reason = std::move(value);
+      else if (name == "at_ms")
+        k.at_ms = std::strtoull(value.c_str(), nullptr, 10);
+    }
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+caf::expected<bool> drop_dead_letter(redis_client& redis, const std::string& peer,
+                                     const std::string& id) {
+  auto key = dead_letter_key(peer);
+  auto r = redis.call({"XDEL", key, id});
+  if (!r)
+    return std::move(r.error());
+  if (r->view().is_error())
+    return false; // not a stream id at all
+  return r->view().integer() > 0;
 }
 
 } // namespace simsync::store

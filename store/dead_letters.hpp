@@ -22,6 +22,13 @@ struct dead_letter {
   std::string reason;
 };
 
+/// A dead letter as the stream keeps it.
+struct kept_letter {
+  std::string id; ///< its id in the stream, to drop it by
+  dead_letter letter;
+  std::uint64_t at_ms = 0; ///< when it was kept (Unix ms)
+};
+
 /// The stream that keeps `peer`'s dead letters.
 std::string dead_letter_key(const std::string& peer);
 
@@ -31,5 +38,13 @@ caf::expected<std::uint64_t> keep_dead_letters(redis_client& redis,
                                                const std::string& peer,
                                                const std::vector<dead_letter>& letters,
                                                std::uint64_t now_ms);
+
+/// Up to `limit` of `peer`'s dead letters, oldest first.
+caf::expected<std::vector<kept_letter>>
+read_dead_letters(redis_client& redis, const std::string& peer, std::size_t limit);
+
+/// Drops one of `peer`'s dead letters; false if there was none with that id.
+caf::expected<bool> drop_dead_letter(redis_client& redis, const std::string& peer,
+                                     const std::string& id);
 
 } // namespace simsync::store

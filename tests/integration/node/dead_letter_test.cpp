@@ -9,6 +9,9 @@
 #include "core/stamp.hpp"
 #include "store/dead_letters.hpp"
 
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
 using namespace simsync;
 using namespace simsync::testing;
 
@@ -100,6 +103,26 @@ TEST(dead_letters, bad_entries_are_kept_with_their_reason_and_the_rest_arrives) 
   EXPECT_NE(reasons[2].find("larger"), std::string::npos) << reasons[2];
   EXPECT_NE(reasons[3].find("idcode"), std::string::npos) << reasons[3];
   EXPECT_NE(reasons[4].find("parse"), std::string::npos) << reasons[4];
+
+  // The operator sees them on the admin port (with the admin key only),
+  // and drops one once dealt with.
+  httplib::Client admin("127.0.0.1", d.admin_port("carrier-a"));
+  httplib::Headers key{{"Authorization", "Bearer " + d.admin_key("carrier-a")}};
+  EXPECT_EQ(admin.Get("/admin/dead-letters/carrier-b")->status, 401);
+  auto listed = admin.Get("/admin/dead-letters/carrier-b?limit=10", key);
+  ASSERT_TRUE(listed);
+  ASSERT_EQ(listed->status, 200) << listed->body;
+  auto json = nlohmann::json::parse(listed->body);
+  ASSERT_EQ(json["letters"].size(), 5u) << listed->body;
+  EXPECT_EQ(json["letters"][0].value("entry", ""), "1-0");
+  EXPECT_NE(json["letters"][0].value("reason", "").find("beyond"), std::string::npos);
+  EXPECT_FALSE(json["letters"][0].contains("batch")); // contact data stays out of it
+  auto first = json["letters"][0].value("id", "");
+  EXPECT_EQ(admin.Delete("/admin/dead-letters/carrier-b/" + first, key)->status, 200);
+  EXPECT_EQ(admin.Delete("/admin/dead-letters/carrier-b/" + first, key)->status, 404);
+  auto after =
+      nlohmann::json::parse(admin.Get("/admin/dead-letters/carrier-b", key)->body);
+  EXPECT_EQ(after["letters"].size(), 4u);
 
   // Delivered again (the link resends after a lost ack): nothing new applied.
   ASSERT_TRUE(client.deliver("carrier-a", delivery));
