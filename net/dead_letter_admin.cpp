@@ -12,10 +12,6 @@ namespace {
 constexpr std::uint64_t default_limit = 100;
 constexpr std::uint64_t most = 10'000;
 
-std::string_view kind_text(store::outbox_kind kind) {
-  return store::kind_name(kind);
-}
-
 } // namespace
 
 void handle_list_dead_letters(const exchange_ptr& ex) {
@@ -44,7 +40,7 @@ void handle_list_dead_letters(const exchange_ptr& ex) {
           letters.push_back({{"id", k.id},
                              {"entry", k.letter.entry.id},
                              {"idcode", k.letter.entry.idcode},
-                             {"kind", kind_text(k.letter.entry.kind)},
+                             {"kind", store::kind_name(k.letter.entry.kind)},
                              {"batch_bytes", k.letter.entry.batch.size()},
                              {"reason", k.letter.reason},
                              {"at", rfc3339_of(k.at_ms)}});

@@ -80,6 +80,11 @@ void claim_then_register(const exchange_ptr& ex, store::register_request req,
       atom::claim_v, std::move(msisdn), std::move(idcode), now, std::move(from));
 }
 
+std::uint64_t ms_of(std::chrono::seconds s) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(s).count());
+}
+
 /// Counts the request against its client address; false after answering 429.
 bool within_address_limit(const exchange_ptr& ex, address_limiter& limiter) {
   auto address = ex->request().remote_endpoint().address().to_string();
@@ -175,18 +180,14 @@ void handle_register(const exchange_ptr& ex) {
     return ex->fail(problem{503, "sms-unavailable", "Codes cannot be sent",
                             "this carrier has no SMS gateway configured"});
   auto code = new_code();
-  store::code_request req{
-      *msisdn,
-      *iccid,
-      code_hash(ctx.seal_key, *msisdn, code),
-      core::unix_now_ms(),
-      static_cast<std::uint64_t>(
-          std::chrono::duration_cast<std::chrono::milliseconds>(ctx.registration.code_ttl)
-              .count()),
-      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                     ctx.registration.code_window)
-                                     .count()),
-      static_cast<std::uint64_t>(ctx.registration.codes_per_msisdn)};
+  const auto& limits = ctx.registration;
+  store::code_request req{*msisdn,
+                          *iccid,
+                          code_hash(ctx.seal_key, *msisdn, code),
+                          core::unix_now_ms(),
+                          ms_of(limits.code_ttl),
+                          ms_of(limits.code_window),
+                          static_cast<std::uint64_t>(limits.codes_per_msisdn)};
   ex->ask_at(
       config::shard_of_msisdn(*msisdn, ctx.shard_count),
       [ex, msisdn = *msisdn, code](std::uint64_t expires_ms) {

@@ -147,14 +147,22 @@ account_store::token_hashes(const std::string& idcode) {
   auto v = lines->view();
   if (!v.is_array())
     return corrupt("SMEMBERS answered an unexpected reply");
+  // Every line's token in one more round trip, however many lines.
+  std::vector<std::string> sim_keys;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    sim_keys.push_back(keys::sim(std::string(v[i].str())));
+  std::vector<command> reads;
+  for (const auto& key : sim_keys)
+    reads.push_back({"HGET", key, "token"});
+  if (reads.empty())
+    return std::vector<std::string>{};
+  auto tokens = redis_.pipeline(reads);
+  if (!tokens)
+    return std::move(tokens.error());
   std::vector<std::string> out;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    auto token = redis_.call({"HGET", keys::sim(std::string(v[i].str())), "token"});
-    if (!token)
-      return std::move(token.error());
-    if (!token->view().is_nil())
-      out.emplace_back(token->view().str());
-  }
+  for (const auto& token : *tokens)
+    if (!token.view().is_nil() && !token.view().is_error())
+      out.emplace_back(token.view().str());
   return out;
 }
 

@@ -56,27 +56,14 @@ read_dead_letters(redis_client& redis, const std::string& peer, std::size_t limi
     return caf::make_error(ec::store_corrupt, "XRANGE answered an unexpected reply");
   std::vector<kept_letter> out;
   for (std::size_t i = 0; i < v.size(); ++i) {
+    auto fields = v[i][1];
     kept_letter k;
     k.id = std::string(v[i][0].str());
-    auto fields = v[i][1];
-    for (std::size_t f = 0; f + 1 < fields.size(); f += 2) {
-      auto name = fields[f].str();
-      auto value = std::string(fields[f + 1].str());
-      if (name == "entry")
-        k.letter.entry.id = std::move(value);
-      else if (name == "idcode")
-        k.letter.entry.idcode = std::move(value);
-      else if (name == "kind")
-        k.letter.entry.kind = value == "announce" ? outbox_kind::announce
-                              : value == "retire" ? outbox_kind::retire
-                                                  : outbox_kind::batch;
-      else if (name == "batch")
-        k.letter.entry.batch = std::move(value);
-      else if (name == "reason")
-        k.letter.reason = std::move(value);
-      else if (name == "at_ms")
-        k.at_ms = std::strtoull(value.c_str(), nullptr, 10);
-    }
+    k.letter.entry = outbox_entry{
+        stream_field(fields, "entry"), stream_field(fields, "idcode"),
+        kind_named(stream_field(fields, "kind")), stream_field(fields, "batch")};
+    k.letter.reason = stream_field(fields, "reason");
+    k.at_ms = std::strtoull(stream_field(fields, "at_ms").c_str(), nullptr, 10);
     out.push_back(std::move(k));
   }
   return out;

@@ -22,13 +22,6 @@ caf::expected<std::string> next_id(const std::string& id) {
   return std::to_string(ms) + "-" + std::to_string(seq + 1);
 }
 
-std::string field(reply_view fields, std::string_view name) {
-  for (std::size_t i = 0; i + 1 < fields.size(); i += 2)
-    if (fields[i].str() == name)
-      return std::string(fields[i + 1].str());
-  return {};
-}
-
 /// The entries of an XRANGE reply (or of one stream in an XREAD reply).
 caf::expected<std::vector<outbox_entry>> parse_entries(reply_view v,
                                                        const std::string& peer) {
@@ -38,17 +31,29 @@ caf::expected<std::vector<outbox_entry>> parse_entries(reply_view v,
     auto entry = v[i];
     if (entry.size() != 2)
       return caf::make_error(ec::store_corrupt, "malformed outbox entry for " + peer);
-    auto written = field(entry[1], "kind");
-    auto kind = written == kind_name(outbox_kind::announce) ? outbox_kind::announce
-                : written == kind_name(outbox_kind::retire) ? outbox_kind::retire
-                                                            : outbox_kind::batch;
-    out.push_back(outbox_entry{std::string(entry[0].str()), field(entry[1], "id"), kind,
-                               field(entry[1], "batch")});
+    out.push_back(outbox_entry{std::string(entry[0].str()), stream_field(entry[1], "id"),
+                               kind_named(stream_field(entry[1], "kind")),
+                               stream_field(entry[1], "batch")});
   }
   return out;
 }
 
 } // namespace
+
+std::string stream_field(reply_view fields, std::string_view name) {
+  for (std::size_t i = 0; i + 1 < fields.size(); i += 2)
+    if (fields[i].str() == name)
+      return std::string(fields[i + 1].str());
+  return {};
+}
+
+outbox_kind kind_named(std::string_view name) {
+  if (name == kind_name(outbox_kind::announce))
+    return outbox_kind::announce;
+  if (name == kind_name(outbox_kind::retire))
+    return outbox_kind::retire;
+  return outbox_kind::batch;
+}
 
 std::string_view kind_name(outbox_kind kind) {
   switch (kind) {

@@ -25,6 +25,13 @@ enum class outbox_kind {
 /// "retire").
 std::string_view kind_name(outbox_kind kind);
 
+/// The kind a name written by kind_name() stands for (batch for any other).
+outbox_kind kind_named(std::string_view name);
+
+/// The value of field `name` of a stream entry's field list (XRANGE, XREAD);
+/// empty when absent.
+std::string stream_field(reply_view fields, std::string_view name);
+
 /// One message for a peer carrier about one account. Written by the store's
 /// scripts in the same transaction as the change it carries, so nothing
 /// acknowledged is lost; removed only once the peer has persisted it.

@@ -97,7 +97,7 @@ TEST_F(auth, a_number_cannot_be_registered_without_the_code_sent_to_it) {
   // to the owner's phone, and guessing it fails.
   EXPECT_EQ(http.request_code("carrier-a", owner.msisdn).status, 202);
   auto code = d->last_code("carrier-a", owner.msisdn);
-  auto wrong = std::string(code == "000000" ? "111111" : "000000");
+  auto wrong = another_code(code);
   auto guessed = http.verify("carrier-a", owner.msisdn, wrong);
   EXPECT_EQ(guessed.status, 403) << guessed;
   EXPECT_FALSE(guessed.json.contains("token"));

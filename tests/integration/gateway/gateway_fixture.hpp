@@ -249,6 +249,11 @@ private:
   deployment& d_;
 };
 
+/// A six-digit code that is not `code`: a wrong guess.
+inline std::string another_code(const std::string& code) {
+  return code == "000000" ? "111111" : "000000";
+}
+
 /// A vCard 3.0 card with a UID.
 inline std::string card(const std::string& uid, const std::string& name,
                         const std::string& tel = "+8613911112222") {

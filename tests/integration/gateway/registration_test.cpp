@@ -126,7 +126,7 @@ TEST_F(registration, wrong_and_reused_codes_are_refused_and_register_nothing) {
   http.add_subscriber("carrier-a", msisdn, 52);
   ASSERT_EQ(http.request_code("carrier-a", msisdn).status, 202);
   auto code = d->last_code("carrier-a", msisdn);
-  auto wrong = std::string(code == "000000" ? "111111" : "000000");
+  auto wrong = another_code(code);
   auto refused = http.verify("carrier-a", msisdn, wrong);
   EXPECT_EQ(refused.status, 403) << refused;
   EXPECT_EQ(type_of(refused), "urn:simsync:problem:invalid-code");
@@ -149,7 +149,7 @@ TEST_F(registration, five_wrong_attempts_void_the_code) {
   http.add_subscriber("carrier-a", msisdn, 53);
   ASSERT_EQ(http.request_code("carrier-a", msisdn).status, 202);
   auto code = d->last_code("carrier-a", msisdn);
-  auto wrong = std::string(code == "000000" ? "111111" : "000000");
+  auto wrong = another_code(code);
   for (int attempt = 1; attempt <= 4; ++attempt) {
     auto a = http.verify("carrier-a", msisdn, wrong);
     EXPECT_EQ(a.status, 403) << attempt << ": " << a;
