@@ -40,7 +40,7 @@ import urllib.request
 from pathlib import Path
 
 from example_deployment import (CLUSTER, ROOT, Failure, add_subscriber, copy_with_free_ports,
-                                expect, last_code, resident_id, run)
+                                expect, expect_pki, last_code, resident_id, run)
 
 CONSOLE = ROOT / "tools" / "console"
 RUN = os.getpid()
@@ -158,6 +158,7 @@ def wait_all_up(folder, deadline_s=20):
 
 def test(folder):
     run([sys.executable, CLUSTER, "up", "--configs", folder], timeout=120)
+    expect_pki(folder)  # up made the TLS and signing files in the test's folder
     status = json.loads(run([sys.executable, CLUSTER, "status", "--json",
                              "--configs", folder]).stdout)
     carriers = [c["id"] for c in status["carriers"]]

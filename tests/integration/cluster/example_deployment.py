@@ -1,8 +1,10 @@
 """What the cluster ctests share: the three-carrier example copied to a
 folder with every port moved to a free one, so that a test's deployment runs
 beside anything else on this machine (the example's fixed ports included),
-running a command whose failure fails the test, and the operator's side of
-registration (a subscriber record, the code the carrier texted)."""
+the check that `tools/cluster up` made the TLS and signing files the configs
+name (pki/ of the test's folder), running a command whose failure fails the
+test, and the operator's side of registration (a subscriber record, the code
+the carrier texted)."""
 
 import random
 import re
@@ -10,6 +12,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -36,9 +39,34 @@ def free_ports(count):
     return sorted(ports)
 
 
+def named_files(text):
+    """The files a node config names (keys ending in _file, in any table or
+    array of tables), as written: relative to the config's folder."""
+    found = []
+
+    def walk(value):
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if k.endswith("_file") and isinstance(v, str):
+                    found.append(v)
+                else:
+                    walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    walk(tomllib.loads(text))
+    return found
+
+
 def copy_with_free_ports(folder, example=EXAMPLE):
     """The example's node configs and keys in `folder`, each 127.0.0.1 port
-    replaced by a free one (the same port the same everywhere it appears)."""
+    replaced by a free one (the same port the same everywhere it appears: a
+    node's federation and cluster ports in its own file, in its carrier's
+    other nodes' files and in its peers'). The example's pki/ is not copied
+    (a developer's `tools/cluster up` may have made one there): the configs
+    name their TLS and signing files relative to their folder, so `tools/cluster
+    up` makes them in `folder`/pki with tools/pki, keys of the test's own."""
     folder = Path(folder)
     tomls = sorted(Path(example).glob("*.toml"))
     text = {t.name: t.read_text() for t in tomls}
@@ -46,9 +74,35 @@ def copy_with_free_ports(folder, example=EXAMPLE):
     mapping = dict(zip(ports, map(str, free_ports(len(ports)))))
     for name, t in text.items():
         t = re.sub(r"127\.0\.0\.1:(\d+)", lambda m: "127.0.0.1:" + mapping[m.group(1)], t)
+        expect("localhost:" not in t, f"{example}/{name} names localhost: its port would "
+                                      "not be moved (write 127.0.0.1)")
+        for path in named_files(t):
+            # An absolute path or one out of the folder would be the source
+            # tree's file, shared by every run.
+            expect(not Path(path).is_absolute() and ".." not in Path(path).parts,
+                   f"{example}/{name} names {path}: a test copy needs paths inside its folder")
         (folder / name).write_text(t)
     for key in Path(example).glob("*.key"):
         shutil.copy(key, folder / key.name)
+
+
+def expect_pki(folder, configs=None):
+    """After `tools/cluster up`: every file the folder's configs (or the given
+    config files) name exists, and each private key and .pem under pki/ is
+    readable by its owner only."""
+    folder = Path(folder)
+    made = 0
+    for config in configs or sorted(folder.glob("*.toml")):
+        config = Path(config)
+        for name in named_files(config.read_text()):
+            path = config.parent / name
+            expect(path.is_file(), f"{config.name} names {name}, which `tools/cluster up` "
+                                   f"did not make ({path})")
+            if "pki" in path.parts and path.suffix in (".key", ".pem"):
+                mode = path.stat().st_mode & 0o777
+                expect(mode == 0o600, f"{path} is mode {mode:o}, not 600")
+                made += 1
+    expect(made, f"the configs of {folder} name no private key under pki/")
 
 
 class Failure(Exception):

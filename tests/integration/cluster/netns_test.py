@@ -4,7 +4,9 @@ of its own (`tools/cluster --netns`), namespace names and subnet unique to
 this run, clients in the run's load namespace:
 
   - every node runs in its own namespace at its own address, and the root
-    namespace gets no address or link of the deployment;
+    namespace gets no address or link of the deployment; the configs
+    generated for the namespaces name every TLS and signing file by its
+    absolute path, and `up` made those files (pki/ of the run's folder);
   - two lines of one person, added as subscribers through the carriers'
     admin ports (`tools/cluster --netns subscriber`) and registered at two
     carriers from the load namespace with tools/phone and the code that
@@ -29,7 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from example_deployment import CLUSTER, EXAMPLE, ROOT, Failure, add_subscriber, expect, last_code
+from example_deployment import (CLUSTER, EXAMPLE, ROOT, Failure, add_subscriber, expect,
+                                expect_pki, last_code, named_files)
 from example_deployment import run as run_command
 BUILD = Path(os.environ.get("SIMSYNC_BUILD_DIR", ROOT / "build"))
 PHONE = BUILD / "tools" / "phone"
@@ -111,6 +114,20 @@ def check_layout(folder):
     expect(len({n["netns"] for n in nodes}) == 3, "two nodes share a namespace")
     expect(len({n["federation"].rsplit(":", 1)[0] for n in nodes}) == 3,
            "two nodes share an address")
+    for c in status["carriers"]:
+        for n in c["nodes"]:
+            # A carrier of one node (the example's) has no cluster port; one
+            # that has it listens at its own namespace's address.
+            cluster = n.get("cluster")
+            expect(cluster is None or cluster.rsplit(":", 1)[0] ==
+                   n["federation"].rsplit(":", 1)[0], f"cluster address of {n}")
+    generated = sorted((folder / "data" / "netns").glob("*.toml"))
+    expect(len(generated) == 3, f"--netns generated {len(generated)} configs: {generated}")
+    for config in generated:
+        for name in named_files(config.read_text()):
+            expect(Path(name).is_absolute(),
+                   f"{config.name} names {name}: --netns gives every file an absolute path")
+    expect_pki(folder, generated)
     load = status["load"]["netns"]
     expect(load == f"{PREFIX}load" and status["load"]["up"], f"load namespace: {status}")
     # The deployment's links and addresses live only in its namespaces.
