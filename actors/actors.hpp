@@ -91,21 +91,40 @@ typename Inspector::result_type inspect(Inspector& f, node_shards& x) {
   return f(caf::meta::type_name("node_shards"), x.indices, x.handles);
 }
 
-/// A node's endpoint for peer carriers and for the other nodes of its own
-/// carrier, published on its federation port.
-using federation_actor = caf::typed_actor<
-    /// A peer carrier's outbox entries for this node, each applied by the shard
-    /// owning its account; replies with the last entry's id once every shard
-    /// persisted its entries here (the acknowledgement).
+/// A node's router: every shard of the carrier by index, its own and those
+/// of the carrier's other nodes, which it joins on their cluster ports. The
+/// gateway, the federation endpoint and the carrier's other nodes route
+/// through it. It lives in the node's cluster actor system, which only the
+/// carrier's own nodes can reach (TLS, the carrier's cluster CA).
+using router_actor = caf::typed_actor<
+    /// A peer carrier's entries, their origin verified, each applied by the
+    /// shard owning its account (or kept as a dead letter); replies with the
+    /// last entry's id once every one is persisted (the acknowledgement).
     caf::replies_to<atom::deliver, peer_batch>::with<std::string>,
     /// Every shard of the carrier this node can reach (its own and its
     /// sibling nodes'): what a gateway or another node routes with.
     caf::replies_to<atom::shards>::with<node_shards>,
     /// Join sibling node N of this carrier (self-sent, retried until it answers).
     caf::reacts_to<atom::join, int32_t>,
+    /// Sibling node `id` joined (from its router, which is the sender): this
+    /// router routes to it as well; false if `id` is not a node expected to
+    /// join this one.
+    caf::replies_to<atom::join, std::string>::with<bool>,
     /// The node restarted this node's shard N: route to the new handle.
     caf::reacts_to<atom::replaced, int32_t, account_shard_actor>,
-    /// How the endpoint is doing.
+    /// How the router is doing.
+    caf::replies_to<atom::status>::with<actor_status>>;
+
+/// A node's federation endpoint, the one actor peer carriers can reach (in
+/// the node's federation actor system, TLS with the federation's CA): it
+/// takes signed batches, and nothing else.
+using federation_actor = caf::typed_actor<
+    /// A peer carrier's signed outbox entries: refused whole unless the
+    /// origin is a configured peer, the batch is addressed to this carrier
+    /// and the signature is the origin's; else replies with the last
+    /// entry's id once every entry is persisted (the acknowledgement).
+    caf::replies_to<atom::deliver, signed_batch>::with<std::string>,
+    /// How the endpoint is doing (refusals counted by reason).
     caf::replies_to<atom::status>::with<actor_status>>;
 
 /// Ships one peer carrier's outbox: reads it, sends in order, trims what the
@@ -156,11 +175,13 @@ CAF_ADD_TYPE_ID(simsync, (caf::optional<simsync::store::line_info>))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::outbox_entry))
 CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::outbox_entry>))
 CAF_ADD_TYPE_ID(simsync, (simsync::peer_batch))
+CAF_ADD_TYPE_ID(simsync, (simsync::signed_batch))
 CAF_ADD_TYPE_ID(simsync, (simsync::account_shard_actor))
 CAF_ADD_TYPE_ID(simsync, (simsync::node_shards))
 CAF_ADD_TYPE_ID(simsync, (simsync::metrics::actor_status))
 CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::metrics::actor_status>))
 CAF_ADD_TYPE_ID(simsync, (simsync::federation_actor))
+CAF_ADD_TYPE_ID(simsync, (simsync::router_actor))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::pending_request))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::claim_result))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::subscriber_record))

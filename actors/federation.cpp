@@ -1,13 +1,8 @@
 #include "actors/federation.hpp"
 
-#include "core/stamp.hpp"
+#include "actors/signed_batch.hpp"
 
-#include <caf/io/middleman.hpp>
-#include <caf/response_promise.hpp>
-
-#include <algorithm>
 #include <chrono>
-#include <memory>
 
 namespace simsync {
 
@@ -15,172 +10,45 @@ namespace {
 
 using federation_pointer = federation_actor::stateful_pointer<federation_state>;
 
-/// Long enough for a bootstrap of a large book; the sender retries after it.
-constexpr auto apply_timeout = std::chrono::seconds{60};
-constexpr auto join_timeout = std::chrono::seconds{10};
-constexpr auto rejoin_delay = std::chrono::milliseconds{500};
+/// Longer than the router's own wait for its shards, so that the router's
+/// answer (or its error) is what the peer gets.
+constexpr auto router_timeout = std::chrono::seconds{90};
 
-void rejoin_later(federation_pointer self, int32_t sibling) {
-  self->delayed_send(self, rejoin_delay, atom::join_v, sibling);
+caf::error refuse(federation_pointer self, batch_refusal why, const std::string& origin) {
+  ++self->state.refused[to_label(why)];
+  return caf::make_error(ec::invalid_request, std::string{"batch refused ("} +
+                                                  to_label(why) + ") from " + origin);
 }
 
-/// Takes the shards a sibling knows, never replacing one already known.
-void adopt(federation_pointer self, const node_shards& known) {
-  auto& shards = self->state.shards;
-  for (size_t i = 0; i < known.indices.size() && i < known.handles.size(); ++i) {
-    auto index = static_cast<size_t>(known.indices[i]);
-    if (index < shards.size() && !shards[index])
-      shards[index] = known.handles[i];
-  }
-}
-
-void join(federation_pointer self, int32_t sibling) {
+caf::result<std::string> deliver(federation_pointer self, const signed_batch& batch) {
   auto& st = self->state;
-  const auto& at = st.siblings[static_cast<size_t>(sibling)].federation;
-  auto mm = self->system().middleman().actor_handle();
-  self->request(mm, join_timeout, caf::connect_atom::value, at.host,
-                static_cast<uint16_t>(at.port))
-      .then(
-          [self, sibling](const caf::node_id&, caf::strong_actor_ptr& ptr,
-                          const std::set<std::string>&) {
-            if (!ptr) {
-              rejoin_later(self, sibling);
-              return;
-            }
-            auto endpoint = caf::actor_cast<federation_actor>(std::move(ptr));
-            self->monitor(endpoint);
-            self->state.sibling_endpoints[static_cast<size_t>(sibling)] = endpoint;
-            self->request(endpoint, join_timeout, atom::shards_v)
-                .then([self](const node_shards& known) { adopt(self, known); },
-                      [self, sibling](caf::error&) { rejoin_later(self, sibling); });
-          },
-          [self, sibling](caf::error&) { rejoin_later(self, sibling); });
-}
-
-/// A sibling node went away: forget its shards until it is back.
-void sibling_down(federation_pointer self, const caf::down_msg& down) {
-  auto& st = self->state;
-  for (size_t i = 0; i < st.sibling_endpoints.size(); ++i) {
-    if (!st.sibling_endpoints[i] || st.sibling_endpoints[i].address() != down.source)
-      continue;
-    st.sibling_endpoints[i] = federation_actor{};
-    for (int shard : st.siblings[i].shards)
-      st.shards[static_cast<size_t>(shard)] = account_shard_actor{};
-    rejoin_later(self, static_cast<int32_t>(i));
-  }
-}
-
-/// A delivery waiting for its shards' acknowledgements.
-struct delivery {
-  caf::typed_response_promise<std::string> rp;
-  std::string last_id;     ///< the ack: the id of the delivery's last entry
-  std::size_t waiting = 0; ///< shards that have not answered yet
-  bool answered = false;   ///< the first error answers at once
-  std::chrono::steady_clock::time_point received;
-};
-
-/// Splits a delivery by shard, keeping each shard's entries in stream order
-/// (an account's entries all go to one shard), and asks every shard to apply
-/// its part in one call. An entry that fails its checks (entry_refusal) is
-/// not applied: it is kept, with its reason, among the peer's dead letters,
-/// and the others go on. Acknowledges once every part is persisted (applied
-/// or kept); any failure fails the whole delivery, which the link resends
-/// whole: every entry is idempotent, so the parts already done take no harm.
-caf::result<std::string> deliver(federation_pointer self, peer_batch& msg) {
-  auto& st = self->state;
-  st.processed += msg.entries.size();
-  if (msg.entries.empty())
-    return std::string{};
-  auto d = std::make_shared<delivery>();
-  d->received = std::chrono::steady_clock::now();
-  d->last_id = msg.entries.back().id;
-  auto now = core::unix_now_ms();
-  // Every shard is known before anything is sent, so a refused delivery
-  // changes nothing.
-  std::vector<std::vector<store::outbox_entry>> parts(st.shards.size());
-  std::vector<store::dead_letter> refused;
-  for (auto& e : msg.entries) {
-    if (auto why = entry_refusal(e, now, st.limits); !why.empty()) {
-      refused.push_back(store::dead_letter{std::move(e), std::move(why)});
-      continue;
-    }
-    auto shard = config::shard_of(e.idcode, static_cast<int>(st.shards.size()));
-    if (!st.shards[static_cast<size_t>(shard)])
-      return caf::make_error(ec::store_unavailable, "the node owning shard " +
-                                                        std::to_string(shard) +
-                                                        " is not reachable yet");
-    parts[static_cast<size_t>(shard)].push_back(std::move(e));
-  }
-  d->rp = self->make_response_promise<std::string>();
-  for (const auto& part : parts)
-    d->waiting += part.empty() ? 0 : 1;
-  auto persisted = [self, d] {
-    if (d->answered || --d->waiting > 0)
-      return;
-    d->answered = true;
-    if (self->state.latency)
-      self->state.latency->record(std::chrono::steady_clock::now() - d->received);
-    d->rp.deliver(d->last_id);
-  };
-  auto failed = [d](caf::error& err) {
-    if (d->answered)
-      return;
-    d->answered = true;
-    d->rp.deliver(std::move(err));
-  };
-  if (!refused.empty()) {
-    ++d->waiting;
-    self->request(st.letter_keeper, apply_timeout, atom::dead_letter_v, msg.origin,
-                  std::move(refused))
-        .then([persisted](std::uint64_t) { persisted(); }, failed);
-  }
-  for (size_t shard = 0; shard < parts.size(); ++shard) {
-    if (parts[shard].empty())
-      continue;
-    self->request(st.shards[shard], apply_timeout, atom::replicate_v, msg.origin,
-                  std::move(parts[shard]))
-        .then([persisted](const store::replicate_result&) { persisted(); }, failed);
-  }
-  return d->rp;
+  auto peer = st.peers.find(batch.origin);
+  if (peer == st.peers.end())
+    return refuse(self, batch_refusal::unknown_origin, batch.origin);
+  auto opened = open_batch(self->system(), batch, st.carrier, peer->second);
+  if (opened.refusal)
+    return refuse(self, *opened.refusal, batch.origin);
+  st.processed += opened.entries.size();
+  auto rp = self->make_response_promise<std::string>();
+  self->request(st.router, router_timeout, atom::deliver_v,
+                peer_batch{batch.origin, std::move(opened.entries)})
+      .then([rp](std::string& last_id) mutable { rp.deliver(std::move(last_id)); },
+            [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+  return rp;
 }
 
 } // namespace
 
-federation_actor::behavior_type federation(federation_pointer self, int total_shards,
-                                           std::vector<int> owned,
-                                           std::vector<account_shard_actor> local,
-                                           std::vector<config::node_entry> siblings,
-                                           entry_limits limits, bool measured) {
+federation_actor::behavior_type
+federation(federation_pointer self, std::string carrier,
+           std::map<std::string, core::signature_key> peers, router_actor router) {
   auto& st = self->state;
-  st.limits = limits;
-  st.letter_keeper = local.front();
-  if (measured)
-    st.latency.emplace();
-  st.shards.resize(static_cast<size_t>(total_shards));
-  for (size_t i = 0; i < owned.size(); ++i)
-    st.shards[static_cast<size_t>(owned[i])] = local[i];
-  st.siblings = std::move(siblings);
-  st.sibling_endpoints.resize(st.siblings.size());
-  self->set_down_handler([self](const caf::down_msg& down) { sibling_down(self, down); });
-  for (size_t i = 0; i < st.siblings.size(); ++i)
-    self->send(self, atom::join_v, static_cast<int32_t>(i));
+  st.carrier = std::move(carrier);
+  st.peers = std::move(peers);
+  st.router = std::move(router);
   return {
-      [self](atom::deliver, peer_batch& msg) -> caf::result<std::string> {
-        return deliver(self, msg);
-      },
-      [self](atom::shards) {
-        node_shards known;
-        for (size_t i = 0; i < self->state.shards.size(); ++i) {
-          if (self->state.shards[i]) {
-            known.indices.push_back(static_cast<int32_t>(i));
-            known.handles.push_back(self->state.shards[i]);
-          }
-        }
-        return known;
-      },
-      [self](atom::join, int32_t sibling) { join(self, sibling); },
-      [self](atom::replaced, int32_t shard, account_shard_actor& handle) {
-        self->state.shards[static_cast<size_t>(shard)] = std::move(handle);
+      [self](atom::deliver, const signed_batch& batch) -> caf::result<std::string> {
+        return deliver(self, batch);
       },
       [self](atom::status) {
         actor_status st;
@@ -188,10 +56,7 @@ federation_actor::behavior_type federation(federation_pointer self, int total_sh
         st.kind = "federation";
         st.mailbox = self->mailbox().size();
         st.processed = self->state.processed;
-        if (self->state.latency) {
-          st.latency_counts = self->state.latency->counts();
-          st.latency_sum_us = self->state.latency->sum_us();
-        }
+        st.refused = self->state.refused;
         return st;
       },
   };

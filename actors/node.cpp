@@ -3,8 +3,9 @@
 #include "actors/account_shard.hpp"
 #include "actors/federation.hpp"
 #include "actors/peer_link.hpp"
+#include "actors/router.hpp"
 
-#include <caf/io/middleman.hpp>
+#include <caf/openssl/publish.hpp>
 
 #include <algorithm>
 #include <memory>
@@ -26,9 +27,9 @@ caf::actor spawn_child(caf::actor_system& sys, const node_state& st,
         sys.spawn<caf::detached>(account_shard, st.redis_at, st.carrier, c.index,
                                  std::shared_ptr<const replication_backlog>{st.backlog},
                                  st.max_replication_lag, st.history, st.measured));
-  return caf::actor_cast<caf::actor>(sys.spawn<caf::detached>(
-      peer_link, st.carrier, st.peers[static_cast<size_t>(c.index)], st.redis_at,
-      st.backlog, static_cast<std::size_t>(c.index), st.measured));
+  return caf::actor_cast<caf::actor>(st.links_system->spawn<caf::detached>(
+      peer_link, st.carrier, st.peers[static_cast<size_t>(c.index)], *st.signing_key,
+      st.redis_at, st.backlog, static_cast<std::size_t>(c.index), st.measured));
 }
 
 void on_child_down(node_pointer self, const caf::down_msg& down) {
@@ -59,7 +60,7 @@ void restart_child(node_pointer self, int32_t i) {
   ++c.restarts;
   self->monitor(c.handle);
   if (c.is_shard)
-    self->send(st.federation, atom::replaced_v, c.index,
+    self->send(st.router, atom::replaced_v, c.index,
                caf::actor_cast<account_shard_actor>(c.handle));
 }
 
@@ -72,6 +73,7 @@ void begin_stop(node_pointer self) {
   st.still_running = st.children.size();
   for (auto& c : st.children)
     self->send_exit(c.handle, caf::exit_reason::user_shutdown);
+  self->send_exit(st.router, caf::exit_reason::user_shutdown);
   self->send_exit(st.federation, caf::exit_reason::user_shutdown);
   if (st.still_running == 0)
     self->quit(caf::exit_reason::user_shutdown);
@@ -86,7 +88,7 @@ caf::result<std::vector<actor_status>> collect_status(node_pointer self) {
   auto& st = self->state;
   auto all = std::make_shared<collection>();
   all->rp = self->make_response_promise<std::vector<actor_status>>();
-  all->pending = st.children.size() + 1;
+  all->pending = st.children.size() + 2;
   auto done = [all] {
     if (--all->pending == 0)
       all->rp.deliver(std::move(all->statuses));
@@ -110,9 +112,13 @@ caf::result<std::vector<actor_status>> collect_status(node_pointer self) {
               done();
             });
   };
-  actor_status federation_fallback;
-  federation_fallback.name = federation_fallback.kind = "federation";
-  ask(caf::actor_cast<caf::actor>(st.federation), std::move(federation_fallback), 0, {});
+  for (auto [handle, name] :
+       {std::pair{caf::actor_cast<caf::actor>(st.router), "router"},
+        {caf::actor_cast<caf::actor>(st.federation), "federation"}}) {
+    actor_status fallback;
+    fallback.name = fallback.kind = name;
+    ask(handle, std::move(fallback), 0, {});
+  }
   for (const auto& c : st.children) {
     actor_status fallback;
     fallback.kind = c.is_shard ? "account_shard" : "peer_link";
@@ -129,11 +135,13 @@ node_actor::behavior_type node(node_pointer self, node_state init) {
   self->state = std::move(init);
   for (auto& c : self->state.children)
     self->monitor(c.handle);
+  self->monitor(self->state.router);
   self->monitor(self->state.federation);
   self->set_down_handler([self](const caf::down_msg& down) {
-    if (down.source == self->state.federation.address()) {
-      // Without its endpoint the node cannot be reached: stop, and let the
-      // process supervisor (tools/cluster) start it again.
+    if (down.source == self->state.router.address() ||
+        down.source == self->state.federation.address()) {
+      // Without its router or endpoint the node cannot be reached: stop, and
+      // let the process supervisor (tools/cluster) start it again.
       if (!self->state.stopping)
         begin_stop(self);
       return;
@@ -149,13 +157,51 @@ node_actor::behavior_type node(node_pointer self, node_state init) {
 
 } // namespace
 
-caf::expected<running_node> start_node(caf::actor_system& sys,
+namespace {
+
+/// Stops what start_node spawned before it failed.
+caf::error abandon(node_state& st, caf::error err) {
+  for (auto& handle : {caf::actor_cast<caf::actor>(st.router),
+                       caf::actor_cast<caf::actor>(st.federation)})
+    if (handle)
+      caf::anon_send_exit(handle, caf::exit_reason::user_shutdown);
+  for (auto& c : st.children)
+    caf::anon_send_exit(c.handle, caf::exit_reason::user_shutdown);
+  return err;
+}
+
+caf::error cannot_listen(caf::actor_system& sys, const char* what,
+                         const config::host_port& at, const caf::error& why) {
+  return caf::make_error(ec::invalid_request, std::string{"cannot listen for "} + what +
+                                                  " on " + at.to_string() + ": " +
+                                                  sys.render(why));
+}
+
+} // namespace
+
+caf::expected<running_node> start_node(node_systems systems,
                                        const config::node_config& cfg) {
+  auto& cluster_sys = systems.cluster;
+  auto& federation_sys = systems.federation;
   auto redis_at = store::redis_endpoint::parse(cfg.redis_address);
   if (!redis_at)
     return std::move(redis_at.error());
   node_state st;
   st.carrier = cfg.carrier;
+  st.links_system = &systems.links;
+  st.signing_key = core::signature_key::private_from_pem(cfg.signing_key);
+  if (!st.signing_key)
+    return caf::make_error(ec::invalid_request,
+                           "federation.signing_key_file: not an Ed25519 private key");
+  std::map<std::string, core::signature_key> peer_keys;
+  for (const auto& peer : cfg.peers) {
+    auto key = core::signature_key::public_from_pem(peer.public_key);
+    if (!key)
+      return caf::make_error(ec::invalid_request, "the public_key_file of peer " +
+                                                      peer.id +
+                                                      ": not an Ed25519 public key");
+    peer_keys.emplace(peer.id, std::move(*key));
+  }
   st.redis_at = *redis_at;
   st.peers = cfg.peers;
   std::vector<std::string> peer_ids;
@@ -172,7 +218,7 @@ caf::expected<running_node> start_node(caf::actor_system& sys,
     node_state::child c;
     c.is_shard = true;
     c.index = shard;
-    c.handle = spawn_child(sys, st, c);
+    c.handle = spawn_child(cluster_sys, st, c);
     shards.push_back(caf::actor_cast<account_shard_actor>(c.handle));
     st.children.push_back(std::move(c));
   }
@@ -180,28 +226,35 @@ caf::expected<running_node> start_node(caf::actor_system& sys,
   for (const auto& other : cfg.nodes)
     if (other.id != cfg.node)
       siblings.push_back(other);
-  st.federation = sys.spawn(federation, cfg.shards, owned, shards, std::move(siblings),
-                            entry_limits{cfg.max_clock_skew}, st.measured);
-  auto port =
-      sys.middleman().publish(st.federation, static_cast<uint16_t>(cfg.federation.port),
-                              cfg.federation.host.c_str(), true);
-  if (!port) {
-    caf::anon_send_exit(st.federation, caf::exit_reason::user_shutdown);
-    for (auto& c : st.children)
-      caf::anon_send_exit(c.handle, caf::exit_reason::user_shutdown);
-    return caf::make_error(ec::invalid_request, "cannot listen for federation on " +
-                                                    cfg.federation.to_string() + ": " +
-                                                    sys.render(port.error()));
+  st.router = cluster_sys.spawn<caf::detached>(
+      router, cfg.node, cfg.shards, owned, shards, std::move(siblings),
+      entry_limits{cfg.max_clock_skew}, st.measured);
+  if (const auto& at = cfg.self().cluster; at.port != 0) {
+    auto port = caf::openssl::publish(st.router, static_cast<uint16_t>(at.port),
+                                      at.host.c_str(), true);
+    if (!port)
+      return abandon(st,
+                     cannot_listen(cluster_sys, "the carrier's nodes", at, port.error()));
   }
+  st.federation = federation_sys.spawn<caf::detached>(federation, cfg.carrier,
+                                                      std::move(peer_keys), st.router);
+  auto port =
+      caf::openssl::publish(st.federation, static_cast<uint16_t>(cfg.federation.port),
+                            cfg.federation.host.c_str(), true);
+  if (!port)
+    return abandon(
+        st, cannot_listen(federation_sys, "federation", cfg.federation, port.error()));
   for (size_t i = 0; i < cfg.peers.size(); ++i) {
     node_state::child c;
     c.is_shard = false;
     c.index = static_cast<int32_t>(i);
-    c.handle = spawn_child(sys, st, c);
+    c.handle = spawn_child(cluster_sys, st, c);
     st.children.push_back(std::move(c));
   }
-  auto endpoint = st.federation;
-  return running_node{sys.spawn(node, std::move(st)), endpoint};
+  auto router_handle = st.router;
+  // Detached: it monitors and asks the peer links, in the links system.
+  return running_node{cluster_sys.spawn<caf::detached>(node, std::move(st)),
+                      router_handle};
 }
 
 bool stop_node(caf::actor_system& sys, const node_actor& node,

@@ -1,8 +1,10 @@
 #pragma once
 
 #include "actors/actors.hpp"
+#include "actors/node_systems.hpp"
 #include "actors/replication_backlog.hpp"
 #include "config/node_config.hpp"
+#include "core/signature.hpp"
 #include "store/redis_client.hpp"
 
 #include <caf/actor_system.hpp>
@@ -12,6 +14,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +35,10 @@ struct node_state {
   };
 
   std::string carrier;
+  /// Where the peer links run (see node_systems.hpp); the shards run in the
+  /// node's own, cluster system.
+  caf::actor_system* links_system = nullptr;
+  std::optional<core::signature_key> signing_key; ///< the peer links sign with it
   store::redis_endpoint redis_at;
   std::vector<config::peer_entry> peers;
   std::shared_ptr<replication_backlog> backlog; ///< the peer links report here
@@ -39,23 +46,27 @@ struct node_state {
   std::chrono::milliseconds max_replication_lag{0};
   store::history_policy history; ///< what each store's history keeps (config: [history])
   bool measured = true;          ///< actors time their messages (config: metrics)
+  router_actor router;
   federation_actor federation;
   std::vector<child> children;
   bool stopping = false;
   std::size_t still_running = 0; ///< children not yet down while stopping
 };
 
-/// A running node: its supervisor and its endpoint, which routes to every
+/// A running node: its supervisor and its router, which routes to every
 /// shard of the carrier (what the gateway talks to).
 struct running_node {
   node_actor supervisor;
-  federation_actor federation;
+  router_actor router;
 };
 
-/// Spawns a node: its shards, its federation endpoint (published on the
-/// configured address), a peer link per peer carrier, and the node actor
-/// that supervises them. Fails if the federation address cannot be bound.
-caf::expected<running_node> start_node(caf::actor_system& sys,
+/// Spawns a node across its actor systems (node_systems.hpp): in the cluster
+/// system its shards and its router (published on its cluster address, if
+/// it has one) and the node actor that supervises everything; in the
+/// federation system its federation endpoint (published on its federation
+/// address); in the links system a peer link per peer carrier. Fails if a
+/// key does not parse or an address cannot be bound.
+caf::expected<running_node> start_node(node_systems systems,
                                        const config::node_config& cfg);
 
 /// Stops the node, which stops its actors first: each finishes the message

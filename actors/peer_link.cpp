@@ -1,9 +1,10 @@
 #include "actors/peer_link.hpp"
 
+#include "actors/signed_batch.hpp"
 #include "core/stamp.hpp"
 #include "store/outbox.hpp"
 
-#include <caf/io/middleman.hpp>
+#include <caf/openssl/remote_actor.hpp>
 
 #include <algorithm>
 #include <iterator>
@@ -72,8 +73,8 @@ bool connect_node(link_pointer self, std::size_t i) {
   if (st.nodes[i])
     return true;
   const auto& at = st.peer.nodes[i].federation;
-  auto handle = self->system().middleman().remote_actor<federation_actor>(
-      at.host, static_cast<uint16_t>(at.port));
+  auto handle = caf::openssl::remote_actor<federation_actor>(
+      self->system(), at.host, static_cast<uint16_t>(at.port));
   if (!handle) {
     fail(self, "cannot reach " + st.peer.id + " node " + st.peer.nodes[i].id + " at " +
                    at.to_string() + ": " + self->system().render(handle.error()));
@@ -107,15 +108,17 @@ void window_done(link_pointer self) {
   self->send(self, atom::tick_v);
 }
 
-/// Sends one request of window `seq` to peer node `node`.
+/// Signs and sends one request of window `seq` to peer node `node`.
 void send_batch(link_pointer self, std::size_t node, std::uint64_t seq,
-                peer_batch batch) {
+                const std::vector<store::outbox_entry>& entries) {
   auto& st = self->state;
-  auto count = batch.entries.size();
+  auto count = entries.size();
   ++st.in_flight;
   st.batches_sent += count;
-  for (const auto& e : batch.entries)
+  for (const auto& e : entries)
     st.bytes_sent += e.batch.size();
+  auto batch =
+      sign_batch(self->system(), *st.signing_key, st.carrier, st.peer.id, entries);
   self->request(st.nodes[node], ack_timeout, atom::deliver_v, std::move(batch))
       .then(
           [self, seq, count](const std::string&) {
@@ -205,19 +208,19 @@ void send_window(link_pointer self) {
   st.in_flight = 0;
   st.window_sent_at = std::chrono::steady_clock::now();
   for (std::size_t node = 0; node < by_node.size(); ++node) {
-    peer_batch batch{st.carrier, {}};
+    std::vector<store::outbox_entry> batch;
     std::size_t size = 0;
     for (auto& e : by_node[node]) {
-      if (!batch.entries.empty() && size + e.batch.size() > request_bytes) {
-        send_batch(self, node, seq, std::move(batch));
-        batch = peer_batch{st.carrier, {}};
+      if (!batch.empty() && size + e.batch.size() > request_bytes) {
+        send_batch(self, node, seq, batch);
+        batch.clear();
         size = 0;
       }
       size += e.batch.size();
-      batch.entries.push_back(std::move(e));
+      batch.push_back(std::move(e));
     }
-    if (!batch.entries.empty())
-      send_batch(self, node, seq, std::move(batch));
+    if (!batch.empty())
+      send_batch(self, node, seq, batch);
   }
 }
 
@@ -225,6 +228,7 @@ void send_window(link_pointer self) {
 
 peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
                                          config::peer_entry peer,
+                                         core::signature_key signing_key,
                                          store::redis_endpoint redis_at,
                                          std::shared_ptr<replication_backlog> backlog,
                                          std::size_t backlog_slot, bool measured) {
@@ -235,6 +239,7 @@ peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
   if (measured)
     st.round_trip.emplace();
   st.carrier = std::move(carrier);
+  st.signing_key = std::move(signing_key);
   st.nodes.resize(peer.nodes.size());
   st.peer = std::move(peer);
   st.redis_at = std::move(redis_at);

@@ -3,6 +3,7 @@
 #include "actors/actors.hpp"
 #include "actors/replication_backlog.hpp"
 #include "config/node_config.hpp"
+#include "core/signature.hpp"
 #include "metrics/latency_histogram.hpp"
 #include "store/outbox.hpp"
 #include "store/redis_client.hpp"
@@ -23,6 +24,7 @@ struct peer_link_state {
 
   std::string carrier; ///< this carrier: the origin of what the link sends
   config::peer_entry peer;
+  std::optional<core::signature_key> signing_key; ///< this carrier's: signs each batch
   store::redis_endpoint redis_at;
   std::optional<store::redis_client> redis;
   /// One handle per peer node (same order as peer.nodes); invalid while down.
@@ -56,15 +58,17 @@ struct peer_link_state {
   std::chrono::steady_clock::time_point window_sent_at;
 };
 
-/// Spawn detached: it blocks on Redis and on connecting to the peer's nodes.
+/// Spawn detached, in the node's federation actor system: it blocks on Redis
+/// and on connecting to the peer's nodes (TLS), and its supervisor lives in
+/// the other system. Each request is one batch signed with this carrier's key.
 /// Delivery is at least once and in order per account (all of an account's
 /// entries go to the same peer node, in requests sent in order, a window at a
 /// time);
 /// the peer's apply is idempotent, so a resent window does no harm.
 peer_link_actor::behavior_type
 peer_link(peer_link_actor::stateful_pointer<peer_link_state> self, std::string carrier,
-          config::peer_entry peer, store::redis_endpoint redis_at,
-          std::shared_ptr<replication_backlog> backlog, std::size_t backlog_slot,
-          bool measured);
+          config::peer_entry peer, core::signature_key signing_key,
+          store::redis_endpoint redis_at, std::shared_ptr<replication_backlog> backlog,
+          std::size_t backlog_slot, bool measured);
 
 } // namespace simsync

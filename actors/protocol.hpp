@@ -198,7 +198,7 @@ typename Inspector::result_type inspect(Inspector& f, actor_status& x) {
   return f(caf::meta::type_name("actor_status"), x.name, x.kind, x.shard, x.mailbox,
            x.processed, x.restarts, x.last_error, x.latency_counts, x.latency_sum_us,
            x.peer, x.link_state, x.outbox, x.lag_ms, x.batches_sent, x.bytes_sent,
-           x.acknowledged);
+           x.acknowledged, x.refused);
 }
 
 } // namespace simsync::metrics
@@ -207,12 +207,10 @@ typename Inspector::result_type inspect(Inspector& f, actor_status& x) {
 
 namespace simsync {
 
-/// Outbox entries on their way from a peer_link to one node of the sibling
-/// carrier (the node owning their accounts' shards), in stream order: batches
-/// of stamped changes, announcements and retirements of accounts. One message
-/// per node and window (more only past 1 MiB of batches), so a window of
-/// interactive edits costs one request, not one per entry. The reply, sent
-/// once the receiver persisted every entry, is the ack.
+/// A peer carrier's outbox entries, in stream order (batches of stamped
+/// changes, announcements and retirements of accounts), once their
+/// signature checked out: what a node's federation endpoint hands its
+/// router. The reply, sent once every entry is persisted, is the ack.
 struct peer_batch {
   std::string origin; ///< sending carrier
   std::vector<store::outbox_entry> entries;
@@ -221,6 +219,23 @@ struct peer_batch {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, peer_batch& x) {
   return f(caf::meta::type_name("peer_batch"), x.origin, x.entries);
+}
+
+/// What a peer_link sends to one node of a sibling carrier (the node owning
+/// the entries' shards): outbox entries in stream order, serialized, and
+/// signed with the origin carrier's Ed25519 key (actors/signed_batch.hpp).
+/// One message per node and window (more only past 1 MiB of batches), so a
+/// window of interactive edits costs one request and one signature.
+struct signed_batch {
+  std::string origin;    ///< the sending carrier, as the receiver knows it
+  std::string to;        ///< the receiving carrier: a batch is good for one
+  std::string payload;   ///< the entries, CAF binary serialization
+  std::string signature; ///< Ed25519, over signed_batch_text()
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, signed_batch& x) {
+  return f(caf::meta::type_name("signed_batch"), x.origin, x.to, x.payload, x.signature);
 }
 
 } // namespace simsync

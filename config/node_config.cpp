@@ -89,6 +89,17 @@ constexpr option_spec option_specs[] = {
     {"--federation", "federation.listen", "HOST:PORT", "required without [[nodes]]",
      "where this node's CAF middleman listens; with [[nodes]] in the file,\n"
      "replaces this node's entry's federation"},
+    {"--federation-ca-file", "federation.ca_file", "FILE", "required",
+     "CA certificate(s) of the federation: peer carriers' certificates must chain to it"},
+    {"--federation-certificate-file", "federation.certificate_file", "FILE", "required",
+     "this carrier's TLS certificate chain and private key, one PEM file"},
+    {"--signing-key-file", "federation.signing_key_file", "FILE", "required",
+     "this carrier's Ed25519 private key (PEM): signs what it sends to peers"},
+    {"--cluster-ca-file", "cluster.ca_file", "FILE", "required with a cluster address",
+     "the carrier's own CA: its other nodes' certificates must chain to it"},
+    {"--cluster-certificate-file", "cluster.certificate_file", "FILE",
+     "required with a cluster address",
+     "this node's TLS certificate chain and private key for its carrier's nodes"},
     {"--federation-key-file", "federation_key_file", "FILE", "required",
      "key shared by every carrier (idcode HMAC): the file's exact bytes,\n"
      "at least 16 (a trailing newline is part of the key)"},
@@ -291,7 +302,7 @@ public:
     check_keys(root_, "",
                {"carrier", "node", "shards", "log_level", "federation_key_file",
                 "seal_key_file", "data_dir", "redis", "gateway", "admin", "federation",
-                "nodes", "peers", "history", "sms", "registration"});
+                "nodes", "peers", "history", "sms", "registration", "cluster"});
     node_config c;
     c.carrier = required_id(root_, "carrier");
     c.node = required_id(root_, "node");
@@ -336,9 +347,11 @@ public:
       fail("history.keep_versions", "expected at least 1, got 0");
     c.history_keep = std::chrono::hours{24 * keep_days};
     c.history_keep_versions = static_cast<std::uint64_t>(keep_versions);
-    c.max_clock_skew = std::chrono::milliseconds{
-        integer_in(setting_table("federation", {"listen", "max_clock_skew_ms"}),
-                   "federation.max_clock_skew_ms", 300'000, 1'000, 86'400'000)};
+    const auto* federation = federation_table();
+    c.max_clock_skew = std::chrono::milliseconds{integer_in(
+        federation, "federation.max_clock_skew_ms", 300'000, 1'000, 86'400'000)};
+    c.federation_tls = read_tls_identity(federation, "federation");
+    c.signing_key = optional_pem_file(federation, "federation.signing_key_file");
     const auto* admin = setting_table("admin", {"listen", "metrics", "key_file"});
     c.admin = required_host_port(admin, "admin.listen");
     c.metrics = optional_bool(admin, "admin.metrics").value_or(true);
@@ -347,6 +360,8 @@ public:
     c.registration = read_registration();
     read_own_nodes(c);
     c.federation = c.self().federation;
+    c.cluster_tls = read_tls_identity(
+        setting_table("cluster", {"ca_file", "certificate_file"}), "cluster");
     c.peers = read_peers(c.carrier);
     c.federation_key = read_key_file("federation_key_file");
     if (c.federation_key.size() < min_federation_key_size)
@@ -519,6 +534,44 @@ private:
 
   // -- paths and keys --
 
+  const toml::table* federation_table() const {
+    return setting_table("federation", {"listen", "max_clock_skew_ms", "ca_file",
+                                        "certificate_file", "signing_key_file"});
+  }
+
+  /// An optional file's absolute path, checked readable (its content is
+  /// checked where it is used: TLS files when the node starts); empty if unset.
+  std::string optional_file(const toml::table* table, const std::string& key) const {
+    auto file = optional_string(table, key);
+    if (!file)
+      return {};
+    auto path = path_value(key, *file);
+    read_whole_file(path, display_name(key));
+    return path.string();
+  }
+
+  /// Both files or neither (missing_credentials says when they are needed).
+  tls_identity read_tls_identity(const toml::table* table,
+                                 const std::string& section) const {
+    tls_identity tls{optional_file(table, section + ".ca_file"),
+                     optional_file(table, section + ".certificate_file")};
+    if (tls.ca_file.empty() != tls.certificate_file.empty())
+      fail(section + (tls.ca_file.empty() ? ".ca_file" : ".certificate_file"),
+           "missing: a TLS identity needs both the CA and the certificate file");
+    return tls;
+  }
+
+  /// A PEM file's text (a key the node parses when it starts); empty if unset.
+  std::string optional_pem_file(const toml::table* table, const std::string& key) const {
+    auto file = optional_string(table, key);
+    if (!file)
+      return {};
+    auto text = read_whole_file(path_value(key, *file), display_name(key));
+    if (text.find("-----BEGIN ") == std::string::npos)
+      fail(key, "expected a PEM file (-----BEGIN ...)");
+    return text;
+  }
+
   /// Options are relative to the working directory, file keys to the file's
   /// folder, so that a deployment folder can be moved as a whole.
   fs::path path_value(std::string_view key, const std::string& text) const {
@@ -637,13 +690,15 @@ private:
     for (std::size_t i = 0; i < array.size(); ++i) {
       const auto& table = *array[i].as_table();
       auto entry_name = name + "[" + std::to_string(i) + "]";
-      check_keys(table, entry_name + ".", {"id", "federation", "shards"});
+      check_keys(table, entry_name + ".", {"id", "federation", "cluster", "shards"});
       node_entry entry;
       entry.id = required_id(table, entry_name + ".id");
       for (const auto& other : nodes)
         if (other.id == entry.id)
           fail(entry_name + ".id", "node id " + in_quotes(entry.id) + " is used twice");
       entry.federation = required_host_port(&table, entry_name + ".federation");
+      if (table.contains("cluster"))
+        entry.cluster = required_host_port(&table, entry_name + ".cluster");
       auto shards_name = entry_name + ".shards";
       const auto* list = table.get_as<toml::array>("shards");
       if (!list)
@@ -677,11 +732,10 @@ private:
 
   void read_own_nodes(node_config& c) const {
     const auto* array = table_array(root_, "nodes");
-    const auto* federation_table =
-        setting_table("federation", {"listen", "max_clock_skew_ms"});
+    const auto* federation_table = this->federation_table();
     if (!array) {
       c.nodes.push_back(node_entry{
-          c.node, required_host_port(federation_table, "federation.listen"), {}});
+          c.node, required_host_port(federation_table, "federation.listen"), {}, {}});
       for (int shard = 0; shard < c.shards; ++shard)
         c.nodes.back().shards.push_back(shard);
       return;
@@ -697,6 +751,11 @@ private:
       fail("node", in_quotes(c.node) + " is not one of the [[nodes]]");
     if (from_option)
       self->federation = required_host_port(federation_table, "federation.listen");
+    if (c.nodes.size() > 1)
+      for (std::size_t i = 0; i < c.nodes.size(); ++i)
+        if (c.nodes[i].cluster.port == 0)
+          fail("nodes[" + std::to_string(i) + "].cluster",
+               "missing: the nodes of a carrier reach each other there");
   }
 
   std::vector<peer_entry> read_peers(const std::string& carrier) const {
@@ -707,7 +766,7 @@ private:
     for (std::size_t i = 0; i < array->size(); ++i) {
       const auto& table = *(*array)[i].as_table();
       auto name = "peers[" + std::to_string(i) + "]";
-      check_keys(table, name + ".", {"id", "shards", "nodes"});
+      check_keys(table, name + ".", {"id", "shards", "nodes", "public_key_file"});
       peer_entry peer;
       peer.id = required_id(table, name + ".id");
       if (peer.id == carrier)
@@ -720,6 +779,7 @@ private:
       if (!nodes)
         fail(name + ".nodes", "missing: list the peer's nodes as [[peers.nodes]]");
       peer.nodes = read_nodes(*nodes, name + ".nodes", peer.shards);
+      peer.public_key = optional_pem_file(&table, name + ".public_key_file");
       peers.push_back(std::move(peer));
     }
     return peers;
@@ -788,6 +848,25 @@ void apply_override(toml::table& root, const option_spec& spec,
 } // namespace
 
 // -- public API ----------------------------------------------------------------
+
+std::string missing_credentials(const node_config& c) {
+  auto missing = [](const std::string& key, const std::string& why) {
+    return "config error: " + key + ": missing (" + why + ")";
+  };
+  if (c.federation_tls.certificate_file.empty())
+    return missing("federation.certificate_file",
+                   "the federation port runs over TLS only; with federation.ca_file");
+  if (c.signing_key.empty())
+    return missing("federation.signing_key_file", "every batch to a peer is signed");
+  for (std::size_t i = 0; i < c.peers.size(); ++i)
+    if (c.peers[i].public_key.empty())
+      return missing("peers[" + std::to_string(i) + "].public_key_file",
+                     "batches from " + c.peers[i].id + " are checked against it");
+  if (c.self().cluster.port != 0 && c.cluster_tls.certificate_file.empty())
+    return missing("cluster.certificate_file",
+                   "the cluster port runs over TLS only; with cluster.ca_file");
+  return {};
+}
 
 std::string host_port::to_string() const {
   auto text = host.find(':') != std::string::npos ? "[" + host + "]" : host;

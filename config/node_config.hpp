@@ -22,7 +22,10 @@ struct host_port {
 /// One node of a carrier and the account shards it owns.
 struct node_entry {
   std::string id;
-  host_port federation;    ///< where the node's CAF middleman listens
+  host_port federation; ///< where peer carriers reach the node (TLS, federation CA)
+  /// Where the carrier's other nodes reach it (TLS, the carrier's cluster CA);
+  /// port 0: none (a peer's node, or a carrier's only node configured without).
+  host_port cluster;
   std::vector<int> shards; ///< ascending, non-empty
 };
 
@@ -31,6 +34,18 @@ struct peer_entry {
   std::string id;
   int shards = 0;
   std::vector<node_entry> nodes;
+  /// Its Ed25519 public key (PEM, public_key_file): what its batches are
+  /// verified against.
+  std::string public_key;
+};
+
+/// One TLS identity of a node: the CA whose certificates it accepts, and
+/// its own certificate chain and private key (one PEM file, so that a `mv`
+/// replaces both at once). Absolute paths: CAF reads the files again for each
+/// new connection, which is how a rotated certificate takes effect.
+struct tls_identity {
+  std::string ca_file;
+  std::string certificate_file;
 };
 
 /// How carrierd hands registration codes to subscribers' phones ([sms]).
@@ -92,6 +107,14 @@ struct node_config {
   host_port admin;      ///< metrics and introspection HTTP
   bool metrics = true;  ///< actors time their work; admin serves metrics
   host_port federation; ///< this node's federation endpoint (= self().federation)
+  /// Between carriers ([federation] ca_file, certificate_file).
+  tls_identity federation_tls;
+  /// Between this carrier's nodes ([cluster] ca_file, certificate_file);
+  /// empty when this node has no cluster address.
+  tls_identity cluster_tls;
+  /// This carrier's Ed25519 private key (PEM, [federation] signing_key_file):
+  /// signs every batch it sends to a peer carrier.
+  std::string signing_key;
   /// A peer's entry stamped further ahead of this node's clock is not
   /// applied: it goes to the peer's dead letters ([federation] max_clock_skew_ms).
   std::chrono::milliseconds max_clock_skew{300'000};
@@ -135,6 +158,13 @@ struct load_result {
 /// Relative paths in the file are relative to the file's folder; relative
 /// paths given as options are relative to the working directory.
 load_result load_node_config(int argc, const char* const* argv);
+
+/// What a node cannot start without, as a "config error: <key>: missing
+/// (...)" message; empty if nothing is. Loading leaves these optional so that
+/// a configuration can be checked without them; a node needs them all: its
+/// federation TLS identity and signing key, each peer's public key, and a
+/// cluster TLS identity when it has a cluster address.
+std::string missing_credentials(const node_config& c);
 
 /// Loads a TOML file with no overrides.
 load_result load_node_config_file(const std::string& path);

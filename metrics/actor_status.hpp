@@ -6,6 +6,7 @@
 // protocol header gives it its `inspect`).
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct actor_status {
   std::uint64_t batches_sent = 0;
   std::uint64_t bytes_sent = 0;
   std::uint64_t acknowledged = 0;
+  // The federation endpoint only: batches refused whole, by reason
+  // (unknown-origin, wrong-destination, bad-signature, malformed).
+  std::map<std::string, std::uint64_t> refused;
 };
 
 } // namespace simsync::metrics

@@ -129,6 +129,8 @@ nlohmann::json to_json(const node_snapshot& snap) {
                             {"last_error", st.last_error}};
     if (st.shard >= 0)
       actor["shard"] = st.shard;
+    if (st.kind == "federation")
+      actor["refused"] = st.refused;
     if (st.kind == "peer_link") {
       actor["peer"] = st.peer;
       actor["state"] = st.link_state;

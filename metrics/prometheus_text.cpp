@@ -102,9 +102,17 @@ std::string to_prometheus(const node_snapshot& snap) {
                       .Name("simsync_peer_link_sent_batches_total")
                       .Help("Outbox entries sent to the peer (resends included)")
                       .Register(registry);
+  auto& refused =
+      prometheus::BuildCounter()
+          .Name("simsync_federation_refused_batches_total")
+          .Help("Batches from peer carriers refused whole, by reason "
+                "(unknown-origin, wrong-destination, bad-signature, malformed)")
+          .Register(registry);
   for (const auto& a : snap.actors) {
     const auto& st = a.status;
     auto id = with(node, {{"actor", st.name}, {"kind", st.kind}});
+    for (const auto& [reason, count] : st.refused)
+      refused.Add(with(node, {{"reason", reason}})).Increment(static_cast<double>(count));
     mailbox.Add(id).Set(static_cast<double>(st.mailbox));
     processed.Add(id).Increment(static_cast<double>(st.processed));
     restarts.Add(id).Increment(st.restarts);

@@ -98,10 +98,10 @@ admin_server::~admin_server() {
 
 caf::expected<std::unique_ptr<admin_server>>
 admin_server::start(caf::actor_system& sys, const config::node_config& cfg,
-                    federation_actor federation, board_ptr board) {
+                    router_actor router, board_ptr board) {
   auto self = std::make_unique<impl>();
   self->ctx =
-      std::make_shared<gateway_context>(sys, cfg, std::move(federation), gateway_limits{},
+      std::make_shared<gateway_context>(sys, cfg, std::move(router), gateway_limits{},
                                         std::make_shared<metrics::request_meter>(false));
   try {
     self->server = restinio::run_async<admin_traits>(

@@ -21,11 +21,11 @@ namespace simsync::net {
 class admin_server {
 public:
   /// Starts serving on cfg.admin, reaching the carrier's shards through
-  /// `federation`. Without a `board` (metrics off) the snapshot routes
+  /// `router`. Without a `board` (metrics off) the snapshot routes
   /// answer 404. Fails if the address cannot be bound.
   static caf::expected<std::unique_ptr<admin_server>>
-  start(caf::actor_system& sys, const config::node_config& cfg,
-        federation_actor federation, std::shared_ptr<metrics::snapshot_board> board);
+  start(caf::actor_system& sys, const config::node_config& cfg, router_actor router,
+        std::shared_ptr<metrics::snapshot_board> board);
 
   void stop();
   ~admin_server();

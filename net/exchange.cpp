@@ -121,11 +121,10 @@ begin_response(const restinio::request_handle_t& req, int status) {
 }
 
 gateway_context::gateway_context(caf::actor_system& sys, const config::node_config& cfg,
-                                 federation_actor federation, gateway_limits limits,
+                                 router_actor router, gateway_limits limits,
                                  std::shared_ptr<metrics::request_meter> meter)
-    : sys(sys), federation(std::move(federation)), shards(cfg.shards),
-      shard_count(cfg.shards), federation_key(cfg.federation_key), seal_key(cfg.seal_key),
-      limits(limits),
+    : sys(sys), router(std::move(router)), shards(cfg.shards), shard_count(cfg.shards),
+      federation_key(cfg.federation_key), seal_key(cfg.seal_key), limits(limits),
       mass_deletion{static_cast<std::uint32_t>(cfg.mass_deletion_min_cards),
                     static_cast<std::uint32_t>(cfg.mass_deletion_percent)},
       meter(std::move(meter)), registration(cfg.registration),
@@ -258,7 +257,7 @@ void exchange::with_shards(const std::vector<int>& indices, std::function<void()
 }
 
 void exchange::refresh(std::function<void()> next) {
-  self_->request(ctx_->federation, ctx_->limits.actor_timeout, atom::shards_v)
+  self_->request(ctx_->router, ctx_->limits.actor_timeout, atom::shards_v)
       .then(
           [ex = shared_from_this(), next](const node_shards& known) {
             ex->ctx_->shards.update(known);

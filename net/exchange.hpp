@@ -31,11 +31,11 @@ namespace simsync::net {
 /// What every request of one gateway shares.
 struct gateway_context {
   gateway_context(caf::actor_system& sys, const config::node_config& cfg,
-                  federation_actor federation, gateway_limits limits,
+                  router_actor router, gateway_limits limits,
                   std::shared_ptr<metrics::request_meter> meter);
 
   caf::actor_system& sys;
-  federation_actor federation;
+  router_actor router;
   shard_directory shards;
   int shard_count;
   std::string federation_key;
@@ -103,7 +103,7 @@ public:
 
   /// Asks the shard that owns `idcode`; `on_ok` takes the reply. When the
   /// shard is not known yet, or its actor is gone (restarted), the directory
-  /// is refreshed from the federation endpoint and the request sent once more:
+  /// is refreshed from the router and the request sent once more:
   /// a dead receiver never handled it, so resending is safe.
   template <class OnOk, class... Ts>
   void ask(const std::string& idcode, OnOk on_ok, Ts... xs) {
@@ -169,7 +169,7 @@ private:
         args);
   }
 
-  /// Asks the federation endpoint for the carrier's shards, then runs `next`.
+  /// Asks the router for the carrier's shards, then runs `next`.
   void refresh(std::function<void()> next);
 
   context_ptr ctx_;

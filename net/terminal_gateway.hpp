@@ -20,13 +20,13 @@ namespace simsync::net {
 
 class terminal_gateway {
 public:
-  /// Starts serving on cfg.gateway, routing through `federation` (the node's
+  /// Starts serving on cfg.gateway, routing through `router` (the node's
   /// endpoint, which knows every shard of the carrier). Fails if the
   /// address cannot be bound. The gateway records its traffic in `meter`
   /// (a new one when none is given).
   static caf::expected<std::unique_ptr<terminal_gateway>>
-  start(caf::actor_system& sys, const config::node_config& cfg,
-        federation_actor federation, gateway_limits limits = {},
+  start(caf::actor_system& sys, const config::node_config& cfg, router_actor router,
+        gateway_limits limits = {},
         std::shared_ptr<metrics::request_meter> meter = nullptr);
 
   /// Stops accepting, then waits up to `limit` for the requests in flight

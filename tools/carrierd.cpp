@@ -2,41 +2,16 @@
 // node's actors, run until SIGTERM or SIGINT, then stop them.
 #include "actors/introspector.hpp"
 #include "actors/node.hpp"
+#include "actors/node_systems.hpp"
 #include "net/admin_server.hpp"
 #include "net/terminal_gateway.hpp"
 
-#include <caf/actor_system_config.hpp>
-#include <caf/io/middleman.hpp>
+#include <caf/actor_system.hpp>
 
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <thread>
-
-namespace {
-
-struct carrierd_config : caf::actor_system_config {
-  carrierd_config() {
-    add_message_types<caf::id_block::simsync>();
-    load<caf::io::middleman>();
-    // BASP heartbeats let a node notice a silent peer (down_msg on its handles).
-    set("middleman.heartbeat-interval", caf::timespan{std::chrono::seconds{1}});
-    // One scheduler thread per core, and an idle one goes to sleep at once:
-    // CAF 0.17 starts at least 4 and polls an idle one for 25 ms (500 sleeps
-    // of 50 µs) before it sleeps, which cost more CPU than the node's own work
-    // (perf: a third of carrierd's samples in nanosleep). A sleeping worker
-    // wakes for a new job at once, and every 2 ms to steal from a busy one.
-    auto cores = static_cast<std::int64_t>(std::thread::hardware_concurrency());
-    set("scheduler.max-threads", std::max<std::int64_t>(2, cores));
-    set("work-stealing.aggressive-poll-attempts", std::int64_t{10});
-    set("work-stealing.moderate-poll-attempts", std::int64_t{0});
-    set("work-stealing.relaxed-sleep-duration",
-        caf::timespan{std::chrono::milliseconds{2}});
-  }
-};
-
-} // namespace
 
 int main(int argc, char** argv) {
   auto loaded = simsync::config::load_node_config(argc, argv);
@@ -49,6 +24,21 @@ int main(int argc, char** argv) {
     return 2;
   }
   const auto& cfg = *loaded.config;
+  if (auto missing = simsync::config::missing_credentials(cfg); !missing.empty()) {
+    std::cerr << "carrierd: " << missing << "\n";
+    return 2;
+  }
+  // CAF aborts the process on a TLS file it cannot load, at the first
+  // connection: load them now and say which one is wrong instead.
+  for (auto [tls, what] :
+       {std::pair{&cfg.federation_tls, "federation"}, {&cfg.cluster_tls, "cluster"}}) {
+    if (tls->certificate_file.empty())
+      continue;
+    if (auto err = simsync::check_tls_identity(*tls, what)) {
+      std::cerr << "carrierd: " << simsync::describe(err) << "\n";
+      return 2;
+    }
+  }
   // Block the stop signals before any thread starts, then wait for one below.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
@@ -56,9 +46,15 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  carrierd_config sys_cfg;
-  caf::actor_system sys{sys_cfg};
-  auto node = simsync::start_node(sys, cfg);
+  // Three actor systems, so that a peer carrier cannot reach what it must
+  // not (actors/node_systems.hpp).
+  simsync::node_system_config cluster_cfg{cfg, simsync::node_system::cluster};
+  caf::actor_system sys{cluster_cfg};
+  simsync::node_system_config federation_cfg{cfg, simsync::node_system::federation};
+  caf::actor_system federation_sys{federation_cfg};
+  simsync::node_system_config links_cfg{cfg, simsync::node_system::links};
+  caf::actor_system links_sys{links_cfg};
+  auto node = simsync::start_node({sys, federation_sys, links_sys}, cfg);
   if (!node) {
     std::cerr << "carrierd: " << simsync::describe(node.error()) << "\n";
     return 1;
@@ -67,7 +63,7 @@ int main(int argc, char** argv) {
   simsync::net::gateway_limits limits;
   limits.max_in_flight = static_cast<std::size_t>(cfg.max_in_flight);
   auto gateway =
-      simsync::net::terminal_gateway::start(sys, cfg, node->federation, limits, meter);
+      simsync::net::terminal_gateway::start(sys, cfg, node->router, limits, meter);
   if (!gateway) {
     std::cerr << "carrierd: " << simsync::describe(gateway.error()) << "\n";
     simsync::stop_node(sys, node->supervisor);
@@ -80,7 +76,7 @@ int main(int argc, char** argv) {
         simsync::introspector, cfg.carrier, cfg.node, node->supervisor,
         *simsync::store::redis_endpoint::parse(cfg.redis_address), meter, board);
   }
-  auto admin = simsync::net::admin_server::start(sys, cfg, node->federation, board);
+  auto admin = simsync::net::admin_server::start(sys, cfg, node->router, board);
   if (!admin) {
     std::cerr << "carrierd: " << simsync::describe(admin.error()) << "\n";
     (*gateway)->stop();
@@ -89,10 +85,13 @@ int main(int argc, char** argv) {
   }
   std::cout << "carrierd: " << cfg.carrier << "/" << cfg.node << " up, "
             << cfg.owned_shards().size() << " shard(s), federation on "
-            << cfg.federation.to_string() << ", gateway on " << cfg.gateway.to_string()
-            << ", admin on " << cfg.admin.to_string()
-            << (cfg.metrics ? "" : " (metrics off)") << ", " << cfg.peers.size()
-            << " peer link(s)" << std::endl;
+            << cfg.federation.to_string()
+            << (cfg.self().cluster.port != 0
+                    ? ", cluster on " + cfg.self().cluster.to_string()
+                    : std::string{})
+            << ", gateway on " << cfg.gateway.to_string() << ", admin on "
+            << cfg.admin.to_string() << (cfg.metrics ? "" : " (metrics off)") << ", "
+            << cfg.peers.size() << " peer link(s)" << std::endl;
   int sig = 0;
   sigwait(&stop_signals, &sig);
   std::cout << "carrierd: " << cfg.carrier << "/" << cfg.node << " stopping (signal "

@@ -1,5 +1,7 @@
 #include "tests/support/carrier_process.hpp"
 
+#include "tests/support/test_pki.hpp"
+
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -77,6 +79,7 @@ deployment::deployment(std::vector<std::string> ids, options opts) : opts_(opts)
       n.federation_port = free_loopback_port();
       n.gateway_port = free_loopback_port();
       n.admin_port = free_loopback_port();
+      n.cluster_port = free_loopback_port();
       if (opts_.relay_federation)
         n.relay = std::make_unique<tcp_relay>(n.federation_port);
       for (int s = i; s < opts_.shards; s += count)
@@ -84,6 +87,12 @@ deployment::deployment(std::vector<std::string> ids, options opts) : opts_(opts)
       n.config_path = dir_ + "/" + id + "-" + n.id + ".toml";
       nodes.push_back(std::move(n));
     }
+  }
+  for (const auto& [id, nodes] : carriers_) {
+    std::vector<std::string> node_ids;
+    for (const auto& n : nodes)
+      node_ids.push_back(n.id);
+    test_pki::shared().ensure(id, node_ids);
   }
   for (const auto& [id, nodes] : carriers_)
     for (const auto& n : nodes)
@@ -110,7 +119,11 @@ std::string deployment::nodes_toml(const std::string& carrier,
     out += "\n[[" + table + "]]\nid = \"" + n.id + "\"\nfederation = \"127.0.0.1:" +
            std::to_string(n.relay && table == "peers.nodes" ? n.relay->port()
                                                             : n.federation_port) +
-           "\"\nshards = [" + shards + "]\n";
+           "\"\n" +
+           (table == "nodes"
+                ? "cluster = \"127.0.0.1:" + std::to_string(n.cluster_port) + "\"\n"
+                : std::string{}) +
+           "shards = [" + shards + "]\n";
   }
   return out;
 }
@@ -145,13 +158,19 @@ void deployment::write_config(const std::string& carrier, const node& self) {
       "\nmax_code_attempts = " + std::to_string(opts_.max_code_attempts) +
       "\ncodes_per_msisdn = " + std::to_string(opts_.codes_per_msisdn) +
       "\nrequests_per_address = " + std::to_string(opts_.requests_per_address) + "\n";
+  const auto& pki = test_pki::shared();
+  toml += "\n[federation]\nca_file = \"" + pki.federation_ca() +
+          "\"\ncertificate_file = \"" + pki.federation_pem(carrier) +
+          "\"\nsigning_key_file = \"" + pki.signing_key(carrier) +
+          "\"\n\n[cluster]\nca_file = \"" + pki.cluster_ca(carrier) +
+          "\"\ncertificate_file = \"" + pki.cluster_pem(carrier, self.id) + "\"\n";
   toml += nodes_toml(carrier, "nodes");
   for (const auto& [peer, nodes] : carriers_) {
     if (peer == carrier)
       continue;
     toml += "\n[[peers]]\nid = \"" + peer +
-            "\"\nshards = " + std::to_string(opts_.shards) + "\n" +
-            nodes_toml(peer, "peers.nodes");
+            "\"\nshards = " + std::to_string(opts_.shards) + "\npublic_key_file = \"" +
+            pki.signing_pub(peer) + "\"\n" + nodes_toml(peer, "peers.nodes");
   }
   write_file(self.config_path, toml);
 }
@@ -195,8 +214,8 @@ void deployment::start_node(const std::string& carrier, int index) {
       throw std::runtime_error("carrierd " + name + " exited at start; see " + log);
     }
     // The gateway starts after the node's actors: both up means ready.
-    if (accepts_connections(n.federation_port) && accepts_connections(n.gateway_port) &&
-        accepts_connections(n.admin_port))
+    if (accepts_connections(n.federation_port) && accepts_connections(n.cluster_port) &&
+        accepts_connections(n.gateway_port) && accepts_connections(n.admin_port))
       return;
     std::this_thread::sleep_for(std::chrono::milliseconds{20});
   }

@@ -63,6 +63,11 @@ public:
   int federation_port(const std::string& carrier, int node = 0) const {
     return carriers_.at(carrier).at(static_cast<size_t>(node)).federation_port;
   }
+  /// Where the carrier's other nodes reach the node's router (TLS, the
+  /// carrier's cluster CA; test_pki has the certificates).
+  int cluster_port(const std::string& carrier, int node = 0) const {
+    return carriers_.at(carrier).at(static_cast<size_t>(node)).cluster_port;
+  }
   /// Where the node's terminal HTTP API listens (on 127.0.0.1).
   int gateway_port(const std::string& carrier, int node = 0) const {
     return carriers_.at(carrier).at(static_cast<size_t>(node)).gateway_port;
@@ -92,6 +97,8 @@ private:
     int federation_port = 0;
     int gateway_port = 0;
     int admin_port = 0;
+    int cluster_port =
+        0; ///< where the carrier's other nodes (and tests) reach its shards
     std::unique_ptr<tcp_relay> relay; ///< where peer carriers reach it (relay_federation)
     std::vector<int> shards;
     std::string config_path;

@@ -1,13 +1,15 @@
 // The node actor on CAF's real scheduler over a real redis-server: it reports
 // every actor's status, restarts a shard that died, and stops cleanly.
 #include "actors/node.hpp"
+#include "actors/node_systems.hpp"
 #include "tests/integration/store/store_fixture.hpp"
+#include "tests/support/test_pki.hpp"
 
 #include <caf/actor_system.hpp>
-#include <caf/actor_system_config.hpp>
-#include <caf/io/middleman.hpp>
 #include <caf/scoped_actor.hpp>
 
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 using namespace simsync;
@@ -15,32 +17,55 @@ using namespace simsync::testing;
 
 namespace {
 
-struct node_config_for_test : caf::actor_system_config {
-  node_config_for_test() {
-    add_message_types<caf::id_block::simsync>();
-    load<caf::io::middleman>();
-  }
-};
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream all;
+  all << in.rdbuf();
+  return all.str();
+}
+
+config::node_entry node_at(std::string id, config::host_port federation,
+                           std::vector<int> shards) {
+  config::node_entry n;
+  n.id = std::move(id);
+  n.federation = std::move(federation);
+  n.shards = std::move(shards);
+  return n;
+}
 
 config::node_config make_config(const redis_server& redis) {
+  auto& pki = test_pki::shared();
+  pki.ensure("carrier-a", {"a1"});
+  pki.ensure("carrier-b", {"b1"});
   config::node_config cfg;
   cfg.carrier = "carrier-a";
   cfg.node = "a1";
   cfg.shards = 2;
   cfg.redis_address = redis.endpoint().to_string();
   cfg.federation = {"127.0.0.1", free_loopback_port()};
-  cfg.nodes = {{"a1", cfg.federation, {0, 1}}};
+  cfg.nodes = {node_at("a1", cfg.federation, {0, 1})};
+  cfg.federation_tls = {pki.federation_ca(), pki.federation_pem("carrier-a")};
+  cfg.signing_key = read_text(pki.signing_key("carrier-a"));
   // A peer that never answers: its link must show as down, not block anything.
-  cfg.peers = {{"carrier-b", 2, {{"b1", {"127.0.0.1", free_loopback_port()}, {0, 1}}}}};
+  config::peer_entry peer;
+  peer.id = "carrier-b";
+  peer.shards = 2;
+  peer.nodes = {node_at("b1", {"127.0.0.1", free_loopback_port()}, {0, 1})};
+  peer.public_key = read_text(pki.signing_pub("carrier-b"));
+  cfg.peers = {peer};
   return cfg;
 }
 
 struct node_fixture : ::testing::Test {
-  node_fixture() : cfg(make_config(redis)), sys(sys_cfg), self(sys) {
-    auto started = start_node(sys, cfg);
+  node_fixture()
+      : cfg(make_config(redis)), sys_cfg(cfg, node_system::cluster), sys(sys_cfg),
+        federation_cfg(cfg, node_system::federation), federation_sys(federation_cfg),
+        links_cfg(cfg, node_system::links), links_sys(links_cfg), self(sys) {
+    auto started = start_node({sys, federation_sys, links_sys}, cfg);
     if (!started)
       throw std::runtime_error(describe(started.error()));
     node = started->supervisor;
+    router = started->router;
   }
 
   ~node_fixture() override { stop_node(sys, node); }
@@ -53,13 +78,10 @@ struct node_fixture : ::testing::Test {
     return out;
   }
 
-  /// The node's shards as its federation endpoint routes to them.
+  /// The node's shards as its router routes to them.
   node_shards shards() {
-    auto fed = sys.middleman().remote_actor<federation_actor>(
-        "127.0.0.1", static_cast<uint16_t>(cfg.federation.port));
-    EXPECT_TRUE(fed);
     node_shards out;
-    self->request(*fed, std::chrono::seconds{10}, atom::shards_v)
+    self->request(router, std::chrono::seconds{10}, atom::shards_v)
         .receive([&](node_shards& s) { out = std::move(s); },
                  [&](caf::error& err) { ADD_FAILURE() << sys.render(err); });
     return out;
@@ -67,10 +89,15 @@ struct node_fixture : ::testing::Test {
 
   redis_server redis;
   config::node_config cfg;
-  node_config_for_test sys_cfg;
+  node_system_config sys_cfg;
   caf::actor_system sys;
+  node_system_config federation_cfg;
+  caf::actor_system federation_sys;
+  node_system_config links_cfg;
+  caf::actor_system links_sys;
   caf::scoped_actor self;
   node_actor node;
+  router_actor router;
 };
 
 const actor_status* find(const std::vector<actor_status>& all, const std::string& name) {
@@ -84,7 +111,8 @@ const actor_status* find(const std::vector<actor_status>& all, const std::string
 
 TEST_F(node_fixture, reports_every_actor) {
   auto all = status();
-  ASSERT_EQ(all.size(), 4u); // federation, two shards, one link
+  ASSERT_EQ(all.size(), 5u); // router, federation endpoint, two shards, one link
+  ASSERT_NE(find(all, "router"), nullptr);
   ASSERT_NE(find(all, "federation"), nullptr);
   ASSERT_NE(find(all, "account_shard/0"), nullptr);
   ASSERT_NE(find(all, "account_shard/1"), nullptr);

@@ -1,34 +1,74 @@
 #pragma once
 
-// Drives carrierd processes through CAF remote actors, as the gateway will:
-// a shard's handle comes from the carrier's federation endpoint.
+// Drives carrierd processes through CAF remote actors, as the gateway and
+// the carrier's other nodes do: a shard's handle comes from the router of the
+// carrier's first node, on its cluster port (TLS with a certificate of that
+// carrier's cluster CA); batches go to a node's federation endpoint signed
+// with their origin carrier's key, as a peer link sends them.
 
 #include "actors/actors.hpp"
+#include "actors/signed_batch.hpp"
 #include "config/node_config.hpp"
 #include "tests/integration/store/store_fixture.hpp"
 #include "tests/support/carrier_process.hpp"
+#include "tests/support/test_pki.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/io/middleman.hpp>
+#include <caf/openssl/all.hpp>
 #include <caf/scoped_actor.hpp>
 
 #include <chrono>
+#include <fstream>
 #include <functional>
+#include <memory>
+#include <sstream>
 #include <thread>
 
 namespace simsync::testing {
 
+/// A test's CAF system with a TLS identity: a CA and one PEM file holding a
+/// certificate and its key (both empty: TLS without certificates).
 struct client_config : caf::actor_system_config {
-  client_config() {
+  client_config(const std::string& ca_file, const std::string& pem) {
     add_message_types<caf::id_block::simsync>();
     load<caf::io::middleman>();
+    load<caf::openssl::manager>();
+    openssl_cafile = ca_file;
+    openssl_certificate = pem;
+    openssl_key = pem;
   }
 };
 
+/// An actor system and a scoped actor in it.
+struct client_system {
+  client_system(const std::string& ca_file, const std::string& pem)
+      : cfg(ca_file, pem), sys(cfg), self(sys) {}
+  client_config cfg;
+  caf::actor_system sys;
+  caf::scoped_actor self;
+};
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream all;
+  all << in.rdbuf();
+  return all.str();
+}
+
+/// `origin`'s signing key from the test PKI.
+inline core::signature_key signing_key_of(const std::string& origin) {
+  auto key = core::signature_key::private_from_pem(
+      read_text(test_pki::shared().signing_key(origin)));
+  if (!key)
+    throw std::runtime_error("no signing key for " + origin);
+  return *key;
+}
+
 class carrier_client {
 public:
-  explicit carrier_client(deployment& d) : deployment_(d), sys_(cfg_), self_(sys_) {}
+  explicit carrier_client(deployment& d) : deployment_(d) {}
 
   /// The carrier's shard that owns `idcode`, as the carrier's first node
   /// knows it (its own shards and its sibling nodes'); asks again while the
@@ -55,9 +95,9 @@ public:
   caf::expected<T> ask(const std::string& carrier, const std::string& idcode,
                        Ts&&... xs) {
     caf::expected<T> out = caf::make_error(ec::none);
-    self_
-        ->request(shard(carrier, idcode), std::chrono::seconds{30},
-                  std::forward<Ts>(xs)...)
+    auto handle = shard(carrier, idcode);
+    cluster(carrier)
+        .self->request(handle, std::chrono::seconds{30}, std::forward<Ts>(xs)...)
         .receive([&](T& value) { out = std::move(value); },
                  [&](caf::error& err) { out = std::move(err); });
     return out;
@@ -107,46 +147,85 @@ public:
     return r ? *r : store::pending_counts{};
   }
 
-  /// Delivers `batch` to the carrier's federation endpoint, as a peer's link
-  /// does; the acknowledged entry id, or the error.
+  /// Delivers `batch` to the carrier's federation endpoint, signed by its
+  /// origin as a peer's link does; the acknowledged entry id, or the error.
   caf::expected<std::string> deliver(const std::string& carrier,
                                      const peer_batch& batch) {
+    auto& client = federation_client(batch.origin);
+    return send_signed(carrier, sign_batch(client.sys, signing_key_of(batch.origin),
+                                           batch.origin, carrier, batch.entries));
+  }
+
+  /// Sends an already signed batch to the carrier's federation endpoint, from
+  /// a TLS client holding the federation certificate of `batch.origin` (or of
+  /// `as`, when given).
+  caf::expected<std::string> send_signed(const std::string& carrier,
+                                         const signed_batch& batch,
+                                         const std::string& as = {}) {
+    auto& client = federation_client(as.empty() ? batch.origin : as);
+    auto endpoint = caf::openssl::remote_actor<federation_actor>(
+        client.sys, "127.0.0.1",
+        static_cast<uint16_t>(deployment_.federation_port(carrier)));
+    if (!endpoint)
+      return std::move(endpoint.error());
     caf::expected<std::string> out = caf::make_error(ec::none);
-    self_->request(endpoint(carrier), std::chrono::seconds{30}, atom::deliver_v, batch)
+    client.self->request(*endpoint, std::chrono::seconds{30}, atom::deliver_v, batch)
         .receive([&](std::string& id) { out = std::move(id); },
                  [&](caf::error& err) { out = std::move(err); });
     return out;
   }
 
+  /// A TLS client of the federation holding `carrier`'s certificate.
+  client_system& federation_client(const std::string& carrier) {
+    auto& client = federation_[carrier];
+    if (!client)
+      client = std::make_unique<client_system>(
+          test_pki::shared().federation_ca(), test_pki::shared().federation_pem(carrier));
+    return *client;
+  }
+
 private:
-  federation_actor endpoint(const std::string& carrier) {
-    auto fed = sys_.middleman().remote_actor<federation_actor>(
-        "127.0.0.1", static_cast<uint16_t>(deployment_.federation_port(carrier)));
-    if (!fed)
+  /// A TLS client of the carrier's cluster (holding its first node's certificate).
+  client_system& cluster(const std::string& carrier) {
+    auto& client = cluster_[carrier];
+    if (!client)
+      client =
+          std::make_unique<client_system>(test_pki::shared().cluster_ca(carrier),
+                                          test_pki::shared().cluster_pem(carrier, "n1"));
+    return *client;
+  }
+
+  router_actor router(const std::string& carrier) {
+    auto& client = cluster(carrier);
+    auto found = caf::openssl::remote_actor<router_actor>(
+        client.sys, "127.0.0.1",
+        static_cast<uint16_t>(deployment_.cluster_port(carrier)));
+    if (!found)
       throw std::runtime_error("cannot reach " + carrier + ": " +
-                               sys_.render(fed.error()));
-    return *fed;
+                               client.sys.render(found.error()));
+    return *found;
   }
 
   void fetch_shards(const std::string& carrier) {
-    auto fed = endpoint(carrier);
+    auto fed = router(carrier);
     auto& shards = shards_[carrier];
     shards.assign(static_cast<size_t>(deployment_.shards()), account_shard_actor{});
-    self_->request(fed, std::chrono::seconds{10}, atom::shards_v)
+    cluster(carrier)
+        .self->request(fed, std::chrono::seconds{10}, atom::shards_v)
         .receive(
             [&](node_shards& known) {
               for (size_t i = 0; i < known.indices.size(); ++i)
                 shards[static_cast<size_t>(known.indices[i])] = known.handles[i];
             },
             [&](caf::error& err) {
-              throw std::runtime_error("shards of " + carrier + ": " + sys_.render(err));
+              throw std::runtime_error("shards of " + carrier + ": " +
+                                       cluster(carrier).sys.render(err));
             });
   }
 
   deployment& deployment_;
-  client_config cfg_;
-  caf::actor_system sys_;
-  caf::scoped_actor self_;
+  std::map<std::string, std::unique_ptr<client_system>> cluster_;
+  std::map<std::string, std::unique_ptr<client_system>> federation_;
   std::map<std::string, std::vector<account_shard_actor>> shards_;
 };
 

@@ -80,5 +80,19 @@ TEST(protocol, a_dead_letter_keeps_its_entry_whole_and_its_reason) {
   EXPECT_EQ(back.reason, letter.reason);
 }
 
+TEST(protocol, a_signed_batch_and_a_federation_status_keep_every_field) {
+  signed_batch batch{"carrier-a", "carrier-b", std::string("\0\1payload", 9),
+                     std::string(64, '\x7f')};
+  auto back = round_trip(batch);
+  EXPECT_EQ(back.origin, batch.origin);
+  EXPECT_EQ(back.to, batch.to);
+  EXPECT_EQ(back.payload, batch.payload);
+  EXPECT_EQ(back.signature, batch.signature);
+  metrics::actor_status status;
+  status.name = "federation";
+  status.refused = {{"bad-signature", 3}, {"unknown-origin", 1}};
+  EXPECT_EQ(round_trip(status).refused, status.refused);
+}
+
 } // namespace
 } // namespace simsync

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <regex>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -71,11 +72,13 @@ const std::string two_nodes = R"(
 [[nodes]]
 id = "a1"
 federation = "127.0.0.1:7001"
+cluster = "127.0.0.1:7011"
 shards = [0, 1]
 
 [[nodes]]
 id = "a2"
 federation = "127.0.0.1:7002"
+cluster = "127.0.0.1:7012"
 shards = [3, 2]
 )";
 
@@ -134,30 +137,74 @@ protected:
 
 // -- examples ------------------------------------------------------------------
 
-/// An example file loaded as carrierd would after `tools/cluster up`, which
-/// generates the admin key the file names (it is never committed): here a
-/// key of the test's own, given as the option that overrides the file.
-load_result load_example(const fs::path& file) {
-  struct temporary_key {
-    fs::path path = fs::temp_directory_path() /
-                    ("simsync-config-test-admin-" + std::to_string(::getpid()) + ".key");
-    temporary_key() { std::ofstream(path) << std::string(43, 'k') << "\n"; }
-    ~temporary_key() { fs::remove(path); }
+/// A copy of an example deployment as `tools/cluster up` leaves it: its TOML
+/// and key files, plus the pki/ folder that tools/pki makes (never committed)
+/// and the admin keys (never committed either). One copy per deployment and
+/// test process, removed at exit.
+fs::path prepared_example(const std::string& deployment) {
+  struct copies {
+    std::map<std::string, fs::path> made;
+    ~copies() {
+      for (const auto& [name, dir] : made)
+        fs::remove_all(dir);
+    }
   };
-  static const temporary_key key;
-  std::vector<std::string> args{"carrierd", "--config", file.string(), "--admin-key-file",
-                                key.path.string()};
+  static copies all;
+  if (auto found = all.made.find(deployment); found != all.made.end())
+    return found->second;
+  std::string pattern = (fs::temp_directory_path() / "simsync-example-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr)
+    throw std::runtime_error("cannot make a temporary folder");
+  fs::path dir = pattern;
+  std::map<std::string, std::vector<std::string>> nodes; // carrier -> its nodes
+  static const std::regex carrier_line{R"re((?:^|\n)carrier = "([^"]+)")re"};
+  static const std::regex node_line{R"re((?:^|\n)node = "([^"]+)")re"};
+  for (const auto& entry : fs::directory_iterator{examples_dir / deployment}) {
+    auto name = entry.path().filename().string();
+    if (!entry.is_regular_file() || name.find(".admin.key") != std::string::npos)
+      continue; // admin keys: written below, as tools/cluster up makes them
+    fs::copy_file(entry.path(), dir / name);
+    if (entry.path().extension() != ".toml")
+      continue;
+    std::ifstream in(entry.path());
+    std::string text{std::istreambuf_iterator<char>{in}, {}};
+    std::smatch carrier, node;
+    if (std::regex_search(text, carrier, carrier_line) &&
+        std::regex_search(text, node, node_line)) {
+      nodes[carrier[1]].push_back(node[1]);
+      std::ofstream(dir / (carrier[1].str() + ".admin.key"))
+          << std::string(43, 'k') << "\n";
+    }
+  }
+  auto command = (examples_dir.parent_path().parent_path() / "tools" / "pki").string() +
+                 " init " + (dir / "pki").string();
+  for (const auto& [carrier, ids] : nodes) {
+    command += " " + carrier + ":";
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      command += (i ? "," : "") + ids[i];
+  }
+  command += " >/dev/null";
+  if (std::system(command.c_str()) != 0)
+    throw std::runtime_error("tools/pki init failed: " + command);
+  all.made[deployment] = dir;
+  return dir;
+}
+
+/// An example file loaded as carrierd would after `tools/cluster up`.
+load_result load_example(const std::string& deployment, const std::string& file) {
+  auto path = prepared_example(deployment) / file;
+  std::vector<std::string> args{"carrierd", "--config", path.string()};
   std::vector<const char*> argv;
   for (const auto& a : args)
     argv.push_back(a.c_str());
   return load_node_config(static_cast<int>(argv.size()), argv.data());
 }
 
-std::vector<fs::path> example_files(const std::string& deployment) {
-  std::vector<fs::path> files;
+std::vector<std::string> example_files(const std::string& deployment) {
+  std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator{examples_dir / deployment})
     if (entry.path().extension() == ".toml")
-      files.push_back(entry.path());
+      files.push_back(entry.path().filename().string());
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -192,10 +239,15 @@ TEST(config_examples, every_file_loads_and_the_files_agree) {
   for (const std::string deployment : {"three-carriers", "two-node-carrier"}) {
     std::vector<node_config> configs;
     for (const auto& file : example_files(deployment)) {
-      SCOPED_TRACE(file.string());
-      auto result = load_example(file);
+      SCOPED_TRACE(deployment + "/" + file);
+      auto result = load_example(deployment, file);
       ASSERT_TRUE(result.config) << result.error;
       const auto& config = *result.config;
+      EXPECT_EQ(missing_credentials(config), ""); // carrierd would start
+      if (config.self().cluster.port != 0) {
+        EXPECT_TRUE(ports.insert(config.self().cluster.port).second)
+            << "port " << config.self().cluster.port << " used twice";
+      }
       EXPECT_EQ(config.peers.size(), 2u);
       EXPECT_EQ(config.federation_key.size(), 64u);
       EXPECT_EQ(config.seal_key.size(), 32u);
@@ -214,15 +266,18 @@ TEST(config_examples, every_file_loads_and_the_files_agree) {
 }
 
 TEST(config_examples, two_node_carrier_splits_the_shards) {
-  auto a2 = load_example(examples_dir / "two-node-carrier" / "carrier-a-a2.toml");
+  auto a2 = load_example("two-node-carrier", "carrier-a-a2.toml");
   ASSERT_TRUE(a2.config) << a2.error;
   EXPECT_EQ(a2.config->owned_shards(), (std::vector<int>{2, 3}));
   EXPECT_EQ(a2.config->federation.to_string(), "127.0.0.1:27002");
+  EXPECT_EQ(a2.config->self().cluster.to_string(), "127.0.0.1:27102");
+  EXPECT_EQ(owner_of(a2.config->nodes, 1).cluster.to_string(), "127.0.0.1:27101");
   EXPECT_EQ(owner_of(a2.config->nodes, 1).id, "a1");
+  auto copy = prepared_example("two-node-carrier");
   EXPECT_EQ(a2.config->data_dir,
-            (examples_dir / "two-node-carrier" / "data" / "carrier-a" / "a2")
-                .lexically_normal()
-                .string());
+            (copy / "data" / "carrier-a" / "a2").lexically_normal().string());
+  EXPECT_EQ(a2.config->cluster_tls.certificate_file,
+            (copy / "pki" / "carrier-a" / "a2.cluster.pem").lexically_normal().string());
 }
 
 // -- defaults and overrides ----------------------------------------------------
@@ -937,6 +992,73 @@ TEST_F(config_test, the_clock_skew_allowed_to_peers_is_read) {
     EXPECT_EQ(result.error.rfind("config error: federation.max_clock_skew_ms", 0), 0u)
         << result.error;
   }
+}
+
+// -- TLS identities and signing keys ---------------------------------------------
+
+TEST_F(config_test, tls_and_signing_files_are_read_and_a_node_needs_them_all) {
+  write("ca.crt", "-----BEGIN CERTIFICATE-----\n");
+  write("node.pem", "-----BEGIN CERTIFICATE-----\n-----BEGIN PRIVATE KEY-----\n");
+  write("signing.key", "-----BEGIN PRIVATE KEY-----\n");
+  write("b.pub", "-----BEGIN PUBLIC KEY-----\n");
+  write("not-pem.key", "just bytes");
+  const std::string listen = "listen = \"127.0.0.1:7001\"\n";
+  const std::string files = listen +
+                            "ca_file = \"ca.crt\"\ncertificate_file = \"node.pem\"\n"
+                            "signing_key_file = \"signing.key\"\n";
+  const auto with_peer =
+      replaced(peer_b, "shards = 2\n", "shards = 2\npublic_key_file = \"b.pub\"\n");
+
+  // Loading takes a configuration without them; a node does not start.
+  auto bare = loaded(load(base_toml + peer_b));
+  EXPECT_EQ(missing_credentials(bare),
+            "config error: federation.certificate_file: missing (the federation port "
+            "runs over TLS only; with federation.ca_file)");
+  auto no_peer_key = loaded(load(replaced(base_toml, listen, files) + peer_b));
+  EXPECT_EQ(missing_credentials(no_peer_key),
+            "config error: peers[0].public_key_file: missing (batches from carrier-b are "
+            "checked against it)");
+  auto complete = loaded(load(replaced(base_toml, listen, files) + with_peer));
+  EXPECT_EQ(missing_credentials(complete), "");
+  EXPECT_EQ(complete.federation_tls.ca_file, (dir_ / "ca.crt").string());
+  EXPECT_EQ(complete.federation_tls.certificate_file, (dir_ / "node.pem").string());
+  EXPECT_EQ(complete.signing_key, "-----BEGIN PRIVATE KEY-----\n");
+  EXPECT_EQ(complete.peers[0].public_key, "-----BEGIN PUBLIC KEY-----\n");
+  EXPECT_EQ(complete.self().cluster.port, 0); // a lone node opens no cluster port
+
+  const std::vector<error_case> cases = {
+      {replaced(base_toml, listen, listen + "ca_file = \"ca.crt\"\n"),
+       {},
+       "config error: federation.certificate_file: missing: a TLS identity needs both "
+       "the CA and the certificate file"},
+      {replaced(base_toml, listen, listen + "signing_key_file = \"not-pem.key\"\n"),
+       {},
+       "config error: federation.signing_key_file: expected a PEM file (-----BEGIN ...)"},
+      {base_toml + replaced(peer_b, "shards = 2\n",
+                            "shards = 2\npublic_key_file = \"missing.pub\"\n"),
+       {},
+       "config error: peers[0].public_key_file: \"" + (dir_ / "missing.pub").string() +
+           "\" does not exist"},
+      {base_without_federation() +
+           replaced(two_nodes, "cluster = \"127.0.0.1:7012\"\n", ""),
+       {},
+       "config error: nodes[1].cluster: missing: the nodes of a carrier reach each other "
+       "there"},
+  };
+  for (const auto& c : cases) {
+    auto result = load(c.toml, c.args);
+    EXPECT_FALSE(result.config) << c.expected;
+    EXPECT_TRUE(starts_with(result.error, c.expected)) << result.error;
+  }
+
+  // Several nodes: a cluster identity as well.
+  auto nodes = loaded(load(base_without_federation() + two_nodes +
+                           "\n[federation]\nca_file = \"ca.crt\"\ncertificate_file = "
+                           "\"node.pem\"\nsigning_key_file = \"signing.key\"\n"));
+  EXPECT_EQ(nodes.self().cluster.to_string(), "127.0.0.1:7011");
+  EXPECT_EQ(missing_credentials(nodes),
+            "config error: cluster.certificate_file: missing (the cluster port runs over "
+            "TLS only; with cluster.ca_file)");
 }
 
 } // namespace

@@ -1,7 +1,7 @@
-// The federation endpoint's routing and acknowledgement logic, deterministic:
+// The router's routing and acknowledgement logic, deterministic:
 // CAF's test_coordinator runs every message on the test's thread and fakes
 // time. The shards are test doubles that record what reached them.
-#include "actors/federation.hpp"
+#include "actors/router.hpp"
 
 #include "core/record.hpp"
 #include "core/stamp.hpp"
@@ -148,17 +148,17 @@ struct outcome {
 const std::string on_shard_0 = "00000000" + std::string(56, 'a');
 const std::string on_shard_1 = "00000001" + std::string(56, 'a');
 
-struct federation_fixture : ::testing::Test {
-  federation_fixture()
+struct router_fixture : ::testing::Test {
+  router_fixture()
       : sys(cfg),
         sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())) {
     shards = {sys.spawn(fake_shard, logs[0]), sys.spawn(fake_shard, logs[1])};
-    endpoint = sys.spawn(federation, 2, std::vector<int>{0, 1}, shards,
+    endpoint = sys.spawn(router, "n1", 2, std::vector<int>{0, 1}, shards,
                          std::vector<config::node_entry>{}, entry_limits{}, true);
     sched.run();
   }
 
-  ~federation_fixture() override {
+  ~router_fixture() override {
     caf::anon_send_exit(endpoint, caf::exit_reason::user_shutdown);
     for (auto& s : shards)
       caf::anon_send_exit(s, caf::exit_reason::user_shutdown);
@@ -193,12 +193,12 @@ struct federation_fixture : ::testing::Test {
   caf::actor_system sys;
   caf::scheduler::test_coordinator& sched;
   std::vector<account_shard_actor> shards;
-  federation_actor endpoint;
+  router_actor endpoint;
 };
 
 } // namespace
 
-TEST_F(federation_fixture, a_batch_goes_to_the_owning_shard_and_is_acked_with_its_id) {
+TEST_F(router_fixture, a_batch_goes_to_the_owning_shard_and_is_acked_with_its_id) {
   auto out = deliver(on_shard_1, store::outbox_kind::batch, batch_of("payload"));
   sched.run();
   ASSERT_TRUE(out->acked);
@@ -208,7 +208,7 @@ TEST_F(federation_fixture, a_batch_goes_to_the_owning_shard_and_is_acked_with_it
   EXPECT_TRUE(logs[0]->calls.empty());
 }
 
-TEST_F(federation_fixture, an_announcement_adds_the_origin_as_sibling) {
+TEST_F(router_fixture, an_announcement_adds_the_origin_as_sibling) {
   auto out = deliver(on_shard_0, store::outbox_kind::announce);
   sched.run();
   ASSERT_TRUE(out->acked);
@@ -216,7 +216,7 @@ TEST_F(federation_fixture, an_announcement_adds_the_origin_as_sibling) {
             std::vector<std::string>{"sibling " + on_shard_0 + " carrier-b"});
 }
 
-TEST_F(federation_fixture, a_retirement_removes_the_origin_as_sibling) {
+TEST_F(router_fixture, a_retirement_removes_the_origin_as_sibling) {
   auto out = deliver(on_shard_1, store::outbox_kind::retire);
   sched.run();
   ASSERT_TRUE(out->acked);
@@ -224,7 +224,7 @@ TEST_F(federation_fixture, a_retirement_removes_the_origin_as_sibling) {
             std::vector<std::string>{"retire " + on_shard_1 + " carrier-b"});
 }
 
-TEST_F(federation_fixture, a_shard_error_reaches_the_sender) {
+TEST_F(router_fixture, a_shard_error_reaches_the_sender) {
   logs[0]->fail = true;
   auto out = deliver(on_shard_0, store::outbox_kind::batch);
   sched.run();
@@ -233,7 +233,7 @@ TEST_F(federation_fixture, a_shard_error_reaches_the_sender) {
   EXPECT_FALSE(out->acked);
 }
 
-TEST_F(federation_fixture, an_entry_that_fails_its_checks_is_kept_as_a_dead_letter) {
+TEST_F(router_fixture, an_entry_that_fails_its_checks_is_kept_as_a_dead_letter) {
   auto now_hlc = core::unix_now_ms() * core::hlc_logical_per_ms;
   struct bad_case {
     std::string idcode;
@@ -269,7 +269,7 @@ TEST_F(federation_fixture, an_entry_that_fails_its_checks_is_kept_as_a_dead_lett
   EXPECT_TRUE(logs[1]->calls.empty());
 }
 
-TEST_F(federation_fixture, a_replaced_shard_takes_the_next_entries) {
+TEST_F(router_fixture, a_replaced_shard_takes_the_next_entries) {
   auto log = std::make_shared<shard_log>();
   auto fresh = sys.spawn(fake_shard, log);
   caf::anon_send(endpoint, atom::replaced_v, int32_t{1}, fresh);
@@ -282,7 +282,7 @@ TEST_F(federation_fixture, a_replaced_shard_takes_the_next_entries) {
   caf::anon_send_exit(fresh, caf::exit_reason::user_shutdown);
 }
 
-TEST_F(federation_fixture, it_reports_every_reachable_shard) {
+TEST_F(router_fixture, it_reports_every_reachable_shard) {
   auto known = std::make_shared<node_shards>();
   auto target = endpoint;
   sys.spawn([known, target](caf::event_based_actor* self) {
@@ -294,7 +294,7 @@ TEST_F(federation_fixture, it_reports_every_reachable_shard) {
   EXPECT_EQ(known->handles.size(), 2u);
 }
 
-TEST_F(federation_fixture, a_window_goes_as_one_request_per_shard_in_stream_order) {
+TEST_F(router_fixture, a_window_goes_as_one_request_per_shard_in_stream_order) {
   using store::outbox_kind;
   auto out = deliver({{"1-0", on_shard_1, outbox_kind::announce, ""},
                       {"2-0", on_shard_0, outbox_kind::batch, batch_of("x")},
@@ -315,7 +315,7 @@ TEST_F(federation_fixture, a_window_goes_as_one_request_per_shard_in_stream_orde
                                       "replicate " + on_shard_1 + " " + batch_of("z")}));
 }
 
-TEST_F(federation_fixture, no_ack_until_every_shard_of_the_window_has_persisted) {
+TEST_F(router_fixture, no_ack_until_every_shard_of_the_window_has_persisted) {
   logs[1]->silent = true;
   auto out = deliver({{"1-0", on_shard_0, store::outbox_kind::batch, batch_of("x")},
                       {"2-0", on_shard_1, store::outbox_kind::batch, batch_of("y")}});
@@ -330,7 +330,7 @@ TEST_F(federation_fixture, no_ack_until_every_shard_of_the_window_has_persisted)
   EXPECT_TRUE(out->failed);
 }
 
-TEST_F(federation_fixture, one_failing_shard_fails_the_whole_window) {
+TEST_F(router_fixture, one_failing_shard_fails_the_whole_window) {
   logs[1]->fail = true;
   auto out = deliver({{"1-0", on_shard_0, store::outbox_kind::batch, batch_of("x")},
                       {"2-0", on_shard_1, store::outbox_kind::batch, batch_of("y")}});
@@ -340,7 +340,7 @@ TEST_F(federation_fixture, one_failing_shard_fails_the_whole_window) {
   EXPECT_FALSE(out->acked);
 }
 
-TEST_F(federation_fixture, one_bad_entry_does_not_hold_up_the_others) {
+TEST_F(router_fixture, one_bad_entry_does_not_hold_up_the_others) {
   auto out = deliver({{"1-0", on_shard_1, store::outbox_kind::batch, "garbage"},
                       {"2-0", on_shard_1, store::outbox_kind::batch, batch_of("y")}});
   sched.run();
@@ -350,4 +350,112 @@ TEST_F(federation_fixture, one_bad_entry_does_not_hold_up_the_others) {
             std::vector<std::string>{"replicate " + on_shard_1 + " " + batch_of("y")});
   ASSERT_EQ(logs[0]->calls.size(), 1u);
   EXPECT_EQ(logs[0]->calls[0].rfind("dead " + on_shard_1, 0), 0u);
+}
+
+// -- joining the carrier's other nodes ------------------------------------------
+
+namespace {
+
+config::node_entry sibling(std::string id, std::vector<int> shards) {
+  config::node_entry n;
+  n.id = std::move(id);
+  n.cluster = {"127.0.0.1", 1};
+  n.shards = std::move(shards);
+  return n;
+}
+
+/// A router of node "a2" owning shard 1, whose sibling "a1" (shard 0) joins it,
+/// and whose sibling "a3" (shard 2) it would join itself.
+struct joining_fixture : ::testing::Test {
+  joining_fixture()
+      : sys(cfg),
+        sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())) {
+    own = sys.spawn(fake_shard, log);
+    a1_shard = sys.spawn(fake_shard, log);
+    // Only "a1" (sorting first) connects; "a3" is never joined here because
+    // the test system has no TLS middleman: a2 would connect to a3 itself.
+    target = sys.spawn(router, "a2", 3, std::vector<int>{1}, std::vector{own},
+                       std::vector{sibling("a1", {0})}, entry_limits{}, false);
+    sched.run();
+  }
+
+  ~joining_fixture() override {
+    for (auto& handle :
+         {caf::actor_cast<caf::actor>(target), caf::actor_cast<caf::actor>(own),
+          caf::actor_cast<caf::actor>(a1_shard)})
+      caf::anon_send_exit(handle, caf::exit_reason::user_shutdown);
+    for (auto& handle : stand_ins)
+      caf::anon_send_exit(handle, caf::exit_reason::user_shutdown);
+    sched.run();
+  }
+
+  /// A stand-in for node `id`'s router: it says it joined, and answers with
+  /// `a1_shard` as its shard 0.
+  std::shared_ptr<std::optional<bool>> join_as(const std::string& id) {
+    auto answer = std::make_shared<std::optional<bool>>();
+    auto to = target;
+    auto mine = a1_shard;
+    stand_ins.push_back(
+        sys.spawn([answer, to, id,
+                   mine](router_actor::pointer self) -> router_actor::behavior_type {
+          self->request(to, std::chrono::seconds{1}, atom::join_v, id)
+              .then([answer](bool accepted) { *answer = accepted; });
+          auto unused = [](auto&&...) {};
+          return {
+              [](atom::deliver, const peer_batch&) { return std::string{}; },
+              [mine](atom::shards) {
+                return node_shards{{0}, {mine}};
+              },
+              [unused](atom::join, int32_t i) { unused(i); },
+              [](atom::join, const std::string&) { return false; },
+              [unused](atom::replaced, int32_t i, const account_shard_actor& a) {
+                unused(i, a);
+              },
+              [](atom::status) { return actor_status{}; },
+          };
+        }));
+    sched.run();
+    return answer;
+  }
+
+  node_shards known() {
+    auto out = std::make_shared<node_shards>();
+    auto to = target;
+    sys.spawn([out, to](caf::event_based_actor* self) {
+      self->request(to, std::chrono::seconds{1}, atom::shards_v)
+          .then([out](node_shards& s) { *out = std::move(s); });
+    });
+    sched.run();
+    return *out;
+  }
+
+  std::shared_ptr<shard_log> log = std::make_shared<shard_log>();
+  testing_config cfg;
+  caf::actor_system sys;
+  caf::scheduler::test_coordinator& sched;
+  account_shard_actor own, a1_shard;
+  router_actor target;
+  std::vector<router_actor> stand_ins;
+};
+
+} // namespace
+
+TEST_F(joining_fixture, a_sibling_that_joins_is_routed_to) {
+  EXPECT_EQ(known().indices, (std::vector<int32_t>{1}));
+  auto answer = join_as("a1");
+  ASSERT_TRUE(answer->has_value());
+  EXPECT_TRUE(**answer);
+  auto after = known();
+  EXPECT_EQ(after.indices, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(after.handles[0], a1_shard);
+}
+
+TEST_F(joining_fixture, only_a_configured_sibling_that_sorts_first_may_join) {
+  auto stranger = join_as("x9");
+  ASSERT_TRUE(stranger->has_value());
+  EXPECT_FALSE(**stranger);
+  auto itself = join_as("a2");
+  ASSERT_TRUE(itself->has_value());
+  EXPECT_FALSE(**itself);
+  EXPECT_EQ(known().indices, (std::vector<int32_t>{1}));
 }

@@ -1,0 +1,83 @@
+#include "actors/node_systems.hpp"
+
+#include "actors/actors.hpp"
+#include "store/error.hpp"
+
+#include <caf/io/middleman.hpp>
+#include <caf/openssl/manager.hpp>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include <algorithm>
+#include <memory>
+#include <thread>
+
+namespace simsync {
+
+node_system_config::node_system_config(const config::node_config& cfg,
+                                       node_system which) {
+  add_message_types<caf::id_block::simsync>();
+  load<caf::io::middleman>();
+  // BASP heartbeats let a node notice a silent peer (down_msg on its handles).
+  set("middleman.heartbeat-interval", caf::timespan{std::chrono::seconds{1}});
+  // An idle worker goes to sleep at once: CAF 0.17 starts at least 4 and
+  // polls an idle one for 25 ms (500 sleeps of 50 µs) before it sleeps, which
+  // cost more CPU than the node's own work (perf: a third of carrierd's
+  // samples in nanosleep). A sleeping worker wakes for a new job at once, and
+  // every 2 ms to steal from a busy one.
+  auto cores = static_cast<std::int64_t>(std::thread::hardware_concurrency());
+  set("scheduler.max-threads",
+      which == node_system::cluster ? std::max<std::int64_t>(2, cores) : std::int64_t{1});
+  set("work-stealing.aggressive-poll-attempts", std::int64_t{10});
+  set("work-stealing.moderate-poll-attempts", std::int64_t{0});
+  set("work-stealing.relaxed-sleep-duration",
+      caf::timespan{std::chrono::milliseconds{2}});
+  const auto* tls = which != node_system::cluster  ? &cfg.federation_tls
+                    : cfg.self().cluster.port != 0 ? &cfg.cluster_tls
+                                                   : nullptr;
+  if (tls) {
+    load<caf::openssl::manager>();
+    // All three set: CAF requires a certificate from the CA on both sides.
+    openssl_cafile = tls->ca_file;
+    openssl_certificate = tls->certificate_file;
+    openssl_key = tls->certificate_file; // one file holds the chain and the key
+  }
+}
+
+namespace {
+
+std::string openssl_reason() {
+  auto code = ERR_get_error();
+  ERR_clear_error();
+  if (code == 0)
+    return "unknown OpenSSL error";
+  char text[256];
+  ERR_error_string_n(code, text, sizeof text);
+  return text;
+}
+
+} // namespace
+
+caf::error check_tls_identity(const config::tls_identity& tls, const std::string& what) {
+  std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)> ctx{SSL_CTX_new(TLS_method()),
+                                                        &SSL_CTX_free};
+  auto failed = [&](const std::string& file, const std::string& problem) {
+    return caf::make_error(ec::invalid_request, what + " TLS: " + file + ": " + problem +
+                                                    " (" + openssl_reason() + ")");
+  };
+  if (!ctx)
+    return failed("-", "cannot create a TLS context");
+  if (SSL_CTX_use_certificate_chain_file(ctx.get(), tls.certificate_file.c_str()) != 1)
+    return failed(tls.certificate_file, "no certificate chain (PEM) could be read");
+  if (SSL_CTX_use_PrivateKey_file(ctx.get(), tls.certificate_file.c_str(),
+                                  SSL_FILETYPE_PEM) != 1)
+    return failed(tls.certificate_file, "no private key (PEM) could be read");
+  if (SSL_CTX_check_private_key(ctx.get()) != 1)
+    return failed(tls.certificate_file, "the private key does not match the certificate");
+  if (SSL_CTX_load_verify_locations(ctx.get(), tls.ca_file.c_str(), nullptr) != 1)
+    return failed(tls.ca_file, "no CA certificate (PEM) could be read");
+  return caf::none;
+}
+
+} // namespace simsync
