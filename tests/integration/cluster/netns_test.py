@@ -118,8 +118,8 @@ def check_layout(folder):
         for n in c["nodes"]:
             # A carrier of one node (the example's) has no cluster port; one
             # that has it listens at its own namespace's address.
-            cluster = n.get("cluster")
-            expect(cluster is None or cluster.rsplit(":", 1)[0] ==
+            cluster_at = n.get("cluster")
+            expect(cluster_at is None or cluster_at.rsplit(":", 1)[0] ==
                    n["federation"].rsplit(":", 1)[0], f"cluster address of {n}")
     generated = sorted((folder / "data" / "netns").glob("*.toml"))
     expect(len(generated) == 3, f"--netns generated {len(generated)} configs: {generated}")

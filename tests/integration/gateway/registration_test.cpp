@@ -316,8 +316,11 @@ TEST_F(registration, the_raw_id_number_never_leaves_its_carrier_in_the_clear) {
   EXPECT_FALSE(between.empty()); // the relays did carry the replication
   EXPECT_EQ(between.find(id_number), std::string::npos);
   EXPECT_EQ(between.find(name), std::string::npos);
-  // The idcode is what travels.
-  EXPECT_NE(between.find(a.idcode), std::string::npos);
+  // Between carriers everything travels inside TLS: a connection opens with
+  // a TLS handshake record, and not even the idcode or a card is readable.
+  EXPECT_EQ(between.substr(0, 2), std::string("\x16\x03", 2));
+  EXPECT_EQ(between.find(a.idcode), std::string::npos);
+  EXPECT_EQ(between.find("Friend"), std::string::npos);
 }
 
 TEST_F(registration, the_registry_is_written_only_with_the_admin_credential) {
