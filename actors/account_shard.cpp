@@ -195,6 +195,11 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
           return store::read_dead_letters(s.redis(), peer, limit);
         });
       },
+      [=](atom::dead_letter, const std::string& peer, const std::string& id) {
+        return with_store(self, [&](store::account_store& s) {
+          return store::read_dead_letters(s.redis(), peer, 1, id, id);
+        });
+      },
       [=](atom::drop_letter, const std::string& peer, const std::string& id) {
         return with_store(self, [&](store::account_store& s) {
           return store::drop_dead_letter(s.redis(), peer, id);

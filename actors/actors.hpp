@@ -75,6 +75,9 @@ using account_shard_actor = caf::typed_actor<
     /// keeps them).
     caf::replies_to<atom::dead_letter, std::string,
                     std::uint64_t>::with<std::vector<store::kept_letter>>,
+    /// One of a peer's dead letters by its stream id (none if there is none).
+    caf::replies_to<atom::dead_letter, std::string,
+                    std::string>::with<std::vector<store::kept_letter>>,
     /// Drops one of a peer's dead letters by its stream id; false if none.
     caf::replies_to<atom::drop_letter, std::string, std::string>::with<bool>,
     /// How the shard is doing.

@@ -1,6 +1,7 @@
 #include "actors/introspector.hpp"
 
 #include "core/stamp.hpp"
+#include "store/dead_letters.hpp"
 
 #include <charconv>
 
@@ -45,7 +46,13 @@ metrics::redis_view probe_redis(introspector_pointer self) {
   out.latency_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sent)
           .count();
-  auto replies = st.redis->pipeline({{"INFO"}, {"DBSIZE"}});
+  std::vector<std::string> letter_keys;
+  for (const auto& peer : st.peers)
+    letter_keys.push_back(store::dead_letter_key(peer));
+  std::vector<store::command> commands{{"INFO"}, {"DBSIZE"}};
+  for (const auto& key : letter_keys)
+    commands.push_back({"XLEN", key});
+  auto replies = st.redis->pipeline(commands);
   if (!replies) {
     out.error = describe(replies.error());
     return out;
@@ -54,6 +61,9 @@ metrics::redis_view probe_redis(introspector_pointer self) {
   out.used_memory = info_field(info, "used_memory");
   out.commands = info_field(info, "total_commands_processed");
   out.keys = static_cast<std::uint64_t>((*replies)[1].view().integer());
+  for (std::size_t i = 0; i < st.peers.size(); ++i)
+    out.dead_letters[st.peers[i]] =
+        static_cast<std::uint64_t>((*replies)[2 + i].view().integer());
   out.up = true;
   return out;
 }
@@ -98,6 +108,7 @@ void take_sample(introspector_pointer self) {
 introspector_actor::behavior_type
 introspector(introspector_pointer self, std::string carrier, std::string node_id,
              node_actor node, store::redis_endpoint redis_at,
+             std::vector<std::string> peers,
              std::shared_ptr<metrics::request_meter> gateway,
              std::shared_ptr<metrics::snapshot_board> board) {
   auto& st = self->state;
@@ -105,6 +116,7 @@ introspector(introspector_pointer self, std::string carrier, std::string node_id
   st.node_id = std::move(node_id);
   st.node = std::move(node);
   st.redis_at = std::move(redis_at);
+  st.peers = std::move(peers);
   st.gateway = std::move(gateway);
   st.board = std::move(board);
   // It lives as long as the node it watches.

@@ -23,6 +23,7 @@ struct introspector_state {
   node_actor node;
   store::redis_endpoint redis_at;
   std::optional<store::redis_client> redis;
+  std::vector<std::string> peers;                  ///< whose dead letters it counts
   std::shared_ptr<metrics::request_meter> gateway; ///< null without a gateway
   std::shared_ptr<metrics::snapshot_board> board;
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
@@ -39,7 +40,7 @@ constexpr auto introspection_interval = std::chrono::seconds{1};
 introspector_actor::behavior_type
 introspector(introspector_actor::stateful_pointer<introspector_state> self,
              std::string carrier, std::string node_id, node_actor node,
-             store::redis_endpoint redis_at,
+             store::redis_endpoint redis_at, std::vector<std::string> peers,
              std::shared_ptr<metrics::request_meter> gateway,
              std::shared_ptr<metrics::snapshot_board> board);
 

@@ -204,10 +204,7 @@ caf::expected<running_node> start_node(node_systems systems,
   }
   st.redis_at = *redis_at;
   st.peers = cfg.peers;
-  std::vector<std::string> peer_ids;
-  for (const auto& peer : cfg.peers)
-    peer_ids.push_back(peer.id);
-  st.backlog = std::make_shared<replication_backlog>(std::move(peer_ids));
+  st.backlog = std::make_shared<replication_backlog>(cfg.peer_ids());
   st.max_replication_lag = cfg.max_replication_lag;
   st.measured = cfg.metrics;
   st.history = store::history_policy{static_cast<std::uint64_t>(cfg.history_keep.count()),

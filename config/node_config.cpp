@@ -880,6 +880,13 @@ const node_entry& node_config::self() const {
   throw std::logic_error("node_config: node " + node + " has no entry in nodes");
 }
 
+std::vector<std::string> node_config::peer_ids() const {
+  std::vector<std::string> ids;
+  for (const auto& peer : peers)
+    ids.push_back(peer.id);
+  return ids;
+}
+
 std::vector<int> node_config::owned_shards() const {
   return self().shards;
 }

@@ -135,6 +135,9 @@ struct node_config {
   /// This node's entry in `nodes`.
   const node_entry& self() const;
 
+  /// The ids of the peer carriers, in configuration order.
+  std::vector<std::string> peer_ids() const;
+
   /// The shards this node owns, ascending.
   std::vector<int> owned_shards() const;
 

@@ -146,7 +146,8 @@ nlohmann::json to_json(const node_snapshot& snap) {
                           {"used_memory", s.redis.used_memory},
                           {"keys", s.redis.keys},
                           {"commands", s.redis.commands},
-                          {"commands_per_s", s.redis.commands_per_s}};
+                          {"commands_per_s", s.redis.commands_per_s},
+                          {"dead_letters", s.redis.dead_letters}};
   if (!s.redis.error.empty())
     redis["error"] = s.redis.error;
   nlohmann::json out = {{"carrier", s.carrier},          {"node", s.node},

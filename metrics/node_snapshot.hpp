@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +29,9 @@ struct redis_view {
   std::uint64_t commands = 0; ///< total_commands_processed
   std::uint64_t keys = 0;
   double commands_per_s = 0;
+  /// Entries each peer carrier delivered that failed their checks and wait
+  /// for an operator (the deadletter:<peer> streams), by peer.
+  std::map<std::string, std::uint64_t> dead_letters;
 };
 
 /// Raw figures read at one moment, all cumulative.

@@ -130,6 +130,14 @@ std::string to_prometheus(const node_snapshot& snap) {
   }
 
   // -- redis --
+  auto& dead_letters =
+      prometheus::BuildGauge()
+          .Name("simsync_dead_letters")
+          .Help("Entries from a peer carrier that failed their checks and "
+                "wait for an operator (admin port: /admin/dead-letters)")
+          .Register(registry);
+  for (const auto& [peer, count] : s.redis.dead_letters)
+    dead_letters.Add(with(node, {{"peer", peer}})).Set(static_cast<double>(count));
   prometheus::BuildGauge()
       .Name("simsync_redis_up")
       .Help("1 while the node's Redis answers")

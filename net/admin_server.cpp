@@ -52,6 +52,8 @@ std::vector<route_spec> subscriber_routes() {
        handle_list_dead_letters},
       {http_method_delete(), "/admin/dead-letters/:peer/:id",
        "DELETE /admin/dead-letters/{peer}/{id}", handle_drop_dead_letter},
+      {http_method_post(), "/admin/dead-letters/:peer/:id/retry",
+       "POST /admin/dead-letters/{peer}/{id}/retry", handle_retry_dead_letter},
   };
 }
 

@@ -1,5 +1,6 @@
 #include "net/dead_letter_admin.hpp"
 
+#include "core/stamp.hpp"
 #include "net/admin_auth.hpp"
 #include "net/instant.hpp"
 
@@ -11,6 +12,11 @@ namespace {
 
 constexpr std::uint64_t default_limit = 100;
 constexpr std::uint64_t most = 10'000;
+
+problem unknown_letter() {
+  return problem{404, "unknown-dead-letter", "No such dead letter",
+                 "the peer has no dead letter with that id"};
+}
 
 } // namespace
 
@@ -56,11 +62,45 @@ void handle_drop_dead_letter(const exchange_ptr& ex) {
       ex->ctx().dead_letter_shard,
       [ex](bool dropped) {
         if (!dropped)
-          return ex->fail(problem{404, "unknown-dead-letter", "No such dead letter",
-                                  "the peer has no dead letter with that id"});
+          return ex->fail(unknown_letter());
         ex->reply_json(200, {{"dropped", true}});
       },
       atom::drop_letter_v, ex->param(0), ex->param(1));
+}
+
+void handle_retry_dead_letter(const exchange_ptr& ex) {
+  if (!admin_authorized(ex))
+    return;
+  auto peer = ex->param(0);
+  auto id = ex->param(1);
+  auto drop = [ex, peer, id] {
+    ex->ask_at(
+        ex->ctx().dead_letter_shard,
+        [ex](bool) {
+          ex->reply_json(200, {{"retried", true}, {"applied", true}});
+        },
+        atom::drop_letter_v, peer, id);
+  };
+  ex->ask_at(
+      ex->ctx().dead_letter_shard,
+      [ex, peer, drop](const std::vector<store::kept_letter>& found) {
+        if (found.empty())
+          return ex->fail(unknown_letter());
+        auto entry = found.front().letter.entry;
+        auto why = entry_refusal(entry, core::unix_now_ms(), ex->ctx().incoming);
+        if (!why.empty())
+          return ex->fail(problem{409, "still-refused",
+                                  "The entry still fails its checks; it stays kept",
+                                  why});
+        // Applied by its account's shard as a delivery from the peer would
+        // be (idempotent), then dropped: a failure in between leaves it
+        // kept, and a retry applies it again harmlessly.
+        auto idcode = entry.idcode;
+        ex->ask(
+            idcode, [drop](const store::replicate_result&) { drop(); }, atom::replicate_v,
+            peer, std::vector<store::outbox_entry>{std::move(entry)});
+      },
+      atom::dead_letter_v, peer, id);
 }
 
 } // namespace simsync::net

@@ -2,7 +2,8 @@
 
 // A peer carrier's dead letters on the admin port, behind the admin
 // credential (a letter may hold contact data): what came and why it was not
-// applied, and dropping one once the operator has dealt with it.
+// applied, dropping one once the operator has dealt with it, and retrying one
+// whose cause is gone (a sender's clock that ran ahead, a limit raised).
 
 #include "net/exchange.hpp"
 
@@ -12,5 +13,9 @@ namespace simsync::net {
 void handle_list_dead_letters(const exchange_ptr& ex);
 /// DELETE /admin/dead-letters/{peer}/{id}
 void handle_drop_dead_letter(const exchange_ptr& ex);
+/// POST /admin/dead-letters/{peer}/{id}/retry: checks the entry again as if
+/// it had just arrived; if it passes, applies it and drops the letter (200),
+/// else answers 409 still-refused with the reason and keeps it.
+void handle_retry_dead_letter(const exchange_ptr& ex);
 
 } // namespace simsync::net

@@ -135,7 +135,8 @@ gateway_context::gateway_context(caf::actor_system& sys, const config::node_conf
           cfg.registration.requests_per_address, cfg.registration.address_window)),
       verify_limiter(std::make_shared<address_limiter>(
           cfg.registration.requests_per_address, cfg.registration.address_window)),
-      admin_key(cfg.admin_key), dead_letter_shard(cfg.dead_letter_shard()) {
+      admin_key(cfg.admin_key),
+      dead_letter_shard(cfg.dead_letter_shard()), incoming{cfg.max_clock_skew} {
   for (const auto& peer : cfg.peers)
     peers.push_back(peer.id);
 }

@@ -6,6 +6,7 @@
 // the write to the connection's own executor, so this is safe).
 
 #include "actors/actors.hpp"
+#include "actors/incoming_entries.hpp"
 #include "config/node_config.hpp"
 #include "metrics/request_meter.hpp"
 #include "net/address_limiter.hpp"
@@ -62,6 +63,9 @@ struct gateway_context {
   std::string admin_key;
   /// The shard whose store keeps the peers' dead letters on this node.
   int dead_letter_shard;
+  /// What a peer's entry must satisfy ([federation] max_clock_skew_ms): a
+  /// dead letter retried is checked again against it.
+  entry_limits incoming;
 };
 
 using context_ptr = std::shared_ptr<gateway_context>;

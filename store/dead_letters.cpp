@@ -45,10 +45,11 @@ caf::expected<std::uint64_t> keep_dead_letters(redis_client& redis,
 }
 
 caf::expected<std::vector<kept_letter>>
-read_dead_letters(redis_client& redis, const std::string& peer, std::size_t limit) {
+read_dead_letters(redis_client& redis, const std::string& peer, std::size_t limit,
+                  const std::string& from, const std::string& to) {
   auto key = dead_letter_key(peer);
   auto count = std::to_string(limit);
-  auto r = redis.call({"XRANGE", key, "-", "+", "COUNT", count});
+  auto r = redis.call({"XRANGE", key, from, to, "COUNT", count});
   if (!r)
     return std::move(r.error());
   auto v = r->view();

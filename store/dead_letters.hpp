@@ -39,9 +39,11 @@ caf::expected<std::uint64_t> keep_dead_letters(redis_client& redis,
                                                const std::vector<dead_letter>& letters,
                                                std::uint64_t now_ms);
 
-/// Up to `limit` of `peer`'s dead letters, oldest first.
+/// Up to `limit` of `peer`'s dead letters, oldest first, with stream ids from
+/// `from` to `to` (inclusive; "-" and "+" for either end).
 caf::expected<std::vector<kept_letter>>
-read_dead_letters(redis_client& redis, const std::string& peer, std::size_t limit);
+read_dead_letters(redis_client& redis, const std::string& peer, std::size_t limit,
+                  const std::string& from = "-", const std::string& to = "+");
 
 /// Drops one of `peer`'s dead letters; false if there was none with that id.
 caf::expected<bool> drop_dead_letter(redis_client& redis, const std::string& peer,

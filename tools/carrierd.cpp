@@ -72,9 +72,10 @@ int main(int argc, char** argv) {
   std::shared_ptr<simsync::metrics::snapshot_board> board;
   if (cfg.metrics) {
     board = std::make_shared<simsync::metrics::snapshot_board>();
-    sys.spawn<caf::detached>(
-        simsync::introspector, cfg.carrier, cfg.node, node->supervisor,
-        *simsync::store::redis_endpoint::parse(cfg.redis_address), meter, board);
+    sys.spawn<caf::detached>(simsync::introspector, cfg.carrier, cfg.node,
+                             node->supervisor,
+                             *simsync::store::redis_endpoint::parse(cfg.redis_address),
+                             cfg.peer_ids(), meter, board);
   }
   auto admin = simsync::net::admin_server::start(sys, cfg, node->router, board);
   if (!admin) {

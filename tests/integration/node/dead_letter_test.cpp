@@ -127,4 +127,49 @@ TEST(dead_letters, bad_entries_are_kept_with_their_reason_and_the_rest_arrives) 
   // Delivered again (the link resends after a lost ack): nothing new applied.
   ASSERT_TRUE(client.deliver("carrier-a", delivery));
   EXPECT_EQ(client.counts("carrier-a", other_person, line_a2).added, 1u);
+
+  // How many wait shows per peer in /metrics (the node samples once a second).
+  EXPECT_TRUE(eventually([&] {
+    auto metrics = admin.Get("/metrics");
+    return metrics && metrics->body.find("simsync_dead_letters{") != std::string::npos &&
+           metrics->body.find("peer=\"carrier-b\"} 9") != std::string::npos;
+  })) << admin.Get("/metrics")->body;
+
+  // A retry checks the entry again: one that still fails stays kept.
+  auto still_ahead = json["letters"][1].value("id", "");
+  auto refused = admin.Post("/admin/dead-letters/carrier-b/" + still_ahead + "/retry",
+                            key, "", "application/json");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 409) << refused->body;
+  EXPECT_NE(refused->body.find("still-refused"), std::string::npos) << refused->body;
+  EXPECT_EQ(admin.Post("/admin/dead-letters/carrier-b/" + still_ahead + "/retry", "", "")
+                ->status,
+            401);
+
+  // A letter whose cause is gone (kept while the sender's clock ran ahead,
+  // say): the retry applies it and drops it.
+  ASSERT_TRUE(store::keep_dead_letters(
+      redis, "carrier-b",
+      {store::dead_letter{
+          {"7-0", person, store::outbox_kind::batch,
+           batch_of("late", now_hlc(), "Late Friend")},
+          "a stamp is further ahead of this carrier's clock than allowed"}},
+      core::unix_now_ms()));
+  auto listing = nlohmann::json::parse(
+      admin.Get("/admin/dead-letters/carrier-b?limit=100", key)->body)["letters"];
+  std::string late_id;
+  for (const auto& letter : listing)
+    if (letter.value("entry", "") == "7-0")
+      late_id = letter.value("id", "");
+  ASSERT_FALSE(late_id.empty());
+  auto retried = admin.Post("/admin/dead-letters/carrier-b/" + late_id + "/retry", key,
+                            "", "application/json");
+  ASSERT_TRUE(retried);
+  EXPECT_EQ(retried->status, 200) << retried->body;
+  EXPECT_EQ(client.shared("carrier-a", person, line_a).count("late"), 1u);
+  EXPECT_EQ(admin
+                .Post("/admin/dead-letters/carrier-b/" + late_id + "/retry", key, "",
+                      "application/json")
+                ->status,
+            404);
 }
