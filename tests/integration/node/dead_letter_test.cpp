@@ -118,6 +118,7 @@ TEST(dead_letters, bad_entries_are_kept_with_their_reason_and_the_rest_arrives) 
   EXPECT_NE(json["letters"][0].value("reason", "").find("beyond"), std::string::npos);
   EXPECT_FALSE(json["letters"][0].contains("batch")); // contact data stays out of it
   auto first = json["letters"][0].value("id", "");
+  EXPECT_EQ(admin.Delete("/admin/dead-letters/carrier-b/" + first)->status, 401);
   EXPECT_EQ(admin.Delete("/admin/dead-letters/carrier-b/" + first, key)->status, 200);
   EXPECT_EQ(admin.Delete("/admin/dead-letters/carrier-b/" + first, key)->status, 404);
   auto after =
