@@ -36,7 +36,7 @@ void tick_after(link_pointer self, std::chrono::milliseconds delay) {
 
 void fail(link_pointer self, std::string why) {
   auto& st = self->state;
-  st.link_state = "down";
+  st.link = link_state::down;
   st.backlog->down(st.backlog_slot);
   st.last_error = std::move(why);
   st.unsent.clear(); // the retry reads from the outbox's start
@@ -148,9 +148,9 @@ void send_window(link_pointer self) {
   for (std::size_t i = 0; i < st.nodes.size(); ++i)
     if (!connect_node(self, i))
       return;
-  if (st.link_state != "up")
+  if (st.link != link_state::up)
     st.last_error.clear(); // it said why the link was not up
-  st.link_state = "up";
+  st.link = link_state::up;
   // What the last read held beyond its window comes first; else the outbox.
   auto entries = std::move(st.unsent);
   st.unsent.clear();
@@ -211,7 +211,7 @@ peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
     for (auto& node : st.nodes)
       if (node && node.address() == down.source)
         node = federation_actor{};
-    st.link_state = "down";
+    st.link = link_state::down;
     st.backlog->down(st.backlog_slot);
     // CAF 0.17 may drop requests to a node that died without answering them:
     // give up the window now rather than at the ack timeout, and resend it.
@@ -233,7 +233,7 @@ peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
         out.processed = st.acknowledged;
         out.last_error = st.last_error;
         out.peer = st.peer.id;
-        out.link_state = st.link_state;
+        out.link_state = to_string(st.link);
         if (st.redis && st.redis->healthy()) {
           if (auto depth = store::outbox_depth(*st.redis, st.peer.id))
             out.outbox = *depth;
