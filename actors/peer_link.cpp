@@ -1,13 +1,13 @@
 #include "actors/peer_link.hpp"
 
 #include "actors/signed_batch.hpp"
+#include "actors/window_plan.hpp"
 #include "core/stamp.hpp"
 #include "store/outbox.hpp"
 
 #include <caf/openssl/remote_actor.hpp>
 
 #include <algorithm>
-#include <iterator>
 
 namespace simsync {
 
@@ -15,25 +15,13 @@ namespace {
 
 using link_pointer = peer_link_actor::stateful_pointer<peer_link_state>;
 
-/// Entries read from the outbox and sent before waiting for their acks.
-/// They travel as few requests (one per peer node unless large) and one
-/// script call per request and peer shard, so a larger window costs no more
-/// messages: 256 (from 64) drains a backlog of small interactive edits in a
-/// quarter of the round trips.
-constexpr std::size_t window = 256;
-/// A window also ends after this many bytes of batches (at least one entry
-/// goes): what the link holds in flight while bootstrap batches of large
-/// books wait in the outbox. What was read beyond it starts the next window.
-constexpr std::size_t window_bytes = 16 << 20;
-/// One request carries at most this many bytes of batches (at least one
-/// entry): the peer applies one while the next is on the wire, and its
-/// script, during which that Redis serves nobody else, stays short.
-constexpr std::size_t request_bytes = 1 << 20;
+/// The window's limits (see window_limits for why these).
+constexpr window_limits limits{};
 /// Redis has no byte limit for a read, so the link sizes its next read from
-/// the average entry of the last one (window_bytes worth, at most `window`
-/// entries). After a failure it starts again from this few: the backlog an
-/// outage leaves may hold large bootstrap batches (a whole book each), and
-/// 256 of those read at once could take gigabytes.
+/// the average entry of the last one (next_read_count). After a failure it
+/// starts again from this few: the backlog an outage leaves may hold large
+/// bootstrap batches (a whole book each), and 256 of those read at once could
+/// take gigabytes.
 constexpr std::size_t first_read = 4;
 /// How long an idle link waits in Redis for its outbox to receive an entry
 /// (it wakes as soon as one is written) before it reads its mailbox again.
@@ -48,7 +36,7 @@ void tick_after(link_pointer self, std::chrono::milliseconds delay) {
 
 void fail(link_pointer self, std::string why) {
   auto& st = self->state;
-  st.link_state = "down";
+  st.link = link_state::down;
   st.backlog->down(st.backlog_slot);
   st.last_error = std::move(why);
   st.unsent.clear(); // the retry reads from the outbox's start
@@ -160,9 +148,9 @@ void send_window(link_pointer self) {
   for (std::size_t i = 0; i < st.nodes.size(); ++i)
     if (!connect_node(self, i))
       return;
-  if (st.link_state != "up")
+  if (st.link != link_state::up)
     st.last_error.clear(); // it said why the link was not up
-  st.link_state = "up";
+  st.link = link_state::up;
   // What the last read held beyond its window comes first; else the outbox.
   auto entries = std::move(st.unsent);
   st.unsent.clear();
@@ -174,13 +162,8 @@ void send_window(link_pointer self) {
       return;
     }
     entries = std::move(*read);
-    if (!entries.empty()) {
-      std::size_t read_bytes = 0;
-      for (const auto& e : entries)
-        read_bytes += e.batch.size() + e.idcode.size();
-      auto average = std::max<std::size_t>(1, read_bytes / entries.size());
-      st.read_count = std::clamp<std::size_t>(window_bytes / average, 1, window);
-    }
+    if (!entries.empty())
+      st.read_count = next_read_count(entries, limits);
   }
   if (entries.empty()) {
     st.backlog->waiting_since(st.backlog_slot, 0);
@@ -188,40 +171,20 @@ void send_window(link_pointer self) {
     return;
   }
   st.backlog->waiting_since(st.backlog_slot, store::stream_id_ms(entries.front().id));
-  std::size_t kept = 0;
-  std::size_t bytes = 0;
-  while (kept < entries.size() && (kept == 0 || bytes < window_bytes))
-    bytes += entries[kept++].batch.size();
-  st.unsent.assign(std::make_move_iterator(entries.begin() + kept),
-                   std::make_move_iterator(entries.end()));
-  entries.resize(kept);
-  st.window_last_id = entries.back().id;
-  // Per peer node, its entries in stream order (an account's entries all go
-  // to the node owning its shard, so their order survives), in requests of
-  // up to request_bytes. Requests to one node arrive and are applied in the
-  // order they were sent; if one fails, the whole window is sent again.
-  std::vector<std::vector<store::outbox_entry>> by_node(st.nodes.size());
-  for (auto& e : entries)
-    by_node[node_for(st, e.idcode)].push_back(std::move(e));
+  // Requests to one node arrive and are applied in the order they were sent;
+  // if one fails, the whole window is sent again.
+  auto plan = plan_window(
+      std::move(entries), st.nodes.size(),
+      [&st](const std::string& idcode) { return node_for(st, idcode); }, limits);
+  st.unsent = std::move(plan.unsent);
+  st.window_last_id = std::move(plan.last_id);
   st.window_failed = false;
   auto seq = ++st.window_seq;
   st.in_flight = 0;
   st.window_sent_at = std::chrono::steady_clock::now();
-  for (std::size_t node = 0; node < by_node.size(); ++node) {
-    std::vector<store::outbox_entry> batch;
-    std::size_t size = 0;
-    for (auto& e : by_node[node]) {
-      if (!batch.empty() && size + e.batch.size() > request_bytes) {
-        send_batch(self, node, seq, batch);
-        batch.clear();
-        size = 0;
-      }
-      size += e.batch.size();
-      batch.push_back(std::move(e));
-    }
-    if (!batch.empty())
-      send_batch(self, node, seq, batch);
-  }
+  for (std::size_t node = 0; node < plan.requests_by_node.size(); ++node)
+    for (const auto& request : plan.requests_by_node[node])
+      send_batch(self, node, seq, request);
 }
 
 } // namespace
@@ -248,7 +211,7 @@ peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
     for (auto& node : st.nodes)
       if (node && node.address() == down.source)
         node = federation_actor{};
-    st.link_state = "down";
+    st.link = link_state::down;
     st.backlog->down(st.backlog_slot);
     // CAF 0.17 may drop requests to a node that died without answering them:
     // give up the window now rather than at the ack timeout, and resend it.
@@ -270,7 +233,7 @@ peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
         out.processed = st.acknowledged;
         out.last_error = st.last_error;
         out.peer = st.peer.id;
-        out.link_state = st.link_state;
+        out.link_state = to_string(st.link);
         if (st.redis && st.redis->healthy()) {
           if (auto depth = store::outbox_depth(*st.redis, st.peer.id))
             out.outbox = *depth;

@@ -19,6 +19,24 @@
 
 namespace simsync {
 
+/// Where a link is: connecting until its first window can go (Redis and every
+/// peer node reached), up from then, down after a failure until it is up again.
+enum class link_state { connecting, up, down };
+
+/// As the status reports it (actor_status::link_state): "connecting", "up" or
+/// "down".
+inline const char* to_string(link_state s) {
+  switch (s) {
+  case link_state::connecting:
+    return "connecting";
+  case link_state::up:
+    return "up";
+  case link_state::down:
+    return "down";
+  }
+  return "connecting"; // not reached
+}
+
 struct peer_link_state {
   static inline const char* name = "peer_link";
 
@@ -48,7 +66,7 @@ struct peer_link_state {
   std::shared_ptr<replication_backlog> backlog;
   std::size_t backlog_slot = 0;
 
-  std::string link_state = "connecting"; ///< up, down or connecting
+  link_state link = link_state::connecting; ///< reported as to_string(link)
   std::string last_error;         ///< why the link is not up; cleared when it is up again
   std::uint64_t batches_sent = 0; ///< outbox entries sent (resends included)
   std::uint64_t bytes_sent = 0;   ///< of their batches
