@@ -33,24 +33,17 @@ md_context_ptr new_context() {
 
 } // namespace
 
-std::optional<signature_key> signature_key::private_from_pem(std::string_view pem) {
+std::optional<signature_key> signature_key::from_pem(std::string_view pem,
+                                                     bool is_private) {
   auto bio = memory_bio(pem);
   if (!bio)
     return std::nullopt;
-  auto key = ed25519_only(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
+  auto key = ed25519_only(
+      is_private ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr)
+                 : PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr));
   if (!key)
     return std::nullopt;
-  return signature_key{std::move(key), true};
-}
-
-std::optional<signature_key> signature_key::public_from_pem(std::string_view pem) {
-  auto bio = memory_bio(pem);
-  if (!bio)
-    return std::nullopt;
-  auto key = ed25519_only(PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr));
-  if (!key)
-    return std::nullopt;
-  return signature_key{std::move(key), false};
+  return signature_key{std::move(key), is_private};
 }
 
 std::string signature_key::sign(std::string_view message) const {

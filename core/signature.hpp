@@ -20,9 +20,13 @@ class signature_key {
 public:
   /// Parses a PEM private key (PKCS#8, "BEGIN PRIVATE KEY"); nullopt unless
   /// it is an Ed25519 key.
-  static std::optional<signature_key> private_from_pem(std::string_view pem);
+  static std::optional<signature_key> private_from_pem(std::string_view pem) {
+    return from_pem(pem, true);
+  }
   /// Parses a PEM public key ("BEGIN PUBLIC KEY"); nullopt unless Ed25519.
-  static std::optional<signature_key> public_from_pem(std::string_view pem);
+  static std::optional<signature_key> public_from_pem(std::string_view pem) {
+    return from_pem(pem, false);
+  }
 
   /// The 64-byte signature of `message`. Throws std::logic_error on a public
   /// key, std::runtime_error if OpenSSL fails.
@@ -37,6 +41,7 @@ public:
   std::string public_pem() const;
 
 private:
+  static std::optional<signature_key> from_pem(std::string_view pem, bool is_private);
   signature_key(std::shared_ptr<EVP_PKEY> key, bool is_private)
       : key_(std::move(key)), is_private_(is_private) {}
 
