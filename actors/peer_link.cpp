@@ -98,15 +98,15 @@ void window_done(link_pointer self) {
 
 /// Signs and sends one request of window `seq` to peer node `node`.
 void send_batch(link_pointer self, std::size_t node, std::uint64_t seq,
-                const std::vector<store::outbox_entry>& entries) {
+                std::vector<store::outbox_entry> entries) {
   auto& st = self->state;
   auto count = entries.size();
   ++st.in_flight;
   st.batches_sent += count;
   for (const auto& e : entries)
     st.bytes_sent += e.batch.size();
-  auto batch =
-      sign_batch(self->system(), *st.signing_key, st.carrier, st.peer.id, entries);
+  auto batch = sign_batch(self->system(), *st.signing_key, st.carrier, st.peer.id,
+                          std::move(entries));
   self->request(st.nodes[node], ack_timeout, atom::deliver_v, std::move(batch))
       .then(
           [self, seq, count](const std::string&) {
@@ -183,8 +183,8 @@ void send_window(link_pointer self) {
   st.in_flight = 0;
   st.window_sent_at = std::chrono::steady_clock::now();
   for (std::size_t node = 0; node < plan.requests_by_node.size(); ++node)
-    for (const auto& request : plan.requests_by_node[node])
-      send_batch(self, node, seq, request);
+    for (auto& request : plan.requests_by_node[node])
+      send_batch(self, node, seq, std::move(request));
 }
 
 } // namespace

@@ -70,8 +70,16 @@ void join(router_pointer self, int32_t sibling) {
             auto other = caf::actor_cast<router_actor>(std::move(ptr));
             // Tell it who joined, so that it routes to this node too.
             self->request(other, join_timeout, atom::join_v, self->state.node)
-                .then([self, sibling, other](bool) { joined(self, sibling, other); },
-                      [self, sibling](caf::error&) { rejoin_later(self, sibling); });
+                .then(
+                    [self, sibling, other](bool accepted) {
+                      // Refused: the two configurations disagree on the
+                      // carrier's nodes; try again until they agree.
+                      if (accepted)
+                        joined(self, sibling, other);
+                      else
+                        rejoin_later(self, sibling);
+                    },
+                    [self, sibling](caf::error&) { rejoin_later(self, sibling); });
           },
           [self, sibling](caf::error&) { rejoin_later(self, sibling); });
 }

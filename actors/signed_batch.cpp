@@ -28,11 +28,10 @@ std::string signed_batch_text(const signed_batch& batch) {
 
 signed_batch sign_batch(caf::actor_system& sys, const core::signature_key& key,
                         std::string origin, std::string to,
-                        const std::vector<store::outbox_entry>& entries) {
+                        std::vector<store::outbox_entry> entries) {
   std::vector<char> bytes;
   caf::binary_serializer sink{sys, bytes};
-  auto copy = entries; // 0.17's serializer takes a mutable reference
-  if (auto err = sink(copy))
+  if (auto err = sink(entries))
     throw std::runtime_error("cannot serialize a batch: " + sys.render(err));
   signed_batch out{
       std::move(origin), std::move(to), std::string(bytes.begin(), bytes.end()), {}};

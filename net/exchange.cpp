@@ -124,7 +124,8 @@ gateway_context::gateway_context(caf::actor_system& sys, const config::node_conf
                                  router_actor router, gateway_limits limits,
                                  std::shared_ptr<metrics::request_meter> meter)
     : sys(sys), router(std::move(router)), shards(cfg.shards), shard_count(cfg.shards),
-      federation_key(cfg.federation_key), seal_key(cfg.seal_key), limits(limits),
+      federation_key(cfg.federation_key), seal_key(cfg.seal_key), peers(cfg.peer_ids()),
+      limits(limits),
       mass_deletion{static_cast<std::uint32_t>(cfg.mass_deletion_min_cards),
                     static_cast<std::uint32_t>(cfg.mass_deletion_percent)},
       meter(std::move(meter)), registration(cfg.registration),
@@ -136,10 +137,7 @@ gateway_context::gateway_context(caf::actor_system& sys, const config::node_conf
       verify_limiter(std::make_shared<address_limiter>(
           cfg.registration.requests_per_address, cfg.registration.address_window)),
       admin_key(cfg.admin_key),
-      dead_letter_shard(cfg.dead_letter_shard()), incoming{cfg.max_clock_skew} {
-  for (const auto& peer : cfg.peers)
-    peers.push_back(peer.id);
-}
+      dead_letter_shard(cfg.dead_letter_shard()), incoming{cfg.max_clock_skew} {}
 
 exchange::exchange(context_ptr ctx, restinio::request_handle_t req,
                    caf::event_based_actor* self, std::string_view route,

@@ -7,6 +7,9 @@
 
 namespace simsync::testing {
 
+/// A file's whole text (a key or certificate of the test PKI); empty if none.
+std::string file_text(const std::string& path);
+
 /// The TLS certificates and signing keys of test deployments, made by
 /// tools/pki (the same script tools/cluster uses) in a temporary folder that
 /// every deployment of the test process shares: one federation CA, and per

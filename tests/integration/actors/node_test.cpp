@@ -8,21 +8,12 @@
 #include <caf/actor_system.hpp>
 #include <caf/scoped_actor.hpp>
 
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 using namespace simsync;
 using namespace simsync::testing;
 
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream all;
-  all << in.rdbuf();
-  return all.str();
-}
 
 config::node_entry node_at(std::string id, config::host_port federation,
                            std::vector<int> shards) {
@@ -45,13 +36,13 @@ config::node_config make_config(const redis_server& redis) {
   cfg.federation = {"127.0.0.1", free_loopback_port()};
   cfg.nodes = {node_at("a1", cfg.federation, {0, 1})};
   cfg.federation_tls = {pki.federation_ca(), pki.federation_pem("carrier-a")};
-  cfg.signing_key = read_text(pki.signing_key("carrier-a"));
+  cfg.signing_key = file_text(pki.signing_key("carrier-a"));
   // A peer that never answers: its link must show as down, not block anything.
   config::peer_entry peer;
   peer.id = "carrier-b";
   peer.shards = 2;
   peer.nodes = {node_at("b1", {"127.0.0.1", free_loopback_port()}, {0, 1})};
-  peer.public_key = read_text(pki.signing_pub("carrier-b"));
+  peer.public_key = file_text(pki.signing_pub("carrier-b"));
   cfg.peers = {peer};
   return cfg;
 }

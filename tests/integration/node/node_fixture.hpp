@@ -20,10 +20,8 @@
 #include <caf/scoped_actor.hpp>
 
 #include <chrono>
-#include <fstream>
 #include <functional>
 #include <memory>
-#include <sstream>
 #include <thread>
 
 namespace simsync::testing {
@@ -50,17 +48,10 @@ struct client_system {
   caf::scoped_actor self;
 };
 
-inline std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream all;
-  all << in.rdbuf();
-  return all.str();
-}
-
 /// `origin`'s signing key from the test PKI.
 inline core::signature_key signing_key_of(const std::string& origin) {
   auto key = core::signature_key::private_from_pem(
-      read_text(test_pki::shared().signing_key(origin)));
+      file_text(test_pki::shared().signing_key(origin)));
   if (!key)
     throw std::runtime_error("no signing key for " + origin);
   return *key;
