@@ -25,7 +25,7 @@ using account_shard_actor = caf::typed_actor<
     caf::replies_to<atom::find_line, std::string>::with<caf::optional<store::line_info>>,
     /// F2 (shared) and F7 (private): a snapshot, delta or removal from a line.
     caf::replies_to<atom::upload, store::upload_request>::with<store::upload_result>,
-    /// F4 and F1 announcements: a sibling carrier's (origin, outbox entries)
+    /// F4 and F1 sibling resolution: a peer carrier's (origin, outbox entries)
     /// for this shard's accounts, applied in order in one store script.
     caf::replies_to<atom::replicate, std::string,
                     std::vector<store::outbox_entry>>::with<store::replicate_result>,
@@ -118,6 +118,24 @@ using router_actor = caf::typed_actor<
     /// How the router is doing.
     caf::replies_to<atom::status>::with<actor_status>>;
 
+/// A node's user directory: every directory entry a peer carrier sends (an
+/// ask, a hold, a retirement: which carriers hold an account for a person)
+/// passes through it. It paces each peer's lookups (lookup_pacer), then has
+/// the shard owning the account apply them, in stream order with the
+/// account's other entries and atomically with the account itself, which
+/// the resolution depends on (store/lua/lib.lua answer_ask); it counts what
+/// they did. It lives in the cluster actor system.
+using user_directory_actor = caf::typed_actor<
+    /// A peer's (origin's) entries for the accounts of one shard, at least one
+    /// of them a directory entry: applied by `shard` once the origin's pace
+    /// allows their lookups; replies with what they did.
+    caf::replies_to<atom::resolve, std::string, account_shard_actor,
+                    std::vector<store::outbox_entry>>::with<store::replicate_result>,
+    /// Apply the paced part with this number: its wait is over (self-sent).
+    caf::reacts_to<atom::run, std::uint64_t>,
+    /// How the directory is doing (outcomes, paced lookups per peer).
+    caf::replies_to<atom::status>::with<actor_status>>;
+
 /// A node's federation endpoint, the one actor peer carriers can reach (in
 /// the node's federation actor system, TLS with the federation's CA): it
 /// takes signed batches, and nothing else.
@@ -198,5 +216,6 @@ CAF_ADD_TYPE_ID(simsync, (simsync::store::dead_letter))
 CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::dead_letter>))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::kept_letter))
 CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::kept_letter>))
+CAF_ADD_TYPE_ID(simsync, (simsync::user_directory_actor))
 
 CAF_END_TYPE_ID_BLOCK(simsync)

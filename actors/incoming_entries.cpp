@@ -79,7 +79,8 @@ std::string entry_refusal(const store::outbox_entry& entry, std::uint64_t now_ms
   if (!is_idcode(entry.idcode))
     return "the idcode is not 64 lower-case hex digits";
   if (entry.kind != store::outbox_kind::batch)
-    return entry.batch.empty() ? std::string() : "an announcement carries a batch";
+    return entry.batch.empty() ? std::string()
+                               : "a directory entry (ask, hold, retire) carries a batch";
   auto skew = static_cast<std::uint64_t>(limits.max_clock_skew.count());
   auto latest = (now_ms + skew + 1) * core::hlc_logical_per_ms - 1;
   return batch_refusal(entry.batch, latest, limits);

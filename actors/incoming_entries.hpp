@@ -22,7 +22,7 @@ struct entry_limits {
 
 /// Why `entry` must not be applied at `now_ms` (Unix ms), or empty if it may:
 /// - the idcode is not 64 lower-case hex digits;
-/// - an announcement or retirement carries a batch; a batch is not pairs of
+/// - a directory entry (ask, hold, retire) carries a batch; a batch is not pairs of
 ///   (uid, record) netstrings, or holds none;
 /// - a uid is empty or longer than a card may be;
 /// - a record does not parse; its stamp (or the stamp a tombstone removes)

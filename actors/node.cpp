@@ -4,6 +4,7 @@
 #include "actors/federation.hpp"
 #include "actors/peer_link.hpp"
 #include "actors/router.hpp"
+#include "actors/user_directory.hpp"
 
 #include <caf/openssl/publish.hpp>
 
@@ -73,8 +74,8 @@ void begin_stop(node_pointer self) {
   st.still_running = st.children.size();
   for (auto& c : st.children)
     self->send_exit(c.handle, caf::exit_reason::user_shutdown);
-  self->send_exit(st.router, caf::exit_reason::user_shutdown);
-  self->send_exit(st.federation, caf::exit_reason::user_shutdown);
+  for (auto& e : st.essentials)
+    self->send_exit(e.handle, caf::exit_reason::user_shutdown);
   if (st.still_running == 0)
     self->quit(caf::exit_reason::user_shutdown);
 }
@@ -88,7 +89,7 @@ caf::result<std::vector<actor_status>> collect_status(node_pointer self) {
   auto& st = self->state;
   auto all = std::make_shared<collection>();
   all->rp = self->make_response_promise<std::vector<actor_status>>();
-  all->pending = st.children.size() + 2;
+  all->pending = st.children.size() + st.essentials.size();
   auto done = [all] {
     if (--all->pending == 0)
       all->rp.deliver(std::move(all->statuses));
@@ -112,12 +113,10 @@ caf::result<std::vector<actor_status>> collect_status(node_pointer self) {
               done();
             });
   };
-  for (auto [handle, name] :
-       {std::pair{caf::actor_cast<caf::actor>(st.router), "router"},
-        {caf::actor_cast<caf::actor>(st.federation), "federation"}}) {
+  for (const auto& e : st.essentials) {
     actor_status fallback;
-    fallback.name = fallback.kind = name;
-    ask(handle, std::move(fallback), 0, {});
+    fallback.name = fallback.kind = e.kind;
+    ask(e.handle, std::move(fallback), 0, {});
   }
   for (const auto& c : st.children) {
     actor_status fallback;
@@ -135,13 +134,12 @@ node_actor::behavior_type node(node_pointer self, node_state init) {
   self->state = std::move(init);
   for (auto& c : self->state.children)
     self->monitor(c.handle);
-  self->monitor(self->state.router);
-  self->monitor(self->state.federation);
+  for (auto& e : self->state.essentials)
+    self->monitor(e.handle);
   self->set_down_handler([self](const caf::down_msg& down) {
-    if (down.source == self->state.router.address() ||
-        down.source == self->state.federation.address()) {
-      // Without its router or endpoint the node cannot be reached: stop, and
-      // let the process supervisor (tools/cluster) start it again.
+    const auto& essentials = self->state.essentials;
+    if (std::any_of(essentials.begin(), essentials.end(),
+                    [&](const auto& e) { return e.handle.address() == down.source; })) {
       if (!self->state.stopping)
         begin_stop(self);
       return;
@@ -161,10 +159,8 @@ namespace {
 
 /// Stops what start_node spawned before it failed.
 caf::error abandon(node_state& st, caf::error err) {
-  for (auto& handle : {caf::actor_cast<caf::actor>(st.router),
-                       caf::actor_cast<caf::actor>(st.federation)})
-    if (handle)
-      caf::anon_send_exit(handle, caf::exit_reason::user_shutdown);
+  for (auto& e : st.essentials)
+    caf::anon_send_exit(e.handle, caf::exit_reason::user_shutdown);
   for (auto& c : st.children)
     caf::anon_send_exit(c.handle, caf::exit_reason::user_shutdown);
   return err;
@@ -223,9 +219,14 @@ caf::expected<running_node> start_node(node_systems systems,
   for (const auto& other : cfg.nodes)
     if (other.id != cfg.node)
       siblings.push_back(other);
+  auto directory = cluster_sys.spawn(
+      user_directory, lookup_limits{static_cast<double>(cfg.lookups_per_second),
+                                    static_cast<double>(cfg.lookup_burst)});
+  st.essentials.push_back({"user_directory", caf::actor_cast<caf::actor>(directory)});
   st.router = cluster_sys.spawn<caf::detached>(
       router, cfg.node, cfg.shards, owned, shards, std::move(siblings),
-      entry_limits{cfg.max_clock_skew}, st.measured);
+      std::move(directory), entry_limits{cfg.max_clock_skew}, st.measured);
+  st.essentials.push_back({"router", caf::actor_cast<caf::actor>(st.router)});
   if (const auto& at = cfg.self().cluster; at.port != 0) {
     auto port = caf::openssl::publish(st.router, static_cast<uint16_t>(at.port),
                                       at.host.c_str(), true);
@@ -233,11 +234,11 @@ caf::expected<running_node> start_node(node_systems systems,
       return abandon(st,
                      cannot_listen(cluster_sys, "the carrier's nodes", at, port.error()));
   }
-  st.federation = federation_sys.spawn<caf::detached>(federation, cfg.carrier,
+  auto endpoint = federation_sys.spawn<caf::detached>(federation, cfg.carrier,
                                                       std::move(peer_keys), st.router);
-  auto port =
-      caf::openssl::publish(st.federation, static_cast<uint16_t>(cfg.federation.port),
-                            cfg.federation.host.c_str(), true);
+  st.essentials.push_back({"federation", caf::actor_cast<caf::actor>(endpoint)});
+  auto port = caf::openssl::publish(endpoint, static_cast<uint16_t>(cfg.federation.port),
+                                    cfg.federation.host.c_str(), true);
   if (!port)
     return abandon(
         st, cannot_listen(federation_sys, "federation", cfg.federation, port.error()));

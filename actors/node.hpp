@@ -46,8 +46,15 @@ struct node_state {
   std::chrono::milliseconds max_replication_lag{0};
   store::history_policy history; ///< what each store's history keeps (config: [history])
   bool measured = true;          ///< actors time their messages (config: metrics)
-  router_actor router;
-  federation_actor federation;
+  /// An actor the node cannot do without (the router, the federation
+  /// endpoint, the user directory): never restarted; when one goes down the
+  /// node stops, and the process supervisor (tools/cluster) starts it again.
+  struct essential {
+    const char* kind; ///< also its name in the status
+    caf::actor handle;
+  };
+  std::vector<essential> essentials;
+  router_actor router; ///< also among the essentials: told of restarted shards
   std::vector<child> children;
   bool stopping = false;
   std::size_t still_running = 0; ///< children not yet down while stopping
@@ -61,8 +68,9 @@ struct running_node {
 };
 
 /// Spawns a node across its actor systems (node_systems.hpp): in the cluster
-/// system its shards and its router (published on its cluster address, if
-/// it has one) and the node actor that supervises everything; in the
+/// system its shards, its user directory and its router (published on its
+/// cluster address, if it has one) and the node actor that supervises
+/// everything; in the
 /// federation system its federation endpoint (published on its federation
 /// address); in the links system a peer link per peer carrier. Fails if a
 /// key does not parse or an address cannot be bound.

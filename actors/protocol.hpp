@@ -104,7 +104,7 @@ typename Inspector::result_type inspect(Inspector& f, restore_request& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, replicate_result& x) {
   return f(caf::meta::type_name("replicate_result"), x.applied, x.identical, x.stale,
-           x.siblings_added, x.siblings_removed);
+           x.asked, x.answered, x.siblings_added, x.siblings_removed);
 }
 
 template <class Inspector>
@@ -198,7 +198,7 @@ typename Inspector::result_type inspect(Inspector& f, actor_status& x) {
   return f(caf::meta::type_name("actor_status"), x.name, x.kind, x.shard, x.mailbox,
            x.processed, x.restarts, x.last_error, x.latency_counts, x.latency_sum_us,
            x.peer, x.link_state, x.outbox, x.lag_ms, x.batches_sent, x.bytes_sent,
-           x.acknowledged, x.refused);
+           x.acknowledged, x.refused, x.directory, x.paced);
 }
 
 } // namespace simsync::metrics
@@ -208,7 +208,7 @@ typename Inspector::result_type inspect(Inspector& f, actor_status& x) {
 namespace simsync {
 
 /// A peer carrier's outbox entries, in stream order (batches of stamped
-/// changes, announcements and retirements of accounts), once their
+/// changes, and the directory's asks, holds and retirements), once their
 /// signature checked out: what a node's federation endpoint hands its
 /// router. The reply, sent once every entry is persisted, is the ack.
 struct peer_batch {
@@ -270,6 +270,7 @@ CAF_ADD_ATOM(simsync, simsync::atom, verify_code, "verifycode")
 CAF_ADD_ATOM(simsync, simsync::atom, run, "run")
 CAF_ADD_ATOM(simsync, simsync::atom, dead_letter, "deadletter")
 CAF_ADD_ATOM(simsync, simsync::atom, drop_letter, "dropletter")
+CAF_ADD_ATOM(simsync, simsync::atom, resolve, "resolve")
 
 // The project's type-ID block is at the end of actors/actors.hpp: it also
 // registers the actor handles that travel between nodes.

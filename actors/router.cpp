@@ -1,5 +1,6 @@
 #include "actors/router.hpp"
 
+#include "actors/lookup_pacing.hpp"
 #include "core/stamp.hpp"
 
 #include <caf/openssl/manager.hpp>
@@ -17,6 +18,8 @@ using router_pointer = router_actor::stateful_pointer<router_state>;
 
 /// Long enough for a bootstrap of a large book; the sender retries after it.
 constexpr auto apply_timeout = std::chrono::seconds{60};
+/// The directory may hold a part for its peer's pace first (lookup_limits).
+constexpr auto directory_timeout = apply_timeout + lookup_limits{}.max_delay;
 constexpr auto join_timeout = std::chrono::seconds{10};
 constexpr auto rejoin_delay = std::chrono::milliseconds{500};
 
@@ -179,24 +182,32 @@ caf::result<std::string> deliver(router_pointer self, peer_batch& msg) {
         .then([persisted](std::uint64_t) { persisted(); }, failed);
   }
   for (size_t shard = 0; shard < parts.size(); ++shard) {
-    if (parts[shard].empty())
+    auto& part = parts[shard];
+    if (part.empty())
       continue;
-    self->request(st.shards[shard], apply_timeout, atom::replicate_v, msg.origin,
-                  std::move(parts[shard]))
-        .then([persisted](const store::replicate_result&) { persisted(); }, failed);
+    auto applied = [persisted](const store::replicate_result&) { persisted(); };
+    if (std::any_of(part.begin(), part.end(),
+                    [](const auto& e) { return e.kind != store::outbox_kind::batch; }))
+      self->request(st.directory, directory_timeout, atom::resolve_v, msg.origin,
+                    st.shards[shard], std::move(part))
+          .then(applied, failed);
+    else
+      self->request(st.shards[shard], apply_timeout, atom::replicate_v, msg.origin,
+                    std::move(part))
+          .then(applied, failed);
   }
   return d->rp;
 }
 
 } // namespace
 
-router_actor::behavior_type router(router_pointer self, std::string node,
-                                   int total_shards, std::vector<int> owned,
-                                   std::vector<account_shard_actor> local,
-                                   std::vector<config::node_entry> siblings,
-                                   entry_limits limits, bool measured) {
+router_actor::behavior_type
+router(router_pointer self, std::string node, int total_shards, std::vector<int> owned,
+       std::vector<account_shard_actor> local, std::vector<config::node_entry> siblings,
+       user_directory_actor directory, entry_limits limits, bool measured) {
   auto& st = self->state;
   st.node = std::move(node);
+  st.directory = std::move(directory);
   st.limits = limits;
   st.letter_keeper = local.front();
   if (measured)

@@ -29,6 +29,8 @@ struct router_state {
   entry_limits limits;
   /// The local shard whose store keeps the dead letters.
   account_shard_actor letter_keeper;
+  /// This node's user directory: entries with lookups go through it.
+  user_directory_actor directory;
   /// From a peer's delivery to its acknowledgement, when measured.
   std::optional<metrics::latency_histogram> latency;
 };
@@ -41,13 +43,16 @@ struct router_state {
 /// checked their signature, come here; each goes to the shard that owns its
 /// account, on this node or another node of the carrier (one request per
 /// shard), and the ack goes back only after every one of those shards
-/// persisted its entries. Entries that fail their checks are kept as dead
-/// letters (in the store of `local`'s first shard) instead of applied.
-/// Spawn detached: the federation endpoint, in the other actor system,
-/// talks to it (see node.hpp).
+/// persisted its entries. A shard's part that holds a directory entry (an
+/// ask, a hold, a retirement) goes by way of `directory`, which paces each
+/// peer's lookups and counts what they did. Entries that fail their checks are kept as
+/// dead letters (in the store of `local`'s first shard) instead of applied. Spawn
+/// detached: the federation endpoint, in the other actor system, talks to it (see
+/// node.hpp).
 router_actor::behavior_type
 router(router_actor::stateful_pointer<router_state> self, std::string node,
        int total_shards, std::vector<int> owned, std::vector<account_shard_actor> local,
-       std::vector<config::node_entry> siblings, entry_limits limits, bool measured);
+       std::vector<config::node_entry> siblings, user_directory_actor directory,
+       entry_limits limits, bool measured);
 
 } // namespace simsync

@@ -66,6 +66,11 @@ constexpr option_spec option_specs[] = {
     {"--max-clock-skew-ms", "federation.max_clock_skew_ms", "MS", "default: 300000",
      "an entry from a peer carrier stamped further ahead of this node's clock\n"
      "is not applied but kept as a dead letter (1000..86400000)"},
+    {"--lookups-per-second", "federation.lookups_per_second", "N", "default: 200",
+     "directory lookups (does a person hold an account here?) a peer carrier\n"
+     "may make per second once its burst is spent; more wait (10..1000000)"},
+    {"--lookup-burst", "federation.lookup_burst", "N", "default: 2000",
+     "lookups a peer carrier may make at once (256..10000000)"},
     {"--mass-deletion-min-cards", "gateway.mass_deletion_min_cards", "N", "default: 10",
      "a snapshot that would remove more than N cards and more than\n"
      "--mass-deletion-percent of the book is held (409) until the phone confirms"},
@@ -350,6 +355,12 @@ public:
     const auto* federation = federation_table();
     c.max_clock_skew = std::chrono::milliseconds{integer_in(
         federation, "federation.max_clock_skew_ms", 300'000, 1'000, 86'400'000)};
+    // At least 10 a second and a burst of a window (256 entries): a window
+    // of lookups then never waits longer than the pacer's longest delay.
+    c.lookups_per_second = static_cast<std::uint64_t>(
+        integer_in(federation, "federation.lookups_per_second", 200, 10, 1'000'000));
+    c.lookup_burst = static_cast<std::uint64_t>(
+        integer_in(federation, "federation.lookup_burst", 2'000, 256, 10'000'000));
     c.federation_tls = read_tls_identity(federation, "federation");
     c.signing_key = optional_pem_file(federation, "federation.signing_key_file");
     const auto* admin = setting_table("admin", {"listen", "metrics", "key_file"});
@@ -535,7 +546,8 @@ private:
   // -- paths and keys --
 
   const toml::table* federation_table() const {
-    return setting_table("federation", {"listen", "max_clock_skew_ms", "ca_file",
+    return setting_table("federation", {"listen", "max_clock_skew_ms",
+                                        "lookups_per_second", "lookup_burst", "ca_file",
                                         "certificate_file", "signing_key_file"});
   }
 

@@ -118,6 +118,11 @@ struct node_config {
   /// A peer's entry stamped further ahead of this node's clock is not
   /// applied: it goes to the peer's dead letters ([federation] max_clock_skew_ms).
   std::chrono::milliseconds max_clock_skew{300'000};
+  /// Directory lookups (asks and holds) a peer may make per second once its
+  /// burst is spent; more wait ([federation] lookups_per_second).
+  std::uint64_t lookups_per_second = 200;
+  /// Lookups a peer may make at once ([federation] lookup_burst).
+  std::uint64_t lookup_burst = 2000;
   /// Every node of this carrier; a carrier configured without [[nodes]] gets
   /// one entry, this node, owning every shard.
   std::vector<node_entry> nodes;

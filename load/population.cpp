@@ -306,7 +306,7 @@ void wait_for_siblings(const deployment& d, const std::vector<person>& persons,
         break;
       if (clock::now() > deadline)
         throw std::runtime_error(std::to_string(missing) + " accounts at " + carrier +
-                                 " still miss sibling announcements");
+                                 " still miss their siblings");
       std::this_thread::sleep_for(std::chrono::milliseconds{50});
     }
   }

@@ -49,10 +49,10 @@ void provision_all(http_driver& http, const deployment& d,
 /// Throws std::runtime_error when a registration fails.
 void register_all(http_driver& http, const deployment& d, std::vector<person>& persons);
 
-/// Waits until each person's accounts know their siblings (the F1
-/// announcements travelled), so the timed part never includes a bootstrap.
-/// With Redis addresses it checks `dir:{idcode}` everywhere; without, it
-/// waits `fallback`. Throws when the announcements do not arrive in `timeout`.
+/// Waits until each person's accounts know their siblings (the F1 asks were
+/// answered), so the timed part never includes a bootstrap. With Redis
+/// addresses it checks `dir:{idcode}` everywhere; without, it waits
+/// `fallback`. Throws when the siblings are not known in `timeout`.
 void wait_for_siblings(const deployment& d, const std::vector<person>& persons,
                        std::chrono::seconds timeout, std::chrono::milliseconds fallback);
 

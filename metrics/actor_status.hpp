@@ -14,7 +14,7 @@ namespace simsync::metrics {
 
 struct actor_status {
   std::string name; ///< e.g. "account_shard/3", "peer_link/carrier-b"
-  std::string kind; ///< account_shard, federation or peer_link
+  std::string kind; ///< account_shard, router, federation, user_directory or peer_link
   int32_t shard = -1;
   std::uint64_t mailbox = 0;   ///< messages waiting
   std::uint64_t processed = 0; ///< messages handled since the actor started
@@ -36,6 +36,11 @@ struct actor_status {
   // The federation endpoint only: batches refused whole, by reason
   // (unknown-origin, wrong-destination, bad-signature, malformed).
   std::map<std::string, std::uint64_t> refused;
+  // The user directory only: the directory entries from peers, by outcome
+  // (asked, answered, siblings_added, siblings_removed), and the lookups that
+  // waited for their peer's pace, by peer.
+  std::map<std::string, std::uint64_t> directory;
+  std::map<std::string, std::uint64_t> paced;
 };
 
 } // namespace simsync::metrics

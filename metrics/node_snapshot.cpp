@@ -131,6 +131,10 @@ nlohmann::json to_json(const node_snapshot& snap) {
       actor["shard"] = st.shard;
     if (st.kind == "federation")
       actor["refused"] = st.refused;
+    if (st.kind == "user_directory") {
+      actor["directory"] = st.directory;
+      actor["paced"] = st.paced;
+    }
     if (st.kind == "peer_link") {
       actor["peer"] = st.peer;
       actor["state"] = st.link_state;

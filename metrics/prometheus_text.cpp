@@ -108,11 +108,28 @@ std::string to_prometheus(const node_snapshot& snap) {
           .Help("Batches from peer carriers refused whole, by reason "
                 "(unknown-origin, wrong-destination, bad-signature, malformed)")
           .Register(registry);
+  auto& directory =
+      prometheus::BuildCounter()
+          .Name("simsync_directory_entries_total")
+          .Help("Directory entries from peer carriers, by outcome (asked: a peer "
+                "created an account; answered: this carrier holds one too; "
+                "siblings_added, siblings_removed)")
+          .Register(registry);
+  auto& paced = prometheus::BuildCounter()
+                    .Name("simsync_directory_paced_lookups_total")
+                    .Help("Directory lookups from a peer carrier that waited for "
+                          "its pace (federation.lookups_per_second)")
+                    .Register(registry);
   for (const auto& a : snap.actors) {
     const auto& st = a.status;
     auto id = with(node, {{"actor", st.name}, {"kind", st.kind}});
     for (const auto& [reason, count] : st.refused)
       refused.Add(with(node, {{"reason", reason}})).Increment(static_cast<double>(count));
+    for (const auto& [outcome, count] : st.directory)
+      directory.Add(with(node, {{"outcome", outcome}}))
+          .Increment(static_cast<double>(count));
+    for (const auto& [peer, count] : st.paced)
+      paced.Add(with(node, {{"peer", peer}})).Increment(static_cast<double>(count));
     mailbox.Add(id).Set(static_cast<double>(st.mailbox));
     processed.Add(id).Increment(static_cast<double>(st.processed));
     restarts.Add(id).Increment(st.restarts);

@@ -42,7 +42,7 @@ struct gateway_context {
   std::string federation_key;
   std::string seal_key;
   std::vector<std::string>
-      peers; ///< every peer carrier: a new account is announced to all
+      peers; ///< every peer carrier: a new account asks each about the person
   gateway_limits limits;
   /// How much of a book a snapshot may remove unconfirmed ([gateway] mass_deletion_*).
   store::mass_deletion_guard mass_deletion;

@@ -307,10 +307,11 @@ account_store::apply_incoming(const std::string& origin,
     args.push_back(e.idcode);
     args.push_back(e.batch);
   }
-  auto v = script_counts<5>(redis_, script::apply_incoming, args, "apply_incoming");
+  auto v = script_counts<7>(redis_, script::apply_incoming, args, "apply_incoming");
   if (!v)
     return std::move(v.error());
-  return replicate_result{(*v)[0], (*v)[1], (*v)[2], (*v)[3], (*v)[4]};
+  const auto& n = *v;
+  return replicate_result{n[0], n[1], n[2], n[3], n[4], n[5], n[6]};
 }
 
 caf::expected<pending_counts> account_store::request_update(const std::string& idcode,

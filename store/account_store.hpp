@@ -33,7 +33,7 @@ struct register_request {
   std::string token_hash;       ///< only the hash of a SIM token is stored
   std::string sealed_user_info; ///< user info encrypted at rest (core/seal.hpp)
   std::uint64_t now_ms = 0;
-  std::vector<std::string> peers; ///< peer carriers a new account is announced to
+  std::vector<std::string> peers; ///< peer carriers a new account asks about the person
 };
 
 struct register_result {
@@ -127,7 +127,9 @@ struct replicate_result {
   std::size_t applied = 0;   ///< newer and different: stored and offered to the lines
   std::size_t identical = 0; ///< duplicates or same content
   std::size_t stale = 0;     ///< older than what is held: kept in history only
-  std::size_t siblings_added = 0;   ///< announcements of a sibling not known before
+  std::size_t asked = 0;     ///< asks: the peer created an account for the idcode
+  std::size_t answered = 0;  ///< asks this carrier answered: it holds the account
+  std::size_t siblings_added = 0;   ///< asks and holds of a sibling not known before
   std::size_t siblings_removed = 0; ///< retirements of a sibling that was known
 };
 
@@ -227,12 +229,14 @@ public:
   /// ec::beyond_history when the history no longer reaches that far.
   caf::expected<upload_result> restore(const restore_request& req);
 
-  // -- F4, F1 announcements ---------------------------------------------------
-  /// Applies outbox entries of the sibling carrier `origin` (store/outbox.hpp)
+  // -- F4, F1 sibling resolution ----------------------------------------------
+  /// Applies outbox entries of the peer carrier `origin` (store/outbox.hpp)
   /// in their order, in one script: a batch is compared, then copied (F4); an
-  /// announcement adds `origin` as a sibling of the account and, if this
-  /// carrier holds it too, sends it the whole shared store and an
-  /// announcement back through its outbox; a retirement removes the sibling.
+  /// ask is answered, if this carrier holds the account, by recording
+  /// `origin` as a sibling and sending it a hold and the whole shared store;
+  /// a hold records `origin` (sending the store if it was not known); a
+  /// retirement removes it. Without the account nothing is recorded (a hold
+  /// gets a retirement back).
   /// Every entry is idempotent, so a resent window does no harm. A malformed
   /// batch refuses the whole call (ec::invalid_request) and changes nothing.
   caf::expected<replicate_result>

@@ -48,17 +48,24 @@ std::string stream_field(reply_view fields, std::string_view name) {
 }
 
 outbox_kind kind_named(std::string_view name) {
-  if (name == kind_name(outbox_kind::announce))
-    return outbox_kind::announce;
-  if (name == kind_name(outbox_kind::retire))
-    return outbox_kind::retire;
+  for (auto kind : {outbox_kind::ask, outbox_kind::hold, outbox_kind::retire})
+    if (name == kind_name(kind))
+      return kind;
+  if (name == "announce")
+    return outbox_kind::ask;
   return outbox_kind::batch;
+}
+
+bool is_lookup(outbox_kind kind) {
+  return kind == outbox_kind::ask || kind == outbox_kind::hold;
 }
 
 std::string_view kind_name(outbox_kind kind) {
   switch (kind) {
-  case outbox_kind::announce:
-    return "announce";
+  case outbox_kind::ask:
+    return "ask";
+  case outbox_kind::hold:
+    return "hold";
   case outbox_kind::retire:
     return "retire";
   case outbox_kind::batch:

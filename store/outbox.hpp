@@ -14,19 +14,28 @@
 namespace simsync::store {
 
 /// What an outbox entry asks of the peer (account_store::apply_incoming; in
-/// store/lua/lib.lua: replicate_in, add_sibling, remove_sibling).
+/// store/lua/lib.lua: replicate_in, answer_ask, take_hold, take_retire). The
+/// numbers travel between carriers and are kept: 1 was "announce", which an
+/// ask replaces.
 enum class outbox_kind {
-  batch,    ///< apply stamped changes
-  announce, ///< this carrier holds an account for the idcode
-  retire,   ///< this carrier no longer holds it
+  batch = 0,  ///< apply stamped changes
+  ask = 1,    ///< this carrier created an account for the idcode: does the peer hold one?
+  retire = 2, ///< this carrier no longer holds it
+  hold = 3,   ///< this carrier holds an account for the idcode (the answer to an ask)
 };
 
-/// The kind as the store's scripts write it in an entry ("batch", "announce",
-/// "retire").
+/// The kind as the store's scripts write it in an entry ("batch", "ask",
+/// "hold", "retire").
 std::string_view kind_name(outbox_kind kind);
 
-/// The kind a name written by kind_name() stands for (batch for any other).
+/// The kind a name written by kind_name() stands for: "announce", which
+/// stores wrote before asks existed, is an ask; any other name is a batch.
 outbox_kind kind_named(std::string_view name);
+
+/// Whether an entry of this kind is a directory lookup (an ask or a hold):
+/// what a peer could use to learn which persons hold an account here, so
+/// the user_directory paces them per peer.
+bool is_lookup(outbox_kind kind);
 
 /// The value of field `name` of a stream entry's field list (XRANGE, XREAD);
 /// empty when absent.

@@ -329,14 +329,21 @@ local function parse_batch(blob)
   return items
 end
 
--- Tells a peer carrier that this carrier holds an account for the idcode.
-local function announce(id, peer)
-  redis.call('XADD', outbox_key(peer), '*', 'id', id, 'kind', 'announce')
+-- The directory messages about one account between carriers (outbox kinds,
+-- store/outbox.hpp): `ask` (this carrier just created the account: does the
+-- peer hold one?), `hold` (the answer: it does) and `retire` (this carrier no
+-- longer holds it).
+local function tell(peer, id, kind)
+  redis.call('XADD', outbox_key(peer), '*', 'id', id, 'kind', kind)
 end
 
--- Tells a peer carrier that this carrier no longer holds the account.
-local function retire(id, peer)
-  redis.call('XADD', outbox_key(peer), '*', 'id', id, 'kind', 'retire')
+-- The whole shared store (tombstones too) for a new sibling.
+local function bootstrap(id, peer)
+  local all = redis.call('HGETALL', shared_key(id))
+  if #all > 0 then
+    redis.call('XADD', outbox_key(peer), '*', 'id', id, 'kind', 'batch', 'batch',
+               netstrings(all))
+  end
 end
 
 local function send_to_siblings(id, changes)
@@ -430,27 +437,43 @@ local function replicate_in(id, items, keep_ms, keep_count)
   return applied, identical, stale
 end
 
--- F1 announce received: `peer` has an account for this idcode. If this
--- carrier has one too, the new sibling is bootstrapped with the whole shared
--- store (tombstones too) and told about this account in return; the second
--- announcement finds the sibling known, so the exchange ends there (and a
--- repeated announcement changes nothing). Returns sibling_added, records_sent.
-local function add_sibling(id, peer)
-  if redis.call('SADD', dir_key(id), peer) == 0 then return 0, 0 end
-  if redis.call('EXISTS', acct_key(id)) == 0 then return 1, 0 end
-  announce(id, peer)
-  local all = redis.call('HGETALL', shared_key(id))
-  if #all > 0 then
-    redis.call('XADD', outbox_key(peer), '*', 'id', id, 'kind', 'batch', 'batch',
-               netstrings(all))
-  end
-  return 1, #all / 2
+-- F1 sibling resolution (the user_directory's part in the store). A carrier
+-- records a peer as a sibling of an account only while it holds the account
+-- itself, so a carrier where the person has no line keeps nothing that names
+-- them. Each returns (asked, answered, sibling_added, sibling_removed).
+
+-- `peer` created an account for this idcode and asks whether this carrier
+-- holds one. If it does, it records the peer, says so and sends it the whole
+-- shared store: the peer's account is new, so it has none of it, even if the
+-- peer was recorded before (a crossing ask). Else nothing is recorded and
+-- nothing answered.
+local function answer_ask(id, peer)
+  if redis.call('EXISTS', acct_key(id)) == 0 then return 1, 0, 0, 0 end
+  local added = redis.call('SADD', dir_key(id), peer)
+  tell(peer, id, 'hold')
+  bootstrap(id, peer)
+  return 1, 1, added, 0
 end
 
--- A peer carrier no longer holds an account for this idcode: stop sending
--- it changes. Returns sibling_removed (0 when it was not one: idempotent).
-local function remove_sibling(id, peer)
-  return redis.call('SREM', dir_key(id), peer)
+-- `peer` holds an account for this idcode (its answer to this carrier's ask,
+-- or its own ask crossed this carrier's). A sibling not known before gets the
+-- whole shared store: what this account took before the peer was known never
+-- went there. Without the account (the line was retired since it asked) the
+-- peer is told, so it stops sending here.
+local function take_hold(id, peer)
+  if redis.call('EXISTS', acct_key(id)) == 0 then
+    tell(peer, id, 'retire')
+    return 0, 0, 0, 0
+  end
+  if redis.call('SADD', dir_key(id), peer) == 0 then return 0, 0, 0, 0 end
+  bootstrap(id, peer)
+  return 0, 0, 1, 0
+end
+
+-- `peer` no longer holds an account for this idcode: stop sending it changes
+-- (idempotent: nothing when it was not a sibling).
+local function take_retire(id, peer)
+  return 0, 0, 0, redis.call('SREM', dir_key(id), peer)
 end
 
 -- -- a line's changes to the shared store (upload, restore) -------------------

@@ -1,7 +1,8 @@
 -- F1 register: create the account or add the line to it, and (re)issue the
 -- line's token. A new line of an existing account gets the shared book pending.
--- A new account is announced to every peer carrier through its outbox, in
--- the same transaction, so the announcement cannot be lost.
+-- A new account asks every peer carrier whether it holds one for the person
+-- (the peers that do answer, lib.lua answer_ask), through the outboxes, in the
+-- same transaction, so the question cannot be lost.
 -- ARGV: idcode, msisdn, iccid, token_hash, sealed_user_info, now_ms, peers...
 -- Returns {account_created, line_added}.
 local id, msisdn, iccid, token_hash, sealed, now_ms =
@@ -14,7 +15,7 @@ local created = redis.call('EXISTS', acct_key(id)) == 0
 if created then
   redis.call('HSET', acct_key(id), 'user_info', sealed, 'created_ms', now_ms, 'clock', '0',
              'version', '0')
-  for i = 7, #ARGV do announce(id, ARGV[i]) end
+  for i = 7, #ARGV do tell(ARGV[i], id, 'ask') end
 end
 local line_added = redis.call('SADD', sims_key(id), msisdn) == 1
 redis.call('HSET', sim_key(msisdn), 'id', id, 'iccid', iccid, 'token', token_hash)

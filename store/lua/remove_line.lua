@@ -1,9 +1,9 @@
 -- Removes a line and everything kept for it (token, mailbox, base, private
 -- backup, what it discarded). Its msisdn's claim (claim_line.lua) lives at
 -- another shard; the gateway releases it once the line is gone. The last
--- line takes the account with it, and every sibling carrier is told, so it
--- stops replicating here and bootstraps the account again if the person
--- registers here later.
+-- line takes the account with it, and only the sibling carriers are told, so
+-- they stop replicating here (and answer the ask if the person registers here
+-- again).
 -- ARGV: idcode, msisdn. Returns {line_removed, account_removed}.
 local id, line = ARGV[1], ARGV[2]
 if redis.call('SREM', sims_key(id), line) == 0 then return fail('unknown_line') end
@@ -12,6 +12,6 @@ redis.call('DEL', sim_key(line), pending_key(id, line), base_key(id, line),
            private_key(id, line), reassert_key(id, line))
 redis.call('DEL', private_history_key(id, line))
 if redis.call('SCARD', sims_key(id)) > 0 then return {1, 0} end
-for _, peer in ipairs(redis.call('SMEMBERS', dir_key(id))) do retire(id, peer) end
+for _, peer in ipairs(redis.call('SMEMBERS', dir_key(id))) do tell(peer, id, 'retire') end
 redis.call('DEL', acct_key(id), shared_key(id), history_key(id), dir_key(id))
 return {1, 1}

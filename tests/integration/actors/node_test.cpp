@@ -114,7 +114,7 @@ TEST_F(node_fixture, reports_every_actor) {
 }
 
 TEST_F(node_fixture, an_unreachable_peer_shows_as_down_with_its_reason) {
-  // A registration announces the account to carrier-b, which is not running.
+  // A registration asks carrier-b, which is not running, about the person.
   auto known = shards();
   store::register_request req{person, "+8613800138000", "898601", "h", "sealed",
                               1,      {"carrier-b"}};
@@ -132,7 +132,7 @@ TEST_F(node_fixture, an_unreachable_peer_shows_as_down_with_its_reason) {
     std::this_thread::sleep_for(std::chrono::milliseconds{50});
   }
   EXPECT_EQ(link.link_state, "down");
-  EXPECT_EQ(link.outbox, 1u); // the announcement waits, nothing is lost
+  EXPECT_EQ(link.outbox, 1u); // the ask waits, nothing is lost
   EXPECT_NE(link.last_error.find("carrier-b"), std::string::npos) << link.last_error;
   EXPECT_TRUE(stop_node(sys, node));
 }

@@ -55,7 +55,7 @@ TEST(dead_letters, bad_entries_are_kept_with_their_reason_and_the_rest_arrives) 
        {"3-0", person, store::outbox_kind::batch,
         batch_of("big", now_hlc(), std::string(2u << 20, 'x'))},
        // Not an idcode.
-       {"4-0", "not-an-idcode", store::outbox_kind::announce, ""},
+       {"4-0", "not-an-idcode", store::outbox_kind::ask, ""},
        // A record that is not one.
        {"5-0", person, store::outbox_kind::batch, "2:u112:not a record"},
        // And a good entry for another account, after them all.

@@ -121,7 +121,7 @@ TEST_F(sibling_outage, a_backlog_of_many_accounts_on_every_shard_converges) {
     client.register_line("carrier-b", people[i], line_of("carrier-b", i), {"carrier-a"});
   }
   for (std::size_t i = 0; i < people.size(); ++i) {
-    // Once the announcements crossed, an upload reaches carrier-b.
+    // Once the asks were answered, an upload reaches carrier-b.
     ASSERT_TRUE(eventually([&] {
       client.upload("carrier-a", people[i], line_of("carrier-a", i),
                     {make_card("c1", "One")});

@@ -127,8 +127,7 @@ TEST_F(federation_trust, a_peer_reaches_the_federation_endpoint_and_nothing_else
   EXPECT_FALSE(got_shards);
   EXPECT_TRUE(refusal);
   // A batch without signing: refused too, whatever it holds.
-  peer_batch unsigned_batch{"carrier-b",
-                            {{"1-0", person, store::outbox_kind::announce, ""}}};
+  peer_batch unsigned_batch{"carrier-b", {{"1-0", person, store::outbox_kind::ask, ""}}};
   peer.self->request(untyped, std::chrono::seconds{10}, atom::deliver_v, unsigned_batch)
       .receive([&](std::string&) { ADD_FAILURE() << "an unsigned batch was taken"; },
                [&](caf::error&) {});

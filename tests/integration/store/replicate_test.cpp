@@ -13,8 +13,8 @@ const std::string line_b = "+8618600186000";
 
 struct two_carriers : ::testing::Test {
   void SetUp() override {
-    // Each registration announces the new account to the other carrier; the
-    // one that learns of a sibling it did not know answers once.
+    // Each registration asks the other carrier whether it holds an account
+    // for the person; each holds one, so each answers and records the other.
     register_line(a.store, person, line_a, {"carrier-b"});
     register_line(b.store, person, line_b, {"carrier-a"});
     EXPECT_EQ(*store::outbox_depth(a.client, "carrier-b"), 1u);
@@ -185,12 +185,13 @@ TEST_F(two_carriers, a_new_sibling_is_bootstrapped_with_the_whole_store) {
   deliver(c, a);
   auto r = deliver(a, c);
   EXPECT_EQ(r.applied, 2u);
-  auto again = a.store.apply_incoming("carrier-c", {sibling_entry(person)});
-  ASSERT_TRUE(again);
-  EXPECT_EQ(again->siblings_added, 0u); // known from now on
-  EXPECT_EQ(*store::outbox_depth(a.client, "carrier-c"),
-            0u); // and not bootstrapped again
+  EXPECT_TRUE(is_sibling(a, person, "carrier-c"));
   EXPECT_EQ(c.store.fetch_pending(person, "+8615000150000")->changes.size(), 2u);
+  // The answer's hold makes carrier-a known at carrier-c, which sends back
+  // its own (empty) store: nothing more to apply.
+  EXPECT_TRUE(is_sibling(c, person, "carrier-a"));
+  EXPECT_EQ(deliver(c, a).applied, 0u);
+  EXPECT_EQ(*store::outbox_depth(a.client, "carrier-c"), 0u);
 }
 
 TEST_F(two_carriers, a_malformed_batch_is_refused_and_changes_nothing) {
@@ -209,15 +210,75 @@ TEST_F(two_carriers, a_malformed_batch_is_refused_and_changes_nothing) {
   EXPECT_FALSE(is_sibling(b, other_person, "carrier-a"));
 }
 
-TEST_F(two_carriers, an_announcement_to_a_carrier_without_the_account_is_not_answered) {
+namespace {
+
+/// The keys of `c`'s Redis whose name holds `text`.
+std::vector<std::string> keys_naming(carrier_store& c, const std::string& text) {
+  std::vector<std::string> out;
+  auto all = c.client.call({"KEYS", "*"});
+  for (std::size_t i = 0; i < all->view().size(); ++i)
+    if (auto name = std::string(all->view()[i].str());
+        name.find(text) != std::string::npos)
+      out.push_back(name);
+  return out;
+}
+
+} // namespace
+
+TEST_F(two_carriers, an_ask_to_a_carrier_without_the_account_records_nothing) {
   carrier_store c("carrier-c");
-  auto added = c.store.apply_incoming("carrier-a", {sibling_entry(person)});
-  ASSERT_TRUE(added);
-  EXPECT_EQ(added->siblings_added, 1u);
-  EXPECT_EQ(*store::outbox_depth(c.client, "carrier-a"), 0u);
-  // When the person registers at carrier-c later, carrier-a hears of it.
+  auto r = c.store.apply_incoming("carrier-a",
+                                  {sibling_entry(person),
+                                   sibling_entry(person, store::outbox_kind::hold),
+                                   sibling_entry(person, store::outbox_kind::retire)});
+  ASSERT_TRUE(r) << describe(r.error());
+  EXPECT_EQ(r->asked, 1u);
+  EXPECT_EQ(r->answered, 0u);
+  EXPECT_EQ(r->siblings_added, 0u);
+  // Nothing names the person here: a carrier where they hold no line keeps
+  // no trace of their identification code in its keys.
+  EXPECT_EQ(keys_naming(c, person), std::vector<std::string>{});
+  // The hold (an answer to an ask this carrier no longer needs) gets a
+  // retirement, so carrier-a stops sending here; the ask gets no answer.
+  auto told = store::read_outbox(c.client, "carrier-a", "0-0", 10);
+  ASSERT_EQ(told->size(), 1u);
+  EXPECT_EQ((*told)[0].kind, store::outbox_kind::retire);
+  // When the person registers at carrier-c later, it asks the others.
   register_line(c.store, person, "+8615000150000", {"carrier-a", "carrier-b"});
-  EXPECT_EQ(*store::outbox_depth(c.client, "carrier-a"), 1u);
+  told = store::read_outbox(c.client, "carrier-a", "0-0", 10);
+  ASSERT_EQ(told->size(), 2u);
+  EXPECT_EQ((*told)[1].kind, store::outbox_kind::ask);
+}
+
+TEST_F(two_carriers, an_ask_is_answered_with_the_whole_store_even_from_a_known_sibling) {
+  // carrier-b's ask and carrier-a's crossed, or carrier-b registered again
+  // after a retirement that carrier-a applied: carrier-b's account is new,
+  // so it gets the whole store either way.
+  upload(a.store, person, line_a, {make_card("u1", "Li")});
+  take_outbox(a, b);
+  auto r = a.store.apply_incoming("carrier-b", {sibling_entry(person)});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->answered, 1u);
+  EXPECT_EQ(r->siblings_added, 0u);
+  auto answer = take_outbox(a, b);
+  ASSERT_EQ(answer.size(), 2u);
+  EXPECT_EQ(answer[0].kind, store::outbox_kind::hold);
+  EXPECT_EQ(answer[1].kind, store::outbox_kind::batch);
+  EXPECT_NE(answer[1].batch.find("u1"), std::string::npos);
+  // A hold from a known sibling is no news: nothing is sent again.
+  r = a.store.apply_incoming("carrier-b",
+                             {sibling_entry(person, store::outbox_kind::hold)});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->siblings_added, 0u);
+  EXPECT_TRUE(take_outbox(a, b).empty());
+}
+
+TEST_F(two_carriers, an_entry_written_as_an_announcement_is_read_as_an_ask) {
+  // Outboxes written before asks existed hold "announce" entries.
+  a.client.call({"XADD", "outbox:carrier-b", "*", "id", person, "kind", "announce"});
+  auto read = store::read_outbox(a.client, "carrier-b", "0-0", 10);
+  ASSERT_EQ(read->size(), 1u);
+  EXPECT_EQ((*read)[0].kind, store::outbox_kind::ask);
 }
 
 TEST_F(two_carriers, a_retired_sibling_gets_nothing_more_until_it_registers_again) {
@@ -227,7 +288,7 @@ TEST_F(two_carriers, a_retired_sibling_gets_nothing_more_until_it_registers_agai
   deliver(b, a);                                     // the retirement
   upload(a.store, person, line_a, {make_card("u1", "Li"), make_card("u2", "Wang")});
   EXPECT_EQ(*store::outbox_depth(a.client, "carrier-b"), 0u);
-  // The person registers at B again: B announces, A bootstraps it with the whole store.
+  // The person registers at B again: B asks, A answers with the whole store.
   register_line(b.store, person, line_b, {"carrier-a"});
   deliver(b, a);
   deliver(a, b);
@@ -252,7 +313,7 @@ TEST_F(two_carriers, the_outbox_survives_a_redis_crash_with_aof) {
   upload(durable.store, person, line_a, {make_card("u1", "Li")});
   durable.server.restart(/*crash=*/true);
   auto client = durable.server.connect();
-  // The announcement, the answer to carrier-b's, and the upload's batch.
+  // The ask, the answer to carrier-b's, and the upload's batch.
   EXPECT_EQ(*store::outbox_depth(client, "carrier-b"), 3u);
   EXPECT_EQ(shared_records(client, person).size(), 1u);
 }
@@ -318,17 +379,17 @@ TEST_F(two_carriers, a_stale_batch_after_a_newer_one_in_the_same_call_is_not_app
   EXPECT_EQ(shared_records(b.client, person), shared_records(a.client, person));
 }
 
-TEST_F(two_carriers, announcements_and_retirements_in_one_call_keep_their_order) {
+TEST_F(two_carriers, asks_and_retirements_in_one_call_keep_their_order) {
   upload(b.store, person, line_b, {make_card("u1", "Li")});
   take_outbox(b, a);
   register_line(b.store, other_person, "+8618900189000");
-  // carrier-c registers the person (a new account there): its announcement,
-  // then its first batch; and other_person comes and goes, then comes back.
+  // carrier-c registers the person (a new account there): its ask, then its
+  // first batch; and other_person comes and goes, then comes back.
   carrier_store c("carrier-c");
   register_line(c.store, person, "+8615000150000", {"carrier-b"});
   register_line(c.store, other_person, "+8615000150001", {"carrier-b"});
-  auto announced = take_outbox(c, b);
-  ASSERT_EQ(announced.size(), 2u);
+  auto asked = take_outbox(c, b);
+  ASSERT_EQ(asked.size(), 2u);
   ASSERT_TRUE(c.store.apply_incoming("carrier-b", {sibling_entry(person)}));
   take_outbox(c, b);
   upload(c.store, person, "+8615000150000", {make_card("u9", "From C")});
@@ -337,25 +398,26 @@ TEST_F(two_carriers, announcements_and_retirements_in_one_call_keep_their_order)
   take_outbox(b, c); // what carrier-b said to carrier-c so far: not looked at
 
   auto r = b.store.apply_incoming(
-      "carrier-c",
-      {announced[0], batch[0], announced[1],
-       sibling_entry(other_person, store::outbox_kind::retire), announced[1]});
+      "carrier-c", {asked[0], batch[0], asked[1],
+                    sibling_entry(other_person, store::outbox_kind::retire), asked[1]});
   ASSERT_TRUE(r) << describe(r.error());
   EXPECT_EQ(r->applied, 1u);
+  EXPECT_EQ(r->asked, 3u);
+  EXPECT_EQ(r->answered, 3u);
   EXPECT_EQ(r->siblings_added, 3u); // person, other_person twice
   EXPECT_EQ(r->siblings_removed, 1u);
   EXPECT_TRUE(is_sibling(b, person, "carrier-c"));
   EXPECT_TRUE(is_sibling(b, other_person, "carrier-c"));
-  // carrier-c was bootstrapped with the store as it was at its announcement,
-  // before its own batch: just u1.
+  // carrier-c was bootstrapped with the store as it was at its ask, before
+  // its own batch: just u1.
   auto answer = take_outbox(b, c);
   ASSERT_GE(answer.size(), 2u);
-  EXPECT_EQ(answer[0].kind, store::outbox_kind::announce);
+  EXPECT_EQ(answer[0].kind, store::outbox_kind::hold);
   EXPECT_EQ(answer[0].idcode, person);
   EXPECT_EQ(answer[1].kind, store::outbox_kind::batch);
   EXPECT_NE(answer[1].batch.find("u1"), std::string::npos);
   EXPECT_EQ(answer[1].batch.find("u9"), std::string::npos);
-  // A retirement after the last announcement would have left it out.
+  // A retirement after the last ask would have left it out.
   auto gone = b.store.apply_incoming(
       "carrier-c", {sibling_entry(other_person),
                     sibling_entry(other_person, store::outbox_kind::retire)});

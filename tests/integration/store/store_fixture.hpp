@@ -66,11 +66,12 @@ inline store::upload_result upload(store::account_store& s, const std::string& i
   return r ? *r : store::upload_result{};
 }
 
-/// A sibling carrier's announcement (or retirement) of its account for
-/// `idcode`, as an outbox entry that account_store::apply_incoming takes.
+/// A sibling carrier's directory entry (an ask by default; a hold or a
+/// retirement) about its account for `idcode`, as an outbox entry that
+/// account_store::apply_incoming takes.
 inline store::outbox_entry
 sibling_entry(const std::string& idcode,
-              store::outbox_kind kind = store::outbox_kind::announce) {
+              store::outbox_kind kind = store::outbox_kind::ask) {
   return store::outbox_entry{"0-1", idcode, kind, {}};
 }
 

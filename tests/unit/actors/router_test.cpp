@@ -2,6 +2,7 @@
 // CAF's test_coordinator runs every message on the test's thread and fakes
 // time. The shards are test doubles that record what reached them.
 #include "actors/router.hpp"
+#include "actors/user_directory.hpp"
 
 #include "core/record.hpp"
 #include "core/stamp.hpp"
@@ -21,8 +22,9 @@ namespace {
 
 /// What a test-double shard saw, and how it answers.
 struct shard_log {
-  /// Per entry: "replicate <idcode> <batch>", "sibling <idcode> <peer>",
-  /// "retire <idcode> <peer>" or "dead <idcode> <peer>: <reason>", in the
+  /// Per entry: "replicate <idcode> <batch>", "ask <idcode> <peer>", "hold
+  /// <idcode> <peer>", "retire <idcode> <peer>" or "dead <idcode> <peer>:
+  /// <reason>", in the
   /// order the shard got them.
   std::vector<std::string> calls;
   std::size_t requests = 0; ///< messages that carried them
@@ -63,8 +65,11 @@ fake_shard(account_shard_actor::stateful_pointer<fake_shard_state> self,
           case store::outbox_kind::batch:
             log->calls.push_back("replicate " + e.idcode + " " + e.batch);
             break;
-          case store::outbox_kind::announce:
-            log->calls.push_back("sibling " + e.idcode + " " + origin);
+          case store::outbox_kind::ask:
+            log->calls.push_back("ask " + e.idcode + " " + origin);
+            break;
+          case store::outbox_kind::hold:
+            log->calls.push_back("hold " + e.idcode + " " + origin);
             break;
           case store::outbox_kind::retire:
             log->calls.push_back("retire " + e.idcode + " " + origin);
@@ -75,7 +80,13 @@ fake_shard(account_shard_actor::stateful_pointer<fake_shard_state> self,
           return caf::make_error(ec::store_unavailable, "redis down");
         if (log->silent)
           return self->make_response_promise<store::replicate_result>();
-        return store::replicate_result{entries.size(), 0, 0, 0, 0};
+        store::replicate_result r;
+        r.applied = entries.size();
+        r.asked = static_cast<std::size_t>(
+            std::count_if(entries.begin(), entries.end(), [](const auto& e) {
+              return e.kind == store::outbox_kind::ask;
+            }));
+        return r;
       },
       [=](atom::remove_line, const std::string&,
           const std::string&) -> caf::result<bool> { return unused(); },
@@ -155,13 +166,17 @@ struct router_fixture : ::testing::Test {
       : sys(cfg),
         sched(dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler())) {
     shards = {sys.spawn(fake_shard, logs[0]), sys.spawn(fake_shard, logs[1])};
-    endpoint = sys.spawn(router, "n1", 2, std::vector<int>{0, 1}, shards,
-                         std::vector<config::node_entry>{}, entry_limits{}, true);
+    // Ten lookups a second after a burst of 256: a window's worth.
+    directory = sys.spawn(user_directory, lookup_limits{10, 256});
+    endpoint =
+        sys.spawn(router, "n1", 2, std::vector<int>{0, 1}, shards,
+                  std::vector<config::node_entry>{}, directory, entry_limits{}, true);
     sched.run();
   }
 
   ~router_fixture() override {
     caf::anon_send_exit(endpoint, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(directory, caf::exit_reason::user_shutdown);
     for (auto& s : shards)
       caf::anon_send_exit(s, caf::exit_reason::user_shutdown);
     sched.run();
@@ -174,6 +189,16 @@ struct router_fixture : ::testing::Test {
     if (kind == store::outbox_kind::batch && batch.empty())
       batch = batch_of("b");
     return deliver({store::outbox_entry{"7-0", idcode, kind, batch}});
+  }
+
+  actor_status status_of(const user_directory_actor& whom) {
+    auto got = std::make_shared<actor_status>();
+    sys.spawn([got, whom](caf::event_based_actor* self) {
+      self->request(whom, std::chrono::seconds{1}, atom::status_v)
+          .then([got](actor_status& st) { *got = std::move(st); });
+    });
+    sched.run();
+    return *got;
   }
 
   /// Sends a window's entries for this node in one message, as a peer link does.
@@ -195,6 +220,7 @@ struct router_fixture : ::testing::Test {
   caf::actor_system sys;
   caf::scheduler::test_coordinator& sched;
   std::vector<account_shard_actor> shards;
+  user_directory_actor directory;
   router_actor endpoint;
 };
 
@@ -210,12 +236,44 @@ TEST_F(router_fixture, a_batch_goes_to_the_owning_shard_and_is_acked_with_its_id
   EXPECT_TRUE(logs[0]->calls.empty());
 }
 
-TEST_F(router_fixture, an_announcement_adds_the_origin_as_sibling) {
-  auto out = deliver(on_shard_0, store::outbox_kind::announce);
+TEST_F(router_fixture, an_ask_goes_to_the_owning_shard_by_way_of_the_directory) {
+  auto out = deliver(on_shard_0, store::outbox_kind::ask);
   sched.run();
   ASSERT_TRUE(out->acked);
-  EXPECT_EQ(logs[0]->calls,
-            std::vector<std::string>{"sibling " + on_shard_0 + " carrier-b"});
+  EXPECT_EQ(logs[0]->calls, std::vector<std::string>{"ask " + on_shard_0 + " carrier-b"});
+  auto st = status_of(directory);
+  EXPECT_EQ(st.processed, 1u);
+  EXPECT_EQ(st.directory["asked"], 1u);
+  EXPECT_TRUE(st.paced.empty());
+}
+
+TEST_F(router_fixture, lookups_beyond_a_peers_burst_wait_for_its_pace) {
+  // 256 go at once; the next 20 wait two seconds at ten a second.
+  std::vector<store::outbox_entry> window;
+  for (int i = 0; i < 276; ++i)
+    window.push_back({std::to_string(i + 1) + "-0", on_shard_1,
+                      i % 2 ? store::outbox_kind::hold : store::outbox_kind::ask, ""});
+  auto first = deliver(std::vector(window.begin(), window.begin() + 256));
+  sched.run();
+  ASSERT_TRUE(first->acked);
+  auto second = deliver(std::vector(window.begin() + 256, window.end()));
+  sched.run();
+  EXPECT_FALSE(second->acked);
+  EXPECT_EQ(logs[1]->calls.size(), 256u); // the second part waits
+  EXPECT_EQ(status_of(directory).paced["carrier-b"], 20u);
+  sched.advance_time(std::chrono::milliseconds{1900});
+  sched.run();
+  EXPECT_FALSE(second->acked);
+  sched.advance_time(std::chrono::milliseconds{200});
+  sched.run();
+  ASSERT_TRUE(second->acked);
+  EXPECT_EQ(*second->acked, "276-0");
+  EXPECT_EQ(logs[1]->calls.size(), 276u);
+  // Retirements and batches are not lookups: they never wait.
+  auto later = deliver({{"277-0", on_shard_1, store::outbox_kind::retire, ""},
+                        {"278-0", on_shard_1, store::outbox_kind::batch, batch_of("r")}});
+  sched.run();
+  EXPECT_TRUE(later->acked);
 }
 
 TEST_F(router_fixture, a_retirement_removes_the_origin_as_sibling) {
@@ -247,9 +305,10 @@ TEST_F(router_fixture, an_entry_that_fails_its_checks_is_kept_as_a_dead_letter) 
   for (const auto& c : std::vector<bad_case>{
            {"", store::outbox_kind::batch, batch_of("b"), "idcode"},
            {std::string(64, 'G'), store::outbox_kind::batch, batch_of("b"), "idcode"},
-           {std::string(63, 'a'), store::outbox_kind::announce, "", "idcode"},
+           {std::string(63, 'a'), store::outbox_kind::ask, "", "idcode"},
            {on_shard_0, store::outbox_kind::batch, "x", "pairs"},
-           {on_shard_0, store::outbox_kind::announce, batch_of("b"), "announcement"},
+           {on_shard_0, store::outbox_kind::ask, batch_of("b"), "directory entry"},
+           {on_shard_0, store::outbox_kind::hold, batch_of("b"), "directory entry"},
            {on_shard_0, store::outbox_kind::batch, batch_of("b", 9'999'999'999'999'999),
             "beyond"},
            {on_shard_0, store::outbox_kind::batch, batch_of("b", now_hlc + 3'600'000'000),
@@ -298,7 +357,7 @@ TEST_F(router_fixture, it_reports_every_reachable_shard) {
 
 TEST_F(router_fixture, a_window_goes_as_one_request_per_shard_in_stream_order) {
   using store::outbox_kind;
-  auto out = deliver({{"1-0", on_shard_1, outbox_kind::announce, ""},
+  auto out = deliver({{"1-0", on_shard_1, outbox_kind::ask, ""},
                       {"2-0", on_shard_0, outbox_kind::batch, batch_of("x")},
                       {"3-0", on_shard_1, outbox_kind::batch, batch_of("y")},
                       {"4-0", on_shard_0, outbox_kind::retire, ""},
@@ -312,7 +371,7 @@ TEST_F(router_fixture, a_window_goes_as_one_request_per_shard_in_stream_order) {
             (std::vector<std::string>{"replicate " + on_shard_0 + " " + batch_of("x"),
                                       "retire " + on_shard_0 + " carrier-b"}));
   EXPECT_EQ(logs[1]->calls,
-            (std::vector<std::string>{"sibling " + on_shard_1 + " carrier-b",
+            (std::vector<std::string>{"ask " + on_shard_1 + " carrier-b",
                                       "replicate " + on_shard_1 + " " + batch_of("y"),
                                       "replicate " + on_shard_1 + " " + batch_of("z")}));
 }
@@ -376,15 +435,16 @@ struct joining_fixture : ::testing::Test {
     a1_shard = sys.spawn(fake_shard, log);
     // Only "a1" (sorting first) connects; "a3" is never joined here because
     // the test system has no TLS middleman: a2 would connect to a3 itself.
+    directory = sys.spawn(user_directory, lookup_limits{});
     target = sys.spawn(router, "a2", 3, std::vector<int>{1}, std::vector{own},
-                       std::vector{sibling("a1", {0})}, entry_limits{}, false);
+                       std::vector{sibling("a1", {0})}, directory, entry_limits{}, false);
     sched.run();
   }
 
   ~joining_fixture() override {
     for (auto& handle :
          {caf::actor_cast<caf::actor>(target), caf::actor_cast<caf::actor>(own),
-          caf::actor_cast<caf::actor>(a1_shard)})
+          caf::actor_cast<caf::actor>(a1_shard), caf::actor_cast<caf::actor>(directory)})
       caf::anon_send_exit(handle, caf::exit_reason::user_shutdown);
     for (auto& handle : stand_ins)
       caf::anon_send_exit(handle, caf::exit_reason::user_shutdown);
@@ -436,6 +496,7 @@ struct joining_fixture : ::testing::Test {
   caf::actor_system sys;
   caf::scheduler::test_coordinator& sched;
   account_shard_actor own, a1_shard;
+  user_directory_actor directory;
   router_actor target;
   std::vector<router_actor> stand_ins;
 };

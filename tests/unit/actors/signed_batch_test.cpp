@@ -18,10 +18,10 @@ struct signed_batch_test : ::testing::Test {
     a_private = *core::signature_key::private_from_pem(a.private_pem);
     a_public = *core::signature_key::public_from_pem(a.public_pem);
     c_private = *core::signature_key::private_from_pem(c.private_pem);
-    entries = {store::outbox_entry{"1-0", std::string(64, 'a'), store::outbox_kind::batch,
-                                   "3:uid,5:bytes,"},
-               store::outbox_entry{"2-0", std::string(64, 'b'),
-                                   store::outbox_kind::announce, ""}};
+    entries = {
+        store::outbox_entry{"1-0", std::string(64, 'a'), store::outbox_kind::batch,
+                            "3:uid,5:bytes,"},
+        store::outbox_entry{"2-0", std::string(64, 'b'), store::outbox_kind::ask, ""}};
   }
 
   struct config : caf::actor_system_config {

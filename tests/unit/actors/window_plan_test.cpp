@@ -125,14 +125,14 @@ TEST(window_plan, a_nodes_entries_split_into_requests_of_at_most_request_bytes) 
 
 TEST(window_plan, entries_keep_their_fields) {
   auto e = entry("1-0", "n0-a", 3);
-  e.kind = store::outbox_kind::announce;
+  e.kind = store::outbox_kind::ask;
   auto plan = plan_window({e}, 1, one_node);
   ASSERT_EQ(plan.requests_by_node[0].size(), 1u);
   ASSERT_EQ(plan.requests_by_node[0][0].size(), 1u);
   const auto& got = plan.requests_by_node[0][0][0];
   EXPECT_EQ(got.id, "1-0");
   EXPECT_EQ(got.idcode, "n0-a");
-  EXPECT_EQ(got.kind, store::outbox_kind::announce);
+  EXPECT_EQ(got.kind, store::outbox_kind::ask);
   EXPECT_EQ(got.batch, "xxx");
 }
 
