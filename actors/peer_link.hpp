@@ -1,6 +1,7 @@
 #pragma once
 
 #include "actors/actors.hpp"
+#include "actors/link_machine.hpp"
 #include "actors/replication_backlog.hpp"
 #include "config/node_config.hpp"
 #include "core/signature.hpp"
@@ -18,24 +19,6 @@
 #include <vector>
 
 namespace simsync {
-
-/// Where a link is: connecting until its first window can go (Redis and every
-/// peer node reached), up from then, down after a failure until it is up again.
-enum class link_state { connecting, up, down };
-
-/// As the status reports it (actor_status::link_state): "connecting", "up" or
-/// "down".
-inline const char* to_string(link_state s) {
-  switch (s) {
-  case link_state::connecting:
-    return "connecting";
-  case link_state::up:
-    return "up";
-  case link_state::down:
-    return "down";
-  }
-  return "connecting"; // not reached
-}
 
 struct peer_link_state {
   static inline const char* name = "peer_link";
