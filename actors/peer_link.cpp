@@ -26,24 +26,7 @@ constexpr std::size_t first_read = 4;
 /// How long an idle link waits in Redis for its outbox to receive an entry
 /// (it wakes as soon as one is written) before it reads its mailbox again.
 constexpr auto idle_wait = std::chrono::milliseconds{20};
-constexpr auto first_backoff = std::chrono::milliseconds{100};
-constexpr auto max_backoff = std::chrono::milliseconds{5000};
 constexpr auto ack_timeout = std::chrono::seconds{60};
-
-void tick_after(link_pointer self, std::chrono::milliseconds delay) {
-  self->delayed_send(self, delay, atom::tick_v);
-}
-
-void fail(link_pointer self, std::string why) {
-  auto& st = self->state;
-  st.link = link_state::down;
-  st.backlog->down(st.backlog_slot);
-  st.last_error = std::move(why);
-  st.unsent.clear(); // the retry reads from the outbox's start
-  st.read_count = first_read;
-  st.backoff = std::min(max_backoff, std::max(first_backoff, st.backoff * 2));
-  tick_after(self, st.backoff);
-}
 
 /// The peer node that owns the account's shard.
 std::size_t node_for(const peer_link_state& st, const std::string& idcode) {
@@ -56,23 +39,6 @@ std::size_t node_for(const peer_link_state& st, const std::string& idcode) {
   return 0; // a valid config partitions the shards; never reached
 }
 
-bool connect_node(link_pointer self, std::size_t i) {
-  auto& st = self->state;
-  if (st.nodes[i])
-    return true;
-  const auto& at = st.peer.nodes[i].federation;
-  auto handle = caf::openssl::remote_actor<federation_actor>(
-      self->system(), at.host, static_cast<uint16_t>(at.port));
-  if (!handle) {
-    fail(self, "cannot reach " + st.peer.id + " node " + st.peer.nodes[i].id + " at " +
-                   at.to_string() + ": " + self->system().render(handle.error()));
-    return false;
-  }
-  self->monitor(*handle);
-  st.nodes[i] = std::move(*handle);
-  return true;
-}
-
 /// Milliseconds since a Unix time in milliseconds (0 if it is in the future:
 /// the stream id comes from Redis's clock, which may run a little ahead).
 std::uint64_t lag_since(std::uint64_t unix_ms) {
@@ -80,28 +46,57 @@ std::uint64_t lag_since(std::uint64_t unix_ms) {
   return now_ms > unix_ms ? now_ms - unix_ms : 0;
 }
 
-/// All acks of a window are in: trim it if every entry was persisted.
-void window_done(link_pointer self) {
+void feed(link_pointer self, link_machine::event what);
+
+link_machine::event connect(link_pointer self) {
   auto& st = self->state;
-  if (st.window_failed) {
-    fail(self, st.last_error);
-    return;
+  if (!st.redis || !st.redis->healthy()) {
+    auto client = store::redis_client::connect(st.redis_at);
+    if (!client)
+      return link_machine::failed{describe(client.error())};
+    st.redis.emplace(std::move(*client));
   }
-  auto trimmed = store::trim_outbox(*st.redis, st.peer.id, st.window_last_id);
-  if (!trimmed) {
-    fail(self, describe(trimmed.error()));
-    return;
+  // Stay connected to every node of the peer even while idle, so the link's
+  // state (and a dead peer) shows at once rather than at the next change.
+  for (std::size_t i = 0; i < st.nodes.size(); ++i) {
+    if (st.nodes[i])
+      continue;
+    const auto& at = st.peer.nodes[i].federation;
+    auto handle = caf::openssl::remote_actor<federation_actor>(
+        self->system(), at.host, static_cast<uint16_t>(at.port));
+    if (!handle)
+      return link_machine::failed{"cannot reach " + st.peer.id + " node " +
+                                  st.peer.nodes[i].id + " at " + at.to_string() + ": " +
+                                  self->system().render(handle.error())};
+    self->monitor(*handle);
+    st.nodes[i] = std::move(*handle);
   }
-  st.backoff = std::chrono::milliseconds{0};
-  self->send(self, atom::tick_v);
+  return link_machine::connected{};
 }
 
-/// Signs and sends one request of window `seq` to peer node `node`.
-void send_batch(link_pointer self, std::size_t node, std::uint64_t seq,
+link_machine::event read_outbox(link_pointer self) {
+  auto& st = self->state;
+  if (st.unsent.empty()) {
+    auto read =
+        store::wait_outbox(*st.redis, st.peer.id, "0-0", st.read_count, idle_wait);
+    if (!read)
+      return link_machine::failed{describe(read.error())};
+    st.unsent = std::move(*read);
+    if (!st.unsent.empty())
+      st.read_count = next_read_count(st.unsent, limits);
+  }
+  std::uint64_t oldest_ms =
+      st.unsent.empty() ? 0 : store::stream_id_ms(st.unsent.front().id);
+  st.backlog->waiting_since(st.backlog_slot, oldest_ms);
+  return link_machine::outbox_read{st.unsent.size()};
+}
+
+/// Signs and sends one request of the current window to peer node `node`.
+void send_batch(link_pointer self, std::size_t node,
                 std::vector<store::outbox_entry> entries) {
   auto& st = self->state;
+  auto window = st.machine.window;
   auto count = entries.size();
-  ++st.in_flight;
   st.batches_sent += count;
   for (const auto& e : entries)
     st.bytes_sent += e.batch.size();
@@ -109,82 +104,90 @@ void send_batch(link_pointer self, std::size_t node, std::uint64_t seq,
                           std::move(entries));
   self->request(st.nodes[node], ack_timeout, atom::deliver_v, std::move(batch))
       .then(
-          [self, seq, count](const std::string&) {
-            auto& st = self->state;
-            if (st.window_seq != seq)
-              return;
-            if (st.round_trip)
-              st.round_trip->record(std::chrono::steady_clock::now() - st.window_sent_at);
-            st.acknowledged += count;
-            if (--st.in_flight == 0)
-              window_done(self);
+          [self, window, count](const std::string&) {
+            feed(self, link_machine::acked{window, count});
           },
-          [self, node, seq](caf::error& err) {
-            auto& st = self->state;
-            if (st.window_seq != seq)
-              return;
-            st.window_failed = true;
-            st.last_error = self->system().render(err);
-            st.nodes[node] = federation_actor{}; // reconnect before the retry
-            if (--st.in_flight == 0)
-              window_done(self);
+          [self, node, window](caf::error& err) {
+            feed(self,
+                 link_machine::request_failed{window, node, self->system().render(err)});
           });
 }
 
-void send_window(link_pointer self) {
+link_machine::event send_window(link_pointer self) {
   auto& st = self->state;
-  if (st.in_flight > 0)
-    return;
-  if (!st.redis || !st.redis->healthy()) {
-    auto client = store::redis_client::connect(st.redis_at);
-    if (!client) {
-      fail(self, describe(client.error()));
-      return;
-    }
-    st.redis.emplace(std::move(*client));
-  }
-  // Stay connected to every node of the peer even while idle, so the link's
-  // state (and a dead peer) shows at once rather than at the next change.
-  for (std::size_t i = 0; i < st.nodes.size(); ++i)
-    if (!connect_node(self, i))
-      return;
-  if (st.link != link_state::up)
-    st.last_error.clear(); // it said why the link was not up
-  st.link = link_state::up;
-  // What the last read held beyond its window comes first; else the outbox.
-  auto entries = std::move(st.unsent);
-  st.unsent.clear();
-  if (entries.empty()) {
-    auto read =
-        store::wait_outbox(*st.redis, st.peer.id, "0-0", st.read_count, idle_wait);
-    if (!read) {
-      fail(self, describe(read.error()));
-      return;
-    }
-    entries = std::move(*read);
-    if (!entries.empty())
-      st.read_count = next_read_count(entries, limits);
-  }
-  if (entries.empty()) {
-    st.backlog->waiting_since(st.backlog_slot, 0);
-    self->send(self, atom::tick_v);
-    return;
-  }
-  st.backlog->waiting_since(st.backlog_slot, store::stream_id_ms(entries.front().id));
   // Requests to one node arrive and are applied in the order they were sent;
   // if one fails, the whole window is sent again.
   auto plan = plan_window(
-      std::move(entries), st.nodes.size(),
+      std::move(st.unsent), st.nodes.size(),
       [&st](const std::string& idcode) { return node_for(st, idcode); }, limits);
   st.unsent = std::move(plan.unsent);
   st.window_last_id = std::move(plan.last_id);
-  st.window_failed = false;
-  auto seq = ++st.window_seq;
-  st.in_flight = 0;
   st.window_sent_at = std::chrono::steady_clock::now();
+  std::size_t requests = 0;
   for (std::size_t node = 0; node < plan.requests_by_node.size(); ++node)
-    for (auto& request : plan.requests_by_node[node])
-      send_batch(self, node, seq, std::move(request));
+    for (auto& request : plan.requests_by_node[node]) {
+      send_batch(self, node, std::move(request));
+      ++requests;
+    }
+  return link_machine::window_sent{requests};
+}
+
+link_machine::event trim(link_pointer self) {
+  auto& st = self->state;
+  auto trimmed = store::trim_outbox(*st.redis, st.peer.id, st.window_last_id);
+  if (!trimmed)
+    return link_machine::failed{describe(trimmed.error())};
+  return link_machine::trimmed{};
+}
+
+/// Carries out what a step asks for; returns the outcome of its action.
+std::optional<link_machine::event> carry_out(link_pointer self,
+                                             const link_machine::effects& todo) {
+  auto& st = self->state;
+  if (todo.backlog_down)
+    st.backlog->down(st.backlog_slot);
+  if (todo.drop_unsent) {
+    st.unsent.clear();
+    st.read_count = first_read;
+  }
+  if (todo.forget_node)
+    st.nodes[*todo.forget_node] = federation_actor{};
+  if (todo.acknowledged > 0) {
+    if (st.round_trip)
+      st.round_trip->record(std::chrono::steady_clock::now() - st.window_sent_at);
+    st.acknowledged += todo.acknowledged;
+  }
+  if (todo.tick_in) {
+    // The clock would only delay what is due now.
+    if (todo.tick_in->count() == 0)
+      self->send(self, atom::tick_v);
+    else
+      self->delayed_send(self, *todo.tick_in, atom::tick_v);
+  }
+  switch (todo.then) {
+  case link_machine::action::none:
+    return std::nullopt;
+  case link_machine::action::connect:
+    return connect(self);
+  case link_machine::action::read_outbox:
+    return read_outbox(self);
+  case link_machine::action::send_window:
+    return send_window(self);
+  case link_machine::action::trim:
+    return trim(self);
+  }
+  return std::nullopt; // not reached
+}
+
+/// Steps the machine with `what`, then with the outcome of each action it asks
+/// for, until it waits for something else (an answer, a tick).
+void feed(link_pointer self, link_machine::event what) {
+  auto& st = self->state;
+  for (std::optional<link_machine::event> next = std::move(what); next;) {
+    auto [after, todo] = link_machine::step(std::move(st.machine), *next);
+    st.machine = std::move(after);
+    next = carry_out(self, todo);
+  }
 }
 
 } // namespace
@@ -211,19 +214,12 @@ peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
     for (auto& node : st.nodes)
       if (node && node.address() == down.source)
         node = federation_actor{};
-    st.link = link_state::down;
-    st.backlog->down(st.backlog_slot);
-    // CAF 0.17 may drop requests to a node that died without answering them:
-    // give up the window now rather than at the ack timeout, and resend it.
-    if (st.in_flight > 0) {
-      ++st.window_seq;
-      st.in_flight = 0;
-      fail(self, "a node of " + st.peer.id + " went down with a window in flight");
-    }
+    feed(self, link_machine::node_down{"a node of " + st.peer.id +
+                                       " went down with a window in flight"});
   });
   self->send(self, atom::tick_v);
   return {
-      [self](atom::tick) { send_window(self); },
+      [self](atom::tick) { feed(self, link_machine::tick{}); },
       [self](atom::status) {
         auto& st = self->state;
         actor_status out;
@@ -231,9 +227,9 @@ peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
         out.kind = "peer_link";
         out.mailbox = self->mailbox().size();
         out.processed = st.acknowledged;
-        out.last_error = st.last_error;
+        out.last_error = st.machine.last_error;
         out.peer = st.peer.id;
-        out.link_state = to_string(st.link);
+        out.link_state = to_string(link_machine::reported(st.machine.at));
         if (st.redis && st.redis->healthy()) {
           if (auto depth = store::outbox_depth(*st.redis, st.peer.id))
             out.outbox = *depth;

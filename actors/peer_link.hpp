@@ -1,6 +1,7 @@
 #pragma once
 
 #include "actors/actors.hpp"
+#include "actors/link_machine.hpp"
 #include "actors/replication_backlog.hpp"
 #include "config/node_config.hpp"
 #include "core/signature.hpp"
@@ -19,24 +20,6 @@
 
 namespace simsync {
 
-/// Where a link is: connecting until its first window can go (Redis and every
-/// peer node reached), up from then, down after a failure until it is up again.
-enum class link_state { connecting, up, down };
-
-/// As the status reports it (actor_status::link_state): "connecting", "up" or
-/// "down".
-inline const char* to_string(link_state s) {
-  switch (s) {
-  case link_state::connecting:
-    return "connecting";
-  case link_state::up:
-    return "up";
-  case link_state::down:
-    return "down";
-  }
-  return "connecting"; // not reached
-}
-
 struct peer_link_state {
   static inline const char* name = "peer_link";
 
@@ -48,26 +31,21 @@ struct peer_link_state {
   /// One handle per peer node (same order as peer.nodes); invalid while down.
   std::vector<federation_actor> nodes;
 
-  /// Requests of the current window not answered yet (one per peer node,
-  /// more when its entries are large).
-  std::size_t in_flight = 0;
-  /// Numbers the windows, so that answers to an abandoned window are ignored.
-  std::uint64_t window_seq = 0;
-  bool window_failed = false;
+  /// Decides every step (actors/link_machine.hpp); the fields below are what
+  /// the steps work on.
+  link_machine::state machine;
   std::string window_last_id;
-  /// Entries read with the last window but beyond its byte limit, in stream
-  /// order: the next window starts with them instead of reading them again.
+  /// Entries read from the outbox and not sent yet, in stream order: the
+  /// window about to be planned, then what it left beyond its byte limit, so
+  /// that the next window starts with them instead of reading them again.
   /// Dropped on any failure, so a retry starts at the outbox's oldest entry.
   std::vector<store::outbox_entry> unsent;
   /// Entries the next read from the outbox asks for (see first_read).
   std::size_t read_count = 1;
-  std::chrono::milliseconds backoff{0};
   /// Where the link says how far behind it is (slot = the peer's position).
   std::shared_ptr<replication_backlog> backlog;
   std::size_t backlog_slot = 0;
 
-  link_state link = link_state::connecting; ///< reported as to_string(link)
-  std::string last_error;         ///< why the link is not up; cleared when it is up again
   std::uint64_t batches_sent = 0; ///< outbox entries sent (resends included)
   std::uint64_t bytes_sent = 0;   ///< of their batches
   std::uint64_t acknowledged = 0; ///< outbox entries the peer persisted

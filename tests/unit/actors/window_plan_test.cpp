@@ -3,8 +3,6 @@
 // and how many entries the next read asks for.
 #include "actors/window_plan.hpp"
 
-#include "actors/peer_link.hpp"
-
 #include <gtest/gtest.h>
 
 #include <string>
@@ -161,12 +159,6 @@ TEST(window_plan, default_limits_are_the_links) {
   EXPECT_EQ(next_read_count({entry("1-0", "", 1024)}), 256u);
   // Of 1 MiB entries, 16.
   EXPECT_EQ(next_read_count({entry("1-0", "", 1 << 20)}), 16u);
-}
-
-TEST(link_state, reports_as_the_status_strings) {
-  EXPECT_STREQ(to_string(link_state::connecting), "connecting");
-  EXPECT_STREQ(to_string(link_state::up), "up");
-  EXPECT_STREQ(to_string(link_state::down), "down");
 }
 
 } // namespace

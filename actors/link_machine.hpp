@@ -1,0 +1,142 @@
+#pragma once
+
+// The states of a peer link and what moves it between them: pure, without
+// Redis or CAF actors, so that every transition is unit-tested
+// (tests/unit/actors/link_machine_test.cpp). The actor (actors/peer_link.cpp)
+// feeds it what happened and carries out what it answers.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace simsync {
+
+/// Where a link is, as the status reports it: connecting until its first
+/// window can go (Redis and every peer node reached), up from then, down after
+/// a failure until it is up again.
+enum class link_state { connecting, up, down };
+
+/// As the status reports it (actor_status::link_state): "connecting", "up" or
+/// "down".
+inline const char* to_string(link_state s) {
+  switch (s) {
+  case link_state::connecting:
+    return "connecting";
+  case link_state::up:
+    return "up";
+  case link_state::down:
+    return "down";
+  }
+  return "connecting"; // not reached
+}
+
+namespace link_machine {
+
+/// A peer that keeps failing is retried less and less often, but never waits
+/// more than a few seconds once it is back.
+constexpr auto first_backoff = std::chrono::milliseconds{100};
+constexpr auto max_backoff = std::chrono::milliseconds{5000};
+
+enum class phase {
+  connecting,  ///< not up yet since the link started
+  idle,        ///< up, no window in flight; a tick is on its way
+  sending,     ///< a window in flight, then its trim
+  backing_off, ///< down; the tick that retries is on its way
+};
+
+/// connecting, up (idle or sending) or down (backing off).
+link_state reported(phase p);
+
+struct state {
+  phase at = phase::connecting;
+  /// Numbers the windows, so that answers to an abandoned window are ignored.
+  std::uint64_t window = 0;
+  /// Answers of the current window not in yet.
+  std::size_t awaiting = 0;
+  /// A request of the current window failed: once every answer is in, the
+  /// whole window is sent again.
+  bool window_failed = false;
+  /// Before the next retry; 0 after a window is trimmed.
+  std::chrono::milliseconds backoff{0};
+  /// Why the link is not up; cleared when it is up again.
+  std::string last_error;
+};
+
+// What happened, fed to step(). The outcome of an action (connect,
+// read_outbox, send_window, trim) is the next event.
+
+/// Time to look at the outbox, or to retry.
+struct tick {};
+/// Redis and every node of the peer reached.
+struct connected {};
+/// Entries ready to go (0: the outbox is empty).
+struct outbox_read {
+  std::size_t entries;
+};
+/// The window went as this many requests (at least one).
+struct window_sent {
+  std::size_t requests;
+};
+/// A peer node persisted the `entries` of one request of window `window`.
+struct acked {
+  std::uint64_t window;
+  std::size_t entries;
+};
+/// A request of window `window` to peer node `node` failed.
+struct request_failed {
+  std::uint64_t window;
+  std::size_t node;
+  std::string why;
+};
+/// The outbox was trimmed through the window's last entry.
+struct trimmed {};
+/// Connecting, reading the outbox or trimming it failed.
+struct failed {
+  std::string why;
+};
+/// A peer node the link was connected to went down.
+struct node_down {
+  std::string why; ///< the error if this abandons a window in flight
+};
+
+using event = std::variant<tick, connected, outbox_read, window_sent, acked,
+                           request_failed, trimmed, failed, node_down>;
+
+/// The one blocking step the actor takes next; its outcome is the next event.
+enum class action {
+  none,
+  connect,     ///< Redis and every peer node not connected yet
+  read_outbox, ///< what the last read left unsent, else the outbox
+  send_window, ///< plan what was read and send it, numbered state::window
+  trim,        ///< the outbox through the window's last entry
+};
+
+/// What the actor does after a step, in the order of the fields.
+struct effects {
+  /// The backlog shows the peer down (it lags until the link is up).
+  bool backlog_down = false;
+  /// Forget what was read and not sent, and read few entries next: a retry
+  /// starts at the outbox's oldest entry, which may be a large batch.
+  bool drop_unsent = false;
+  /// Reconnect this peer node before the next window.
+  std::optional<std::size_t> forget_node;
+  /// Entries the peer persisted (counted, and their round trip timed).
+  std::size_t acknowledged = 0;
+  /// Send the link a tick after this long.
+  std::optional<std::chrono::milliseconds> tick_in;
+  action then = action::none;
+};
+
+struct transition {
+  state next;
+  effects todo;
+};
+
+transition step(state current, const event& what);
+
+} // namespace link_machine
+
+} // namespace simsync
