@@ -7,6 +7,10 @@ namespace simsync {
 
 std::chrono::milliseconds lookup_pacer::admit(const std::string& peer, std::size_t count,
                                               clock::time_point now) {
+  // Entries that are no lookups (retirements, batches) never wait, not even
+  // behind lookups of the same peer that do.
+  if (count == 0)
+    return std::chrono::milliseconds{0};
   auto [it, fresh] = buckets_.try_emplace(peer, bucket{limits_.burst, now});
   auto& b = it->second;
   if (!fresh && now > b.at) {

@@ -35,7 +35,8 @@ public:
   explicit lookup_pacer(lookup_limits limits = {}) : limits_(limits) {}
 
   /// Takes `count` lookups from `peer` arriving at `now`, and says how long
-  /// they wait before they are answered (zero within the budget).
+  /// they wait before they are answered (zero within the budget, and for no
+  /// lookups at all).
   std::chrono::milliseconds admit(const std::string& peer, std::size_t count,
                                   clock::time_point now);
 

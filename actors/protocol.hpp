@@ -221,15 +221,39 @@ typename Inspector::result_type inspect(Inspector& f, peer_batch& x) {
   return f(caf::meta::type_name("peer_batch"), x.origin, x.entries);
 }
 
+/// What an entry asks of the receiving carrier, as a number between
+/// carriers. The numbers never change meaning: 1 was "announce", which an ask
+/// replaced with the same effect for a receiver that holds the account.
+enum class wire_kind : std::int32_t { batch = 0, ask = 1, retire = 2, hold = 3 };
+
+/// One outbox entry as it travels between carriers, inside a signed batch.
+/// A type of its own rather than the store's outbox_entry, so that what
+/// another company's nodes read does not change when this store's does.
+/// The kind is a plain number, checked when the batch is opened: a number
+/// the receiver does not know makes the batch malformed instead of reaching
+/// the store as an enum value it never names.
+struct wire_entry {
+  std::string id;        ///< the sender's outbox stream id: the peer acks through it
+  std::string idcode;    ///< the account
+  std::int32_t kind = 0; ///< a wire_kind
+  std::string batch;     ///< for a batch: netstrings of uid, record pairs
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, wire_entry& x) {
+  return f(caf::meta::type_name("wire_entry"), x.id, x.idcode, x.kind, x.batch);
+}
+
 /// What a peer_link sends to one node of a sibling carrier (the node owning
-/// the entries' shards): outbox entries in stream order, serialized, and
-/// signed with the origin carrier's Ed25519 key (actors/signed_batch.hpp).
+/// the entries' shards): outbox entries in stream order as wire entries,
+/// serialized, and signed with the origin carrier's Ed25519 key
+/// (actors/signed_batch.hpp).
 /// One message per node and window (more only past 1 MiB of batches), so a
 /// window of interactive edits costs one request and one signature.
 struct signed_batch {
   std::string origin;    ///< the sending carrier, as the receiver knows it
   std::string to;        ///< the receiving carrier: a batch is good for one
-  std::string payload;   ///< the entries, CAF binary serialization
+  std::string payload;   ///< the wire entries, CAF binary serialization
   std::string signature; ///< Ed25519, over signed_batch_text()
 };
 

@@ -14,6 +14,34 @@ void append_field(std::string& out, const std::string& field) {
   out += field;
 }
 
+wire_kind to_wire(store::outbox_kind kind) {
+  switch (kind) {
+  case store::outbox_kind::ask:
+    return wire_kind::ask;
+  case store::outbox_kind::hold:
+    return wire_kind::hold;
+  case store::outbox_kind::retire:
+    return wire_kind::retire;
+  case store::outbox_kind::batch:
+    return wire_kind::batch;
+  }
+  return wire_kind::batch; // not reached
+}
+
+std::optional<store::outbox_kind> from_wire(std::int32_t kind) {
+  switch (static_cast<wire_kind>(kind)) {
+  case wire_kind::batch:
+    return store::outbox_kind::batch;
+  case wire_kind::ask:
+    return store::outbox_kind::ask;
+  case wire_kind::retire:
+    return store::outbox_kind::retire;
+  case wire_kind::hold:
+    return store::outbox_kind::hold;
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 std::string signed_batch_text(const signed_batch& batch) {
@@ -29,9 +57,14 @@ std::string signed_batch_text(const signed_batch& batch) {
 signed_batch sign_batch(caf::actor_system& sys, const core::signature_key& key,
                         std::string origin, std::string to,
                         std::vector<store::outbox_entry> entries) {
+  std::vector<wire_entry> wire;
+  wire.reserve(entries.size());
+  for (auto& e : entries)
+    wire.push_back({std::move(e.id), std::move(e.idcode),
+                    static_cast<std::int32_t>(to_wire(e.kind)), std::move(e.batch)});
   std::vector<char> bytes;
   caf::binary_serializer sink{sys, bytes};
-  if (auto err = sink(entries))
+  if (auto err = sink(wire))
     throw std::runtime_error("cannot serialize a batch: " + sys.render(err));
   signed_batch out{
       std::move(origin), std::move(to), std::string(bytes.begin(), bytes.end()), {}};
@@ -64,10 +97,22 @@ opened_batch open_batch(caf::actor_system& sys, const signed_batch& batch,
     out.refusal = batch_refusal::bad_signature;
     return out;
   }
+  std::vector<wire_entry> wire;
   caf::binary_deserializer source{sys, batch.payload.data(), batch.payload.size()};
-  if (source(out.entries) || source.remaining() != 0) {
-    out.entries.clear();
+  if (source(wire) || source.remaining() != 0) {
     out.refusal = batch_refusal::malformed;
+    return out;
+  }
+  out.entries.reserve(wire.size());
+  for (auto& e : wire) {
+    auto kind = from_wire(e.kind);
+    if (!kind) {
+      out.entries.clear();
+      out.refusal = batch_refusal::malformed;
+      return out;
+    }
+    out.entries.push_back(
+        {std::move(e.id), std::move(e.idcode), *kind, std::move(e.batch)});
   }
   return out;
 }

@@ -23,7 +23,8 @@ namespace simsync {
 /// payload, each length-prefixed.
 std::string signed_batch_text(const signed_batch& batch);
 
-/// Serializes `entries` and signs them as `origin`'s batch for carrier `to`.
+/// Serializes `entries` (as wire entries) and signs them as `origin`'s batch
+/// for carrier `to`.
 /// Takes them by value: CAF 0.17's serializer wants a mutable reference, and a
 /// link moves each request's entries in instead of copying up to 1 MiB.
 signed_batch sign_batch(caf::actor_system& sys, const core::signature_key& key,
@@ -35,7 +36,8 @@ enum class batch_refusal {
   unknown_origin,    ///< not a configured peer carrier
   wrong_destination, ///< addressed to another carrier
   bad_signature,     ///< absent, malformed, or not the origin's key
-  malformed,         ///< signed, but the entries do not deserialize
+  malformed,         ///< signed, but the entries do not deserialize, or a
+                     ///< kind is not one this carrier knows
 };
 
 /// The metric label of a refusal: unknown-origin, wrong-destination,

@@ -57,7 +57,7 @@ void BM_replication(benchmark::State& state) {
     auto b = d.redis("carrier-b").connect();
     store::account_store at_a(a, "carrier-a");
     store::account_store at_b(b, "carrier-b");
-    // Register everyone on both sides; the carrierds exchange announcements.
+    // Register everyone on both sides; the carrierds ask and answer.
     for (int p = 0; p < persons; ++p) {
       auto id = idcode_of(p);
       at_a.register_line(
@@ -67,7 +67,7 @@ void BM_replication(benchmark::State& state) {
     }
     if (!wait_until_empty(a, "carrier-b", std::chrono::seconds{60}) ||
         !wait_until_empty(b, "carrier-a", std::chrono::seconds{60})) {
-      state.SkipWithError("announcements did not settle");
+      state.SkipWithError("siblings did not settle");
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds{200}); // answers to answers

@@ -14,14 +14,13 @@
 namespace simsync::store {
 
 /// What an outbox entry asks of the peer (account_store::apply_incoming; in
-/// store/lua/lib.lua: replicate_in, answer_ask, take_hold, take_retire). The
-/// numbers travel between carriers and are kept: 1 was "announce", which an
-/// ask replaces.
+/// store/lua/lib.lua: replicate_in, answer_ask, take_hold, take_retire).
+/// Between carriers an entry travels as a wire_entry (actors/protocol.hpp).
 enum class outbox_kind {
-  batch = 0,  ///< apply stamped changes
-  ask = 1,    ///< this carrier created an account for the idcode: does the peer hold one?
-  retire = 2, ///< this carrier no longer holds it
-  hold = 3,   ///< this carrier holds an account for the idcode (the answer to an ask)
+  batch,  ///< apply stamped changes
+  ask,    ///< this carrier created an account for the idcode: does the peer hold one?
+  hold,   ///< this carrier holds an account for the idcode (the answer to an ask)
+  retire, ///< this carrier no longer holds it
 };
 
 /// The kind as the store's scripts write it in an entry ("batch", "ask",

@@ -45,9 +45,12 @@ TEST(lookup_pacing, a_wait_never_grows_beyond_the_longest_delay) {
   EXPECT_EQ(pacer.admit("b", 1, t0), 30000ms);
 }
 
-TEST(lookup_pacing, retirements_and_batches_cost_nothing) {
+TEST(lookup_pacing, retirements_and_batches_cost_nothing_and_never_wait) {
   lookup_pacer pacer{{10, 100}};
   EXPECT_EQ(pacer.admit("b", 0, t0), 0ms);
   EXPECT_EQ(pacer.admit("b", 100, t0), 0ms);
   EXPECT_EQ(pacer.admit("b", 0, t0), 0ms);
+  EXPECT_EQ(pacer.admit("b", 20, t0), 2000ms);
+  EXPECT_EQ(pacer.admit("b", 0, t0), 0ms); // not behind the waiting lookups
+  EXPECT_EQ(pacer.admit("b", 1, t0), 2100ms);
 }

@@ -6,6 +6,7 @@
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
+#include <caf/binary_serializer.hpp>
 #include <gtest/gtest.h>
 
 namespace simsync {
@@ -75,6 +76,49 @@ TEST_F(signed_batch_test, a_forged_origin_fails_against_the_claimed_carriers_key
 TEST_F(signed_batch_test, a_signed_payload_that_is_not_entries_is_malformed) {
   signed_batch batch{"carrier-a", "carrier-b", "\x05garbage", {}};
   batch.signature = a_private->sign(signed_batch_text(batch));
+  auto opened = open_batch(sys, batch, "carrier-b", *a_public);
+  ASSERT_TRUE(opened.refusal);
+  EXPECT_EQ(*opened.refusal, batch_refusal::malformed);
+  EXPECT_TRUE(opened.entries.empty());
+}
+
+/// A batch signed by `key` whose payload is `wire`, serialized as is.
+signed_batch sign_wire(caf::actor_system& sys, const core::signature_key& key,
+                       std::vector<wire_entry> wire) {
+  std::vector<char> bytes;
+  caf::binary_serializer sink{sys, bytes};
+  EXPECT_FALSE(sink(wire));
+  signed_batch batch{
+      "carrier-a", "carrier-b", std::string(bytes.begin(), bytes.end()), {}};
+  batch.signature = key.sign(signed_batch_text(batch));
+  return batch;
+}
+
+TEST_F(signed_batch_test, every_kind_travels_as_its_fixed_number) {
+  // What another company's nodes read: the numbers must not follow the
+  // store's enum, whatever order it lists its kinds in.
+  std::vector<wire_entry> wire{{"1-0", std::string(64, 'a'), 0, "3:uid,5:bytes,"},
+                               {"2-0", std::string(64, 'a'), 1, ""},
+                               {"3-0", std::string(64, 'a'), 2, ""},
+                               {"4-0", std::string(64, 'a'), 3, ""}};
+  auto opened = open_batch(sys, sign_wire(sys, *a_private, wire), "carrier-b", *a_public);
+  ASSERT_FALSE(opened.refusal);
+  ASSERT_EQ(opened.entries.size(), 4u);
+  EXPECT_EQ(opened.entries[0].kind, store::outbox_kind::batch);
+  EXPECT_EQ(opened.entries[1].kind, store::outbox_kind::ask);
+  EXPECT_EQ(opened.entries[2].kind, store::outbox_kind::retire);
+  EXPECT_EQ(opened.entries[3].kind, store::outbox_kind::hold);
+  // And sign_batch writes those numbers.
+  auto batch = sign_batch(sys, *a_private, "carrier-a", "carrier-b", opened.entries);
+  EXPECT_EQ(batch.payload, sign_wire(sys, *a_private, wire).payload);
+}
+
+TEST_F(signed_batch_test, a_kind_this_carrier_does_not_know_makes_the_batch_malformed) {
+  // A newer peer's kind, or a hostile one: refused whole, never passed on
+  // as an enum value the store does not name.
+  auto batch = sign_wire(sys, *a_private,
+                         {{"1-0", std::string(64, 'a'), 0, "3:uid,5:bytes,"},
+                          {"2-0", std::string(64, 'a'), 7, ""}});
   auto opened = open_batch(sys, batch, "carrier-b", *a_public);
   ASSERT_TRUE(opened.refusal);
   EXPECT_EQ(*opened.refusal, batch_refusal::malformed);
