@@ -1,10 +1,8 @@
 // Sibling resolution between real carrierd processes (the user directory):
 // a new account asks the peer carriers whether they hold one for the person;
 // only those that do record it and answer.
+#include "tests/integration/node/admin_counts.hpp"
 #include "tests/integration/node/node_fixture.hpp"
-
-#include <httplib.h>
-#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <thread>
@@ -30,14 +28,6 @@ std::string line_of(const char* prefix, int i) {
   return prefix + std::to_string(1000 + i);
 }
 
-std::vector<std::string> peers_of(const std::string& self) {
-  std::vector<std::string> out;
-  for (std::string c : {"carrier-a", "carrier-b", "carrier-c"})
-    if (c != self)
-      out.push_back(c);
-  return out;
-}
-
 /// The keys of the carrier's Redis whose name holds `text`.
 std::vector<std::string> keys_naming(deployment& d, const std::string& carrier,
                                      const std::string& text) {
@@ -49,19 +39,9 @@ std::vector<std::string> keys_naming(deployment& d, const std::string& carrier,
   return out;
 }
 
-/// The user directory's outcome counts, from the node's admin port.
+/// The user directory's outcome counts.
 std::map<std::string, int> directory_outcomes(deployment& d, const std::string& carrier) {
-  httplib::Client admin("127.0.0.1", d.admin_port(carrier));
-  std::map<std::string, int> out;
-  auto answer = admin.Get("/admin/actors");
-  if (!answer || answer->status != 200)
-    return out;
-  auto json = nlohmann::json::parse(answer->body, nullptr, false);
-  for (const auto& actor : json.value("actors", nlohmann::json::array()))
-    if (actor.value("kind", "") == "user_directory" && actor.contains("directory"))
-      for (const auto& [outcome, count] : actor["directory"].items())
-        out[outcome] = count.get<int>();
-  return out;
+  return actor_counts(d, carrier, "user_directory", "directory");
 }
 
 struct directory : ::testing::Test {

@@ -4,13 +4,13 @@
 //   which takes nothing but batches signed by the peer they claim to be from;
 // - its cluster port takes TLS connections with a certificate of its own
 //   carrier's cluster CA only.
+#include "tests/integration/node/admin_counts.hpp"
 #include "tests/integration/node/node_fixture.hpp"
 
 #include "core/record.hpp"
 #include "core/stamp.hpp"
 
 #include <httplib.h>
-#include <nlohmann/json.hpp>
 
 using namespace simsync;
 using namespace simsync::testing;
@@ -50,20 +50,9 @@ template <class Middleman> bool connects(caf::actor_system& sys, Middleman mm, i
   return up;
 }
 
-/// The federation endpoint's refusal counts, from the node's admin port (a
-/// snapshot the node takes once a second).
+/// The federation endpoint's refusal counts.
 std::map<std::string, int> refusals(deployment& d, const std::string& carrier) {
-  httplib::Client admin("127.0.0.1", d.admin_port(carrier));
-  std::map<std::string, int> out;
-  auto answer = admin.Get("/admin/actors");
-  if (!answer || answer->status != 200)
-    return out;
-  auto json = nlohmann::json::parse(answer->body, nullptr, false);
-  for (const auto& actor : json.value("actors", nlohmann::json::array()))
-    if (actor.value("kind", "") == "federation" && actor.contains("refused"))
-      for (const auto& [reason, count] : actor["refused"].items())
-        out[reason] = count.get<int>();
-  return out;
+  return actor_counts(d, carrier, "federation", "refused");
 }
 
 struct federation_trust : ::testing::Test {

@@ -220,6 +220,16 @@ private:
   std::map<std::string, std::vector<account_shard_actor>> shards_;
 };
 
+/// The other carriers of a three-carrier deployment: a registration at
+/// `self` asks each of them about the person.
+inline std::vector<std::string> peers_of(const std::string& self) {
+  std::vector<std::string> out;
+  for (std::string c : {"carrier-a", "carrier-b", "carrier-c"})
+    if (c != self)
+      out.push_back(c);
+  return out;
+}
+
 /// Polls `done` until it holds or `limit` passes; replication is asynchronous.
 inline bool eventually(const std::function<bool()>& done,
                        std::chrono::seconds limit = std::chrono::seconds{30}) {

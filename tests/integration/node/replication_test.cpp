@@ -12,14 +12,6 @@ const std::string line_a2 = "+8613800138001";
 const std::string line_b = "+8618600186000";
 const std::string line_c = "+8615000150000";
 
-std::vector<std::string> peers_of(const std::string& self) {
-  std::vector<std::string> out;
-  for (std::string c : {"carrier-a", "carrier-b", "carrier-c"})
-    if (c != self)
-      out.push_back(c);
-  return out;
-}
-
 struct three_carriers : ::testing::Test {
   void register_everywhere() {
     client.register_line("carrier-a", person, line_a, peers_of("carrier-a"));
