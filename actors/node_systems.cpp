@@ -1,7 +1,7 @@
 #include "actors/node_systems.hpp"
 
 #include "actors/actors.hpp"
-#include "store/error.hpp"
+#include "core/error.hpp"
 
 #include <caf/io/middleman.hpp>
 #include <caf/openssl/manager.hpp>

@@ -1,10 +1,10 @@
 #include "net/exchange.hpp"
 
+#include "core/error.hpp"
 #include "net/content_coding.hpp"
 #include "net/http_date.hpp"
 #include "net/http_status.hpp"
 #include "net/instant.hpp"
-#include "store/error.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,6 +1,6 @@
 #include "net/line_retirement.hpp"
 
-#include "store/error.hpp"
+#include "core/error.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,6 +1,6 @@
 #include "store/dead_letters.hpp"
 
-#include "store/error.hpp"
+#include "core/error.hpp"
 
 #include <cstdlib>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "store/error.hpp"
+#include "core/error.hpp"
 
 #include <caf/expected.hpp>
 

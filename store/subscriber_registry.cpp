@@ -1,6 +1,6 @@
 #include "store/subscriber_registry.hpp"
 
-#include "store/error.hpp"
+#include "core/error.hpp"
 #include "store/scripts.hpp"
 
 #include <vector>

@@ -1,4 +1,4 @@
-#include "store/error.hpp"
+#include "core/error.hpp"
 
 #include <caf/deep_to_string.hpp>
 
