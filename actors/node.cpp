@@ -182,6 +182,8 @@ caf::expected<running_node> start_node(node_systems systems,
   auto redis_at = store::redis_endpoint::parse(cfg.redis_address);
   if (!redis_at)
     return std::move(redis_at.error());
+  redis_at->user = cfg.redis_user;
+  redis_at->password = cfg.redis_password;
   node_state st;
   st.carrier = cfg.carrier;
   st.links_system = &systems.links;

@@ -57,6 +57,11 @@ constexpr option_spec option_specs[] = {
      "trace, debug, info, warn or error"},
     {"--redis", "redis.address", "ADDR", "required",
      "this node's Redis: host:port or unix:/absolute/path"},
+    {"--redis-user", "redis.user", "USER", "default: simsync",
+     "the Redis ACL user this node authenticates as"},
+    {"--redis-password-file", "redis.password_file", "FILE", "required",
+     "the Redis user's password (a secret): the file's content without its\n"
+     "final newline; tools/cluster up makes it (mode 0600, never committed)"},
     {"--gateway", "gateway.listen", "HOST:PORT", "required", "terminal HTTP API"},
     {"--max-in-flight", "gateway.max_in_flight", "N", "default: 1000",
      "requests the gateway handles at once; beyond it: 503, retry after a second"},
@@ -317,11 +322,16 @@ public:
         c.log_level != "warn" && c.log_level != "error")
       fail("log_level",
            "expected trace, debug, info, warn or error, got " + in_quotes(c.log_level));
-    c.redis_address =
-        required_string(setting_table("redis", {"address"}), "redis.address");
+    const auto* redis = setting_table("redis", {"address", "user", "password_file"});
+    c.redis_address = required_string(redis, "redis.address");
     if (!valid_redis_address(c.redis_address))
       fail("redis.address",
            "expected host:port or unix:/path, got " + in_quotes(c.redis_address));
+    c.redis_user = optional_string(redis, "redis.user").value_or("simsync");
+    if (c.redis_user.empty() || !is_bearer_token(c.redis_user))
+      fail("redis.user", "expected one word of visible ASCII characters, got " +
+                             in_quotes(c.redis_user));
+    c.redis_password = read_redis_password(redis);
     const auto* gateway =
         setting_table("gateway", {"listen", "max_in_flight", "max_replication_lag_ms",
                                   "mass_deletion_min_cards", "mass_deletion_percent"});
@@ -628,6 +638,25 @@ private:
     return token;
   }
 
+  /// [redis] password_file: the content without its final newline (an
+  /// editor's); empty when unset. The password itself is never in a message.
+  std::string read_redis_password(const toml::table* redis) const {
+    auto file = optional_string(redis, "redis.password_file");
+    if (!file)
+      return {};
+    auto password = read_whole_file(path_value("redis.password_file", *file),
+                                    display_name("redis.password_file"));
+    if (!password.empty() && password.back() == '\n')
+      password.pop_back();
+    if (!password.empty() && password.back() == '\r')
+      password.pop_back();
+    if (password.empty())
+      fail("redis.password_file", "the file holds no password");
+    if (password.find_first_of("\r\n") != std::string::npos)
+      fail("redis.password_file", "the password must be one line");
+    return password;
+  }
+
   std::string read_admin_key(const toml::table* admin) const {
     auto file = optional_string(admin, "admin.key_file");
     if (!file)
@@ -877,6 +906,10 @@ std::string missing_credentials(const node_config& c) {
   if (c.self().cluster.port != 0 && c.cluster_tls.certificate_file.empty())
     return missing("cluster.certificate_file",
                    "the cluster port runs over TLS only; with cluster.ca_file");
+  if (c.redis_password.empty())
+    return missing("redis.password_file",
+                   "the node's Redis requires a password: redis.user (" + c.redis_user +
+                       ") authenticates with the file's content");
   return {};
 }
 

@@ -85,7 +85,13 @@ struct node_config {
   int shards = 4;                 ///< account shards of the whole carrier
   std::string log_level = "info"; ///< trace, debug, info, warn or error
   std::string redis_address;      ///< "host:port" or "unix:/absolute/path"
-  host_port gateway;              ///< terminal HTTP API
+  /// The ACL user this node authenticates as ([redis] user).
+  std::string redis_user = "simsync";
+  /// A secret: [redis] password_file's content without its final newline;
+  /// empty when no file is set (missing_credentials then stops carrierd).
+  /// Never logged.
+  std::string redis_password;
+  host_port gateway; ///< terminal HTTP API
   /// An account's shard refuses shared uploads (503) while its node's
   /// replication to a peer that is up is further behind than this; zero
   /// never sheds.
@@ -170,8 +176,8 @@ load_result load_node_config(int argc, const char* const* argv);
 /// What a node cannot start without, as a "config error: <key>: missing
 /// (...)" message; empty if nothing is. Loading leaves these optional so that
 /// a configuration can be checked without them; a node needs them all: its
-/// federation TLS identity and signing key, each peer's public key, and a
-/// cluster TLS identity when it has a cluster address.
+/// federation TLS identity and signing key, each peer's public key, a
+/// cluster TLS identity when it has a cluster address, and its Redis password.
 std::string missing_credentials(const node_config& c);
 
 /// Loads a TOML file with no overrides.

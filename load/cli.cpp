@@ -46,6 +46,11 @@ Where the deployment is (default: `tools/cluster status --json`):
                          admin_key_file, nodes' redis and sms_file)
   --gateway LIST         carrier-a=http://127.0.0.1:18080,carrier-b=...
   --redis LIST           carrier-a=127.0.0.1:16379,... (with --gateway)
+  --redis-user USER      the Redis user for --redis (default operator)
+  --redis-password-file FILE  its password (the file's content without its
+                         final newline; tools/cluster up makes
+                         <password_file>.operator); needed with --redis,
+                         since every node's Redis requires a password
   --admin LIST           carrier-a=http://127.0.0.1:19090,... (with --gateway)
   --admin-key LIST       carrier-a=FILE,... the admin key files (with --gateway)
   --sms-file LIST        carrier-a=FILE,... each node's sms.ndjson (with --gateway)
@@ -105,6 +110,7 @@ double to_double(const std::string& flag, const std::string& v) {
 struct parsed {
   options opts;
   std::string configs, deployment_file, gateways, redis, admin, admin_keys, sms_files;
+  std::string redis_user = "operator", redis_password_file;
   bool help = false;
 };
 
@@ -142,6 +148,10 @@ parsed parse(int argc, char** argv) {
       p.gateways = next();
     else if (arg == "--redis")
       p.redis = next();
+    else if (arg == "--redis-user")
+      p.redis_user = next();
+    else if (arg == "--redis-password-file")
+      p.redis_password_file = next();
     else if (arg == "--admin")
       p.admin = next();
     else if (arg == "--admin-key")
@@ -198,6 +208,8 @@ parsed parse(int argc, char** argv) {
        !p.sms_files.empty()) &&
       p.gateways.empty())
     throw usage_error("--redis, --admin, --admin-key and --sms-file go with --gateway");
+  if (!p.redis_password_file.empty() && p.redis.empty())
+    throw usage_error("--redis-password-file goes with --redis");
   return p;
 }
 
@@ -213,8 +225,10 @@ deployment find_deployment(const parsed& p) {
     d = deployment_from_json(json);
   } else if (!p.gateways.empty()) {
     d = deployment_from_gateways(p.gateways);
-    if (!p.redis.empty())
+    if (!p.redis.empty()) {
       add_redis(d, p.redis);
+      set_redis_login(d, {p.redis_user, p.redis_password_file});
+    }
     if (!p.admin.empty())
       add_admin(d, p.admin);
     if (!p.admin_keys.empty())

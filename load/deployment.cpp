@@ -3,7 +3,9 @@
 #include "config/local_deployment.hpp"
 
 #include <algorithm>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <stdexcept>
 
 namespace simsync::load {
@@ -13,6 +15,31 @@ const carrier_info* deployment::find(const std::string& id) const {
     if (c.id == id)
       return &c;
   return nullptr;
+}
+
+store::redis_endpoint redis_endpoint_of(const carrier_info& c, std::size_t i) {
+  auto where = store::redis_endpoint::parse(c.redis.at(i));
+  if (!where)
+    throw std::runtime_error("carrier " + c.id + ": bad Redis address " + c.redis.at(i));
+  if (i >= c.redis_logins.size() || c.redis_logins[i].password_file.empty())
+    return *where;
+  const auto& login = c.redis_logins[i];
+  std::ifstream in(login.password_file, std::ios::binary);
+  if (!in)
+    throw std::runtime_error("cannot read the Redis password file " +
+                             login.password_file + " (for " + login.user + " at " +
+                             c.redis[i] + ")");
+  std::string password{std::istreambuf_iterator<char>{in}, {}};
+  if (!password.empty() && password.back() == '\n')
+    password.pop_back();
+  if (!password.empty() && password.back() == '\r')
+    password.pop_back();
+  if (password.empty())
+    throw std::runtime_error("the Redis password file " + login.password_file +
+                             " holds no password");
+  where->user = login.user;
+  where->password = std::move(password);
+  return *where;
 }
 
 bool deployment::has_redis() const {
@@ -65,11 +92,16 @@ deployment deployment_from_json(const nlohmann::json& json) {
     info.gateway = trim_slash(c.value("gateway", ""));
     if (info.id.empty() || info.gateway.empty())
       throw std::runtime_error("deployment JSON: a carrier lacks \"id\" or \"gateway\"");
-    if (c.contains("redis") && c["redis"].is_string())
-      info.redis.push_back(c["redis"].get<std::string>());
     auto text = [](const nlohmann::json& j, const char* key) {
       return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
     };
+    auto login = [&](const nlohmann::json& j) {
+      return redis_login{text(j, "redis_user"), text(j, "redis_password_file")};
+    };
+    if (c.contains("redis") && c["redis"].is_string()) {
+      info.redis.push_back(c["redis"].get<std::string>());
+      info.redis_logins.push_back(login(c));
+    }
     info.admin = trim_slash(text(c, "admin"));
     info.admin_key_file = text(c, "admin_key_file");
     if (c.contains("nodes") && c["nodes"].is_array())
@@ -78,8 +110,10 @@ deployment deployment_from_json(const nlohmann::json& json) {
           info.admin = trim_slash(text(n, "admin"));
         if (auto sms = text(n, "sms_file"); !sms.empty())
           info.sms_files.push_back(sms);
-        if (n.contains("redis") && n["redis"].is_string())
+        if (n.contains("redis") && n["redis"].is_string()) {
           info.redis.push_back(n["redis"].get<std::string>());
+          info.redis_logins.push_back(login(n));
+        }
         if (n.contains("pid") && n["pid"].is_number_integer())
           info.carrierd_pids.push_back(n["pid"].get<int>());
         if (n.contains("redis_pid") && n["redis_pid"].is_number_integer())
@@ -110,7 +144,7 @@ deployment deployment_from_gateways(const std::string& list) {
   for (auto& [id, url] : pairs_of(list, "--gateway")) {
     if (d.find(id))
       throw std::runtime_error("--gateway: carrier " + id + " named twice");
-    d.carriers.push_back(carrier_info{id, trim_slash(url), {}, {}, {}, "", "", {}});
+    d.carriers.push_back(carrier_info{id, trim_slash(url), {}, {}, {}, "", "", {}, {}});
   }
   return d;
 }
@@ -134,6 +168,11 @@ void add_each(deployment& d, const std::string& list, const std::string& what,
 void add_redis(deployment& d, const std::string& list) {
   add_each(d, list, "--redis",
            [](carrier_info& c, std::string v) { c.redis.push_back(std::move(v)); });
+}
+
+void set_redis_login(deployment& d, const redis_login& login) {
+  for (auto& c : d.carriers)
+    c.redis_logins.assign(c.redis.size(), login);
 }
 
 void add_admin(deployment& d, const std::string& list) {

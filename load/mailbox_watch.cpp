@@ -23,18 +23,29 @@ struct reply_ptr {
   }
 };
 
-redisContext* connect_to(const std::string& address) {
-  auto colon = address.rfind(':');
-  if (colon == std::string::npos)
+/// A connection to `where`, authenticated when it has a password.
+redisContext* connect_to(const store::redis_endpoint& where) {
+  auto address = where.to_string();
+  if (!where.unix_path.empty())
     throw std::runtime_error("redis address " + address + " is not host:port");
   timeval tv{5, 0};
-  auto* c = redisConnectWithTimeout(address.substr(0, colon).c_str(),
-                                    std::stoi(address.substr(colon + 1)), tv);
+  auto* c = redisConnectWithTimeout(where.host.c_str(), where.port, tv);
   if (!c || c->err) {
     std::string why = c ? c->errstr : "out of memory";
     if (c)
       redisFree(c);
     throw std::runtime_error("cannot connect to redis " + address + ": " + why);
+  }
+  if (!where.password.empty()) {
+    const char* argv[] = {"AUTH", where.user.c_str(), where.password.c_str()};
+    std::size_t lens[] = {4, where.user.size(), where.password.size()};
+    reply_ptr r{static_cast<redisReply*>(redisCommandArgv(c, 3, argv, lens))};
+    if (!r.r || r.r->type == REDIS_REPLY_ERROR) {
+      std::string why = r.r ? r.r->str : c->errstr; // never the password
+      redisFree(c);
+      throw std::runtime_error("redis " + address + " refused the credentials of user " +
+                               where.user + ": " + why);
+    }
   }
   return c;
 }
@@ -69,6 +80,7 @@ void make_nonblocking(redisContext* c) {
 
 struct mailbox_watch::redis_conn {
   std::string address;
+  store::redis_endpoint where; ///< address and login (the operator's)
   redisContext* sub = nullptr;
   redisContext* cmd = nullptr;
   std::string old_events; ///< notify-keyspace-events before the run
@@ -80,7 +92,7 @@ struct mailbox_watch::redis_conn {
   ~redis_conn() {
     if (changed) {
       try {
-        auto* restore = connect_to(address);
+        auto* restore = connect_to(where);
         call_string(restore, {"CONFIG", "SET", "notify-keyspace-events", old_events});
         redisFree(restore);
       } catch (const std::exception& e) {
@@ -102,11 +114,13 @@ mailbox_watch::mailbox_watch(const deployment& d, http_driver& http,
     return;
   try {
     for (const auto& carrier : d.carriers)
-      for (const auto& address : carrier.redis) {
+      for (std::size_t i = 0; i < carrier.redis.size(); ++i) {
+        const auto& address = carrier.redis[i];
         conns_.push_back(std::make_unique<redis_conn>());
         auto* c = conns_.back().get();
         c->address = address;
-        c->cmd = connect_to(address);
+        c->where = redis_endpoint_of(carrier, i);
+        c->cmd = connect_to(c->where);
         c->old_events = call_string(c->cmd, {"CONFIG", "GET", "notify-keyspace-events"});
         // K: keyspace channel; h: hash commands. 'A' already includes h.
         std::string events = c->old_events;
@@ -117,7 +131,7 @@ mailbox_watch::mailbox_watch(const deployment& d, http_driver& http,
           events += 'h';
         call_string(c->cmd, {"CONFIG", "SET", "notify-keyspace-events", events});
         c->changed = true;
-        c->sub = connect_to(address);
+        c->sub = connect_to(c->where);
         reply_ptr r{static_cast<redisReply*>(
             redisCommand(c->sub, "PSUBSCRIBE %s", "__keyspace@0__:pending:*"))};
         if (!r.r)

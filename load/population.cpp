@@ -274,13 +274,11 @@ void wait_for_siblings(const deployment& d, const std::vector<person>& persons,
   for (const auto& [carrier, accounts] : wanted) {
     const auto* c = d.find(carrier);
     std::vector<store::redis_client> clients;
-    for (const auto& address : c->redis) {
-      auto where = store::redis_endpoint::parse(address);
-      if (!where)
-        throw std::runtime_error("bad redis address " + address);
-      auto client = store::redis_client::connect(*where);
+    for (std::size_t i = 0; i < c->redis.size(); ++i) {
+      auto client = store::redis_client::connect(redis_endpoint_of(*c, i));
       if (!client)
-        throw std::runtime_error("cannot connect to redis " + address + " of " + carrier);
+        throw std::runtime_error("cannot connect to redis " + c->redis[i] + " of " +
+                                 carrier + ": " + describe(client.error()));
       clients.push_back(std::move(*client));
     }
     std::vector<std::string> keys;

@@ -109,6 +109,38 @@ caf::expected<redis_client> redis_client::connect(const redis_endpoint& where,
                                                       where.to_string() + ": " + why);
   }
   redisSetTimeout(ctx, tv);
+  if (!where.password.empty()) {
+    // AUTH first: a Redis with ACLs answers NOAUTH to anything else.
+    std::vector<const char*> argv{"AUTH"};
+    std::vector<std::size_t> lens{4};
+    if (!where.user.empty()) {
+      argv.push_back(where.user.data());
+      lens.push_back(where.user.size());
+    }
+    argv.push_back(where.password.data());
+    lens.push_back(where.password.size());
+    auto* r = static_cast<redisReply*>(
+        redisCommandArgv(ctx, static_cast<int>(argv.size()), argv.data(), lens.data()));
+    auto who = where.user.empty() ? std::string{"default"} : where.user;
+    if (r == nullptr) {
+      std::string why = ctx->errstr;
+      redisFree(ctx);
+      return caf::make_error(ec::store_unavailable, "cannot authenticate user " + who +
+                                                        " at Redis at " +
+                                                        where.to_string() + ": " + why);
+    }
+    bool refused = r->type == REDIS_REPLY_ERROR;
+    // Redis' own reason ("WRONGPASS ...") never holds the password.
+    std::string why = refused ? std::string{r->str, r->len} : std::string{};
+    freeReplyObject(r);
+    if (refused) {
+      redisFree(ctx);
+      return caf::make_error(ec::store_unavailable,
+                             "Redis at " + where.to_string() +
+                                 " refused the credentials of user " + who + " (" + why +
+                                 ")");
+    }
+  }
   return redis_client{ctx, where};
 }
 

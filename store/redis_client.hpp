@@ -21,8 +21,15 @@ struct redis_endpoint {
   std::string host = "127.0.0.1";
   int port = 6379;
   std::string unix_path; ///< used instead of host:port when not empty
+  /// The ACL user and its password: connect sends `AUTH user password` when
+  /// the password is not empty. Secrets: to_string() and errors never show
+  /// the password.
+  std::string user;
+  std::string password;
 
+  /// host:port or unix:/path; user and password stay empty.
   static caf::expected<redis_endpoint> parse(std::string_view text);
+  /// Where, never who: "host:port" or "unix:/path".
   std::string to_string() const;
 };
 
@@ -68,6 +75,9 @@ using command = std::vector<std::string_view>;
 /// round trip, however many commands it pipelines; round_trips() counts them.
 class redis_client {
 public:
+  /// Connects and, when `where` has a password, authenticates (AUTH) before
+  /// anything else: refused credentials are ec::store_unavailable, naming
+  /// the user and address (never the password).
   static caf::expected<redis_client>
   connect(const redis_endpoint& where,
           std::chrono::milliseconds timeout = std::chrono::seconds{30});

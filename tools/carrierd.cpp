@@ -72,10 +72,12 @@ int main(int argc, char** argv) {
   std::shared_ptr<simsync::metrics::snapshot_board> board;
   if (cfg.metrics) {
     board = std::make_shared<simsync::metrics::snapshot_board>();
+    auto redis_at = *simsync::store::redis_endpoint::parse(cfg.redis_address);
+    redis_at.user = cfg.redis_user;
+    redis_at.password = cfg.redis_password;
     sys.spawn<caf::detached>(simsync::introspector, cfg.carrier, cfg.node,
-                             node->supervisor,
-                             *simsync::store::redis_endpoint::parse(cfg.redis_address),
-                             cfg.peer_ids(), meter, board);
+                             node->supervisor, std::move(redis_at), cfg.peer_ids(), meter,
+                             board);
   }
   auto admin = simsync::net::admin_server::start(sys, cfg, node->router, board);
   if (!admin) {

@@ -23,9 +23,8 @@ long long used_memory(const deployment& d, const std::string& carrier) {
   if (!c || c->redis.empty())
     return -1;
   long long total = 0;
-  for (const auto& address : c->redis) {
-    auto where = store::redis_endpoint::parse(address);
-    auto client = where ? store::redis_client::connect(*where) : caf::error{};
+  for (std::size_t i = 0; i < c->redis.size(); ++i) {
+    auto client = store::redis_client::connect(redis_endpoint_of(*c, i));
     if (!client)
       return -1;
     auto info = client->call({"INFO", "memory"});
@@ -46,9 +45,8 @@ long long memory_usage(const deployment& d, const std::string& carrier,
   const auto* c = d.find(carrier);
   if (!c)
     return -1;
-  for (const auto& address : c->redis) {
-    auto where = store::redis_endpoint::parse(address);
-    auto client = where ? store::redis_client::connect(*where) : caf::error{};
+  for (std::size_t i = 0; i < c->redis.size(); ++i) {
+    auto client = store::redis_client::connect(redis_endpoint_of(*c, i));
     if (!client)
       continue;
     auto r = client->call({"MEMORY", "USAGE", key, "SAMPLES", "0"});

@@ -85,6 +85,9 @@ deployment::deployment(std::vector<std::string> ids, options opts) : opts_(opts)
       for (int s = i; s < opts_.shards; s += count)
         n.shards.push_back(s);
       n.config_path = dir_ + "/" + id + "-" + n.id + ".toml";
+      auto password_file = dir_ + "/" + id + "-" + n.id + ".redis.password";
+      write_file(password_file, n.redis->endpoint().password + "\n");
+      ::chmod(password_file.c_str(), 0600);
       nodes.push_back(std::move(n));
     }
   }
@@ -146,8 +149,9 @@ void deployment::write_config(const std::string& carrier, const node& self) {
       "\nfederation_key_file = \"federation.key\"\nseal_key_file = \"" + carrier +
       ".seal.key\"\ndata_dir = \"" + carrier + "-" + self.id +
       "\"\n\n[redis]\naddress = \"" + self.redis->endpoint().to_string() +
-      "\"\n\n[gateway]\nlisten = \"127.0.0.1:" + std::to_string(self.gateway_port) +
-      "\"\n" + gateway_limits() +
+      "\"\nuser = \"" + self.redis->endpoint().user + "\"\npassword_file = \"" + carrier +
+      "-" + self.id + ".redis.password\"\n\n[gateway]\nlisten = \"127.0.0.1:" +
+      std::to_string(self.gateway_port) + "\"\n" + gateway_limits() +
       "\n[admin]\nlisten = \"127.0.0.1:" + std::to_string(self.admin_port) +
       "\"\nmetrics = " + (opts_.metrics ? "true" : "false") + "\nkey_file = \"" +
       carrier + ".admin.key\"\n" +

@@ -89,6 +89,12 @@ public:
   /// How many SMS the carrier's nodes sent to `msisdn` through the file gateway.
   int messages_to(const std::string& carrier, const std::string& msisdn) const;
   const std::string& dir() const { return dir_; }
+  /// The node's [redis] password_file (mode 0600): its Redis's simsync
+  /// password; a test may write another before start_node.
+  std::string redis_password_file(const std::string& carrier, int node = 0) const {
+    return dir_ + "/" + carrier + "-" +
+           carriers_.at(carrier).at(static_cast<size_t>(node)).id + ".redis.password";
+  }
 
 private:
   struct node {

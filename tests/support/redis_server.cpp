@@ -1,5 +1,7 @@
 #include "tests/support/redis_server.hpp"
 
+#include <openssl/evp.h>
+
 #include <arpa/inet.h>
 #include <chrono>
 #include <csignal>
@@ -15,6 +17,7 @@
 #include <stdexcept>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -43,6 +46,32 @@ int first_ephemeral_port() {
   int low = 32768;
   range >> low;
   return low;
+}
+
+/// 48 random hex digits: a password no other server shares.
+std::string random_password() {
+  std::random_device source;
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 48; ++i)
+    out += hex[source() & 0xf];
+  return out;
+}
+
+/// "#<SHA-256 hex>": a password as an ACL file holds it.
+std::string acl_hash(const std::string& password) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int size = 0;
+  if (EVP_Digest(password.data(), password.size(), digest, &size, EVP_sha256(),
+                 nullptr) != 1)
+    throw std::runtime_error("SHA-256 failed");
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out = "#";
+  for (unsigned int i = 0; i < size; ++i) {
+    out += hex[digest[i] >> 4];
+    out += hex[digest[i] & 0xf];
+  }
+  return out;
 }
 
 } // namespace
@@ -79,6 +108,26 @@ redis_server::redis_server(options opts) : opts_(opts) {
   dir_ = tmpl;
   endpoint_.host = "127.0.0.1";
   endpoint_.port = free_loopback_port();
+  endpoint_.user = user;
+  endpoint_.password = random_password();
+  admin_endpoint_ = endpoint_;
+  admin_endpoint_.user = admin_user;
+  admin_endpoint_.password = random_password();
+  auto acl = dir_ + "/users.acl";
+  {
+    std::ofstream out(acl);
+    // default: off (nobody logs in as it), but with every permission: Redis
+    // 7.0 replays the AOF's transactions (a script's writes) with the default
+    // user's permissions, and drops them without (found by the AOF crash test).
+    out << "user default off ~* &* +@all\n"
+        << "user " << user << " on " << acl_hash(endpoint_.password) << " " << user_rules
+        << "\n"
+        << "user " << admin_user << " on " << acl_hash(admin_endpoint_.password)
+        << " ~* &* +@all\n";
+    if (!out)
+      throw std::runtime_error("cannot write " + acl);
+  }
+  ::chmod(acl.c_str(), 0600);
   start();
 }
 
@@ -103,7 +152,9 @@ void redis_server::start() {
                                 "--appendonly",
                                 opts_.append_only ? "yes" : "no",
                                 "--appendfsync",
-                                "always"};
+                                "always",
+                                "--aclfile",
+                                dir_ + "/users.acl"};
   std::vector<char*> argv;
   for (auto& a : args)
     argv.push_back(a.data());
@@ -125,7 +176,8 @@ void redis_server::start() {
   // Ready when it answers PING.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
   while (std::chrono::steady_clock::now() < deadline) {
-    auto client = store::redis_client::connect(endpoint_, std::chrono::milliseconds{200});
+    auto client =
+        store::redis_client::connect(admin_endpoint_, std::chrono::milliseconds{200});
     if (client) {
       auto pong = client->call({"PING"});
       if (pong && pong->view().str() == "PONG")
@@ -152,8 +204,16 @@ void redis_server::restart(bool crash) {
   start();
 }
 
-store::redis_client redis_server::connect() const {
+store::redis_client redis_server::connect_as_carrierd() const {
   auto client = store::redis_client::connect(endpoint_);
+  if (!client)
+    throw std::runtime_error("cannot connect to the test's redis-server as " +
+                             endpoint_.user + ": " + describe(client.error()));
+  return std::move(*client);
+}
+
+store::redis_client redis_server::connect() const {
+  auto client = store::redis_client::connect(admin_endpoint_);
   if (!client)
     throw std::runtime_error("cannot connect to the test's redis-server: " +
                              describe(client.error()));

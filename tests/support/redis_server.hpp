@@ -9,6 +9,11 @@ namespace simsync::testing {
 
 /// A real redis-server for one test: its own temporary folder and free
 /// loopback port, stopped by its pid (and the folder removed) on destruction.
+/// Like every node's Redis it requires a credential: its ACL file (users.acl
+/// in its folder, SHA-256 hashes of random passwords) turns the default user
+/// off and holds `simsync`, carrierd's user (every command but the dangerous
+/// ones, as tools/cluster makes it), and `admin` (every command), the tests'
+/// own inspection.
 class redis_server {
 public:
   struct options {
@@ -21,9 +26,21 @@ public:
   redis_server(const redis_server&) = delete;
   redis_server& operator=(const redis_server&) = delete;
 
+  /// Where it listens, as user simsync with its password: what carrierd and
+  /// the store tests use.
   const store::redis_endpoint& endpoint() const { return endpoint_; }
-  /// A new connection; fails the test if none can be made.
+  /// Where it listens, as user admin (every command).
+  const store::redis_endpoint& admin_endpoint() const { return admin_endpoint_; }
+  /// A new connection as admin (the test's inspection: KEYS, FLUSHALL,
+  /// CONFIG...); fails the test if none can be made.
   store::redis_client connect() const;
+  /// A new connection as simsync (carrierd's user); fails the test if none.
+  store::redis_client connect_as_carrierd() const;
+
+  static constexpr const char* user = "simsync";
+  static constexpr const char* admin_user = "admin";
+  /// carrierd's ACL line, as tools/cluster writes it (without the password).
+  static constexpr const char* user_rules = "~* &* +@all -@dangerous +info";
 
   /// Stops the server (SIGKILL when `crash`, else SIGTERM) and starts it
   /// again on the same port and folder, as an operator restart would.
@@ -41,6 +58,7 @@ private:
   options opts_;
   std::string dir_;
   store::redis_endpoint endpoint_;
+  store::redis_endpoint admin_endpoint_;
   pid_t pid_ = -1;
 };
 

@@ -33,6 +33,8 @@ config::node_config make_config(const redis_server& redis) {
   cfg.node = "a1";
   cfg.shards = 2;
   cfg.redis_address = redis.endpoint().to_string();
+  cfg.redis_user = redis.endpoint().user;
+  cfg.redis_password = redis.endpoint().password;
   cfg.federation = {"127.0.0.1", free_loopback_port()};
   cfg.nodes = {node_at("a1", cfg.federation, {0, 1})};
   cfg.federation_tls = {pki.federation_ca(), pki.federation_pem("carrier-a")};

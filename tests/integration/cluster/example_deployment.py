@@ -103,6 +103,35 @@ def expect_pki(folder, configs=None):
                 expect(mode == 0o600, f"{path} is mode {mode:o}, not 600")
                 made += 1
     expect(made, f"the configs of {folder} name no private key under pki/")
+    expect_redis_acls(folder)
+
+
+def expect_redis_acls(folder):
+    """After `tools/cluster up`: each Redis password file `up` made is mode
+    600, and each node's users.acl (mode 600) holds SHA-256 hashes of them,
+    never a password in the clear, and no default user anyone can log in as."""
+    import hashlib
+    folder = Path(folder)
+    passwords = {}
+    for f in [*folder.glob("*.redis.password"), *folder.glob("*.redis.password.operator")]:
+        mode = f.stat().st_mode & 0o777
+        expect(mode == 0o600, f"{f} is mode {mode:o}, not 600")
+        text = f.read_text()
+        passwords[f] = text[:-1] if text.endswith("\n") else text
+    expect(passwords, f"`tools/cluster up` made no Redis password file in {folder}")
+    acls = sorted(folder.glob("data/**/redis/users.acl"))
+    expect(acls, f"`tools/cluster up` wrote no users.acl under {folder}/data")
+    for acl in acls:
+        mode = acl.stat().st_mode & 0o777
+        expect(mode == 0o600, f"{acl} is mode {mode:o}, not 600")
+        text = acl.read_text()
+        expect(text.startswith("user default off "), f"{acl}: the default user is not off")
+        expect(" -@dangerous " in text, f"{acl}: carrierd's user may run dangerous commands")
+        hashes = 0
+        for f, password in passwords.items():
+            expect(password not in text, f"{acl} holds the password of {f.name} in the clear")
+            hashes += ("#" + hashlib.sha256(password.encode()).hexdigest()) in text
+        expect(hashes == 2, f"{acl}: expected the hashes of two passwords, found {hashes}")
 
 
 class Failure(Exception):

@@ -27,8 +27,16 @@ std::string describe(deployment& d, bool with_redis) {
     // The fixture's files: <dir>/<carrier>.admin.key, <dir>/<carrier>-n1/sms.ndjson.
     nlohmann::json node{
         {"id", "n0"}, {"up", true}, {"sms_file", d.dir() + "/" + c + "-n1/sms.ndjson"}};
-    if (with_redis)
-      node["redis"] = d.redis(c).endpoint().to_string();
+    if (with_redis) {
+      // The operator's login, as tools/cluster gives it: a user and its
+      // password's file (here the test server's admin).
+      const auto& admin = d.redis(c).admin_endpoint();
+      auto password_file = d.dir() + "/" + c + ".redis.password.operator";
+      std::ofstream(password_file) << admin.password << "\n";
+      node["redis"] = admin.to_string();
+      node["redis_user"] = admin.user;
+      node["redis_password_file"] = password_file;
+    }
     out["carriers"].push_back(
         {{"id", c},
          {"gateway", "http://127.0.0.1:" + std::to_string(d.gateway_port(c))},

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <optional>
 
 namespace {
@@ -22,8 +23,12 @@ struct watch_fixture : ::testing::Test {
 
   watch_fixture() {
     d.carriers.push_back(
-        carrier_info{"carrier-b", "http://127.0.0.1:1", {}, {}, {}, "", "", {}});
+        carrier_info{"carrier-b", "http://127.0.0.1:1", {}, {}, {}, "", "", {}, {}});
+    // The operator's login (CONFIG SET, PSUBSCRIBE): the server's admin.
+    auto password_file = redis.dir() + "/operator.password";
+    std::ofstream(password_file) << redis.admin_endpoint().password << "\n";
     d.carriers[0].redis.push_back(redis.endpoint().to_string());
+    d.carriers[0].redis_logins.push_back({redis.admin_endpoint().user, password_file});
     p.idcode = "0123abcd";
     p.lines.push_back(line{"carrier-b", "http://127.0.0.1:1", "+8610000000001", "", ""});
     p.lines.push_back(line{"carrier-b", "http://127.0.0.1:1", "+8610000000002", "", ""});

@@ -25,13 +25,17 @@ inline core::book_entry make_card(const std::string& uid, const std::string& nam
   return e;
 }
 
-/// One carrier's store: a real redis-server, a connection and an account_store.
+/// One carrier's store: a real redis-server, a connection as carrierd's
+/// least-privilege user (so every script is proven to run with it) and an
+/// account_store on it, and the test's own inspection connection (admin).
 struct carrier_store {
   explicit carrier_store(std::string carrier_id, redis_server::options opts = {})
-      : server(opts), client(server.connect()), store(client, std::move(carrier_id)) {}
+      : server(opts), client(server.connect_as_carrierd()), admin(server.connect()),
+        store(client, std::move(carrier_id)) {}
 
   redis_server server;
   store::redis_client client;
+  store::redis_client admin;
   store::account_store store;
 };
 

@@ -139,7 +139,8 @@ protected:
 
 /// A copy of an example deployment as `tools/cluster up` leaves it: its TOML
 /// and key files, plus the pki/ folder that tools/pki makes (never committed)
-/// and the admin keys (never committed either). One copy per deployment and
+/// and the admin keys and Redis passwords (never committed either). One copy
+/// per deployment and
 /// test process, removed at exit.
 fs::path prepared_example(const std::string& deployment) {
   struct copies {
@@ -161,8 +162,9 @@ fs::path prepared_example(const std::string& deployment) {
   static const std::regex node_line{R"re((?:^|\n)node = "([^"]+)")re"};
   for (const auto& entry : fs::directory_iterator{examples_dir / deployment}) {
     auto name = entry.path().filename().string();
-    if (!entry.is_regular_file() || name.find(".admin.key") != std::string::npos)
-      continue; // admin keys: written below, as tools/cluster up makes them
+    if (!entry.is_regular_file() || name.find(".admin.key") != std::string::npos ||
+        name.find(".redis.password") != std::string::npos)
+      continue; // admin keys, Redis passwords: written below, as tools/cluster up does
     fs::copy_file(entry.path(), dir / name);
     if (entry.path().extension() != ".toml")
       continue;
@@ -174,6 +176,8 @@ fs::path prepared_example(const std::string& deployment) {
       nodes[carrier[1]].push_back(node[1]);
       std::ofstream(dir / (carrier[1].str() + ".admin.key"))
           << std::string(43, 'k') << "\n";
+      std::ofstream(dir / (carrier[1].str() + ".redis.password"))
+          << std::string(43, 'r') << "\n";
     }
   }
   auto command = (examples_dir.parent_path().parent_path() / "tools" / "pki").string() +
@@ -289,6 +293,8 @@ TEST_F(config_test, defaults_fill_what_the_file_leaves_out) {
   EXPECT_EQ(config.shards, 4);
   EXPECT_EQ(config.log_level, "info");
   EXPECT_EQ(config.redis_address, "127.0.0.1:6380");
+  EXPECT_EQ(config.redis_user, "simsync");
+  EXPECT_EQ(config.redis_password, ""); // missing_credentials stops carrierd
   EXPECT_EQ(config.gateway.to_string(), "127.0.0.1:8080");
   EXPECT_EQ(config.admin.to_string(), "127.0.0.1:9090");
   EXPECT_TRUE(config.metrics);
@@ -538,6 +544,9 @@ TEST_F(config_test, help_lists_every_option_with_its_default) {
                              "default: 4",
                              "default: info",
                              "redis.address",
+                             "--redis-user",
+                             "--redis-password-file",
+                             "redis.password_file",
                              "--admin-key-file",
                              "admin.key_file",
                              "--sms",
@@ -994,6 +1003,78 @@ TEST_F(config_test, the_clock_skew_allowed_to_peers_is_read) {
   }
 }
 
+// -- Redis credentials ------------------------------------------------------------
+
+/// base_toml with `lines` added to its [redis] table.
+std::string with_redis(const std::string& lines) {
+  return replaced(base_toml, "address = \"127.0.0.1:6380\"\n",
+                  "address = \"127.0.0.1:6380\"\n" + lines);
+}
+
+TEST_F(config_test, the_redis_password_file_is_read_without_its_final_newline) {
+  fs::create_directory(dir_ / "keys");
+  write("keys/redis.password", "s3cret pass-word\n");
+  auto config = loaded(load(with_redis("password_file = \"keys/redis.password\"\n")));
+  EXPECT_EQ(config.redis_user, "simsync"); // the default user
+  EXPECT_EQ(config.redis_password, "s3cret pass-word");
+
+  write("other.password", "other\r\n");
+  auto options =
+      loaded(load(base_toml, {"--redis-user", "carrierd", "--redis-password-file",
+                              (dir_ / "other.password").string()}));
+  EXPECT_EQ(options.redis_user, "carrierd");
+  EXPECT_EQ(options.redis_password, "other");
+  auto from_file = loaded(load(with_redis("user = \"node-a1\"\n")));
+  EXPECT_EQ(from_file.redis_user, "node-a1");
+}
+
+TEST_F(config_test, a_missing_unreadable_or_empty_redis_password_file_is_named) {
+  write("empty.password", "");
+  write("newline.password", "\n");
+  write("two-lines.password", "one\ntwo\n");
+  write("secret.password", "never-shown-secret\n");
+  fs::create_directory(dir_ / "a-folder");
+  const std::vector<error_case> cases = {
+      {with_redis("password_file = \"absent.password\"\n"),
+       {},
+       "config error: redis.password_file: \"" + (dir_ / "absent.password").string() +
+           "\" does not exist"},
+      {base_toml,
+       {"--redis-password-file", (dir_ / "absent.password").string()},
+       "config error: --redis-password-file: \""},
+      {with_redis("password_file = \"a-folder\"\n"),
+       {},
+       "config error: redis.password_file: \"" + (dir_ / "a-folder").string() +
+           "\" is not a regular file"},
+      {with_redis("password_file = \"empty.password\"\n"),
+       {},
+       "config error: redis.password_file: the file holds no password"},
+      {with_redis("password_file = \"newline.password\"\n"),
+       {},
+       "config error: redis.password_file: the file holds no password"},
+      {with_redis("password_file = \"two-lines.password\"\n"),
+       {},
+       "config error: redis.password_file: the password must be one line"},
+      {with_redis("password_file = \"\"\n"),
+       {},
+       "config error: redis.password_file: expected a path"},
+      {with_redis("user = \"\"\n"), {}, "config error: redis.user: expected one word"},
+      {with_redis("user = \"two words\"\n"),
+       {},
+       "config error: redis.user: expected one word"},
+      {with_redis("pasword_file = \"secret.password\"\n"),
+       {},
+       "config error: redis.pasword_file: unknown key"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.expected);
+    auto result = load(c.toml, c.args);
+    EXPECT_FALSE(result.config);
+    EXPECT_TRUE(starts_with(result.error, c.expected)) << "got: " << result.error;
+    EXPECT_EQ(result.error.find("never-shown-secret"), std::string::npos);
+  }
+}
+
 // -- TLS identities and signing keys ---------------------------------------------
 
 TEST_F(config_test, tls_and_signing_files_are_read_and_a_node_needs_them_all) {
@@ -1018,7 +1099,14 @@ TEST_F(config_test, tls_and_signing_files_are_read_and_a_node_needs_them_all) {
   EXPECT_EQ(missing_credentials(no_peer_key),
             "config error: peers[0].public_key_file: missing (batches from carrier-b are "
             "checked against it)");
-  auto complete = loaded(load(replaced(base_toml, listen, files) + with_peer));
+  auto no_redis_password = loaded(load(replaced(base_toml, listen, files) + with_peer));
+  EXPECT_EQ(missing_credentials(no_redis_password),
+            "config error: redis.password_file: missing (the node's Redis requires a "
+            "password: redis.user (simsync) authenticates with the file's content)");
+  write("redis.password", "redis-password-of-the-tests\n");
+  auto complete =
+      loaded(load(replaced(base_toml, listen, files) + with_peer,
+                  {"--redis-password-file", (dir_ / "redis.password").string()}));
   EXPECT_EQ(missing_credentials(complete), "");
   EXPECT_EQ(complete.federation_tls.ca_file, (dir_ / "ca.crt").string());
   EXPECT_EQ(complete.federation_tls.certificate_file, (dir_ / "node.pem").string());

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
 using namespace simsync::load;
 
 TEST(report, reads_the_rate_redis_benchmark_prints) {
@@ -54,6 +58,41 @@ TEST(deployment, from_cluster_status_json) {
   EXPECT_FALSE(d.has_redis()); // carrier-b lists none
   EXPECT_THROW(deployment_from_json(nlohmann::json::parse(R"({"carriers":[]})")),
                std::runtime_error);
+}
+
+TEST(deployment, redis_logins_come_from_the_status_and_read_their_password_file) {
+  auto file = std::filesystem::temp_directory_path() /
+              ("simsync-operator-" + std::to_string(::getpid()) + ".password");
+  std::ofstream(file) << "operator-secret\n";
+  auto json = nlohmann::json::parse(R"({"carriers":[
+    {"id":"carrier-a","gateway":"http://127.0.0.1:18080","nodes":[
+      {"id":"a1","redis":"127.0.0.1:16379","redis_user":"operator",
+       "redis_password_file":")" + file.string() +
+                                    R"("},
+      {"id":"a2","redis":"127.0.0.1:16380"}]}]})");
+  auto d = deployment_from_json(json);
+  ASSERT_EQ(d.carriers[0].redis_logins.size(), 2u);
+  EXPECT_EQ(d.carriers[0].redis_logins[0].user, "operator");
+  auto first = redis_endpoint_of(d.carriers[0], 0);
+  EXPECT_EQ(first.port, 16379);
+  EXPECT_EQ(first.user, "operator");
+  EXPECT_EQ(first.password, "operator-secret"); // without the final newline
+  auto second = redis_endpoint_of(d.carriers[0], 1);
+  EXPECT_EQ(second.password, ""); // none given: no AUTH
+  std::filesystem::remove(file);
+  try {
+    redis_endpoint_of(d.carriers[0], 0);
+    ADD_FAILURE() << "an absent password file is an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(file.string()), std::string::npos) << e.what();
+  }
+
+  // By hand: --redis with --redis-user and --redis-password-file.
+  auto hand = deployment_from_gateways("carrier-a=http://10.0.0.1:18080");
+  add_redis(hand, "carrier-a=10.0.0.1:6379");
+  set_redis_login(hand, {"operator", "/absent/operator.password"});
+  ASSERT_EQ(hand.carriers[0].redis_logins.size(), 1u);
+  EXPECT_EQ(hand.carriers[0].redis_logins[0].password_file, "/absent/operator.password");
 }
 
 TEST(deployment, from_the_command_line) {
