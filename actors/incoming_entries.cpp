@@ -74,6 +74,12 @@ std::string batch_refusal(const std::string& batch, std::uint64_t latest,
 
 } // namespace
 
+entry_limits entry_limits_of(const config::node_config& cfg) {
+  entry_limits limits;
+  limits.max_clock_skew = cfg.max_clock_skew;
+  return limits;
+}
+
 std::string entry_refusal(const store::outbox_entry& entry, std::uint64_t now_ms,
                           const entry_limits& limits) {
   if (!is_idcode(entry.idcode))

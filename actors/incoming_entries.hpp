@@ -4,6 +4,7 @@
 // is written: a peer is another company's system, and one malformed or
 // hostile entry must neither reach the store nor hold up the others.
 
+#include "config/node_config.hpp"
 #include "store/outbox.hpp"
 
 #include <chrono>
@@ -19,6 +20,10 @@ struct entry_limits {
   /// The largest card (and uid), as the terminal API takes it.
   std::size_t max_card_bytes = 1u << 20;
 };
+
+/// The limits a node's configuration sets: what the router applies to every
+/// delivery and the admin port to a dead letter it retries.
+entry_limits entry_limits_of(const config::node_config& cfg);
 
 /// Why `entry` must not be applied at `now_ms` (Unix ms), or empty if it may:
 /// - the idcode is not 64 lower-case hex digits;

@@ -227,7 +227,7 @@ caf::expected<running_node> start_node(node_systems systems,
   st.essentials.push_back({"user_directory", caf::actor_cast<caf::actor>(directory)});
   st.router = cluster_sys.spawn<caf::detached>(
       router, cfg.node, cfg.shards, owned, shards, std::move(siblings),
-      std::move(directory), entry_limits{cfg.max_clock_skew}, st.measured);
+      std::move(directory), entry_limits_of(cfg), st.measured);
   st.essentials.push_back({"router", caf::actor_cast<caf::actor>(st.router)});
   if (const auto& at = cfg.self().cluster; at.port != 0) {
     auto port = caf::openssl::publish(st.router, static_cast<uint16_t>(at.port),

@@ -137,7 +137,7 @@ gateway_context::gateway_context(caf::actor_system& sys, const config::node_conf
       verify_limiter(std::make_shared<address_limiter>(
           cfg.registration.requests_per_address, cfg.registration.address_window)),
       admin_key(cfg.admin_key),
-      dead_letter_shard(cfg.dead_letter_shard()), incoming{cfg.max_clock_skew} {}
+      dead_letter_shard(cfg.dead_letter_shard()), incoming{entry_limits_of(cfg)} {}
 
 exchange::exchange(context_ptr ctx, restinio::request_handle_t req,
                    caf::event_based_actor* self, std::string_view route,

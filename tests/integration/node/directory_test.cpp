@@ -121,9 +121,10 @@ TEST_F(directory, a_carrier_without_a_line_of_the_person_keeps_no_key_naming_the
   client.upload("carrier-a", person, line_a, {make_card("u1", "Li")});
   ASSERT_TRUE(
       eventually([&] { return client.counts("carrier-b", person, line_b).added == 1; }));
-  // carrier-c was asked twice and holds no account: it answered neither.
+  // carrier-c was asked twice (more if a link resent a window: delivery is
+  // at least once) and holds no account: it answered none.
   ASSERT_TRUE(eventually([&] {
-    return directory_outcomes(d, "carrier-c")["asked"] == 2;
+    return directory_outcomes(d, "carrier-c")["asked"] >= 2;
   })) << "carrier-c's directory saw "
       << directory_outcomes(d, "carrier-c")["asked"] << " asks";
   EXPECT_EQ(directory_outcomes(d, "carrier-c")["answered"], 0);
