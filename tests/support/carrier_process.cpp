@@ -1,5 +1,7 @@
 #include "tests/support/carrier_process.hpp"
 
+#include "tests/support/random_hex.hpp"
+
 #include "tests/support/test_pki.hpp"
 
 #include <gtest/gtest.h>
@@ -46,16 +48,6 @@ void write_file(const std::string& path, const std::string& text) {
     throw std::runtime_error("cannot write " + path);
 }
 
-/// 64 random hex digits: a credential no other deployment shares.
-std::string random_key() {
-  std::random_device source;
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  for (int i = 0; i < 64; ++i)
-    out += hex[source() & 0xf];
-  return out;
-}
-
 } // namespace
 
 deployment::deployment(std::vector<std::string> ids, options opts) : opts_(opts) {
@@ -67,7 +59,7 @@ deployment::deployment(std::vector<std::string> ids, options opts) : opts_(opts)
   write_file(dir_ + "/federation.key", "simsync-test-federation-key-0123456789");
   for (const auto& id : ids) {
     write_file(dir_ + "/" + id + ".seal.key", std::string(64, '7'));
-    admin_keys_[id] = random_key();
+    admin_keys_[id] = random_hex(64);
     write_file(dir_ + "/" + id + ".admin.key", admin_keys_[id] + "\n");
     ::chmod((dir_ + "/" + id + ".admin.key").c_str(), 0600);
     auto count = opts_.nodes.count(id) ? opts_.nodes.at(id) : 1;

@@ -1,5 +1,7 @@
 #include "tests/support/redis_server.hpp"
 
+#include "tests/support/random_hex.hpp"
+
 #include <openssl/evp.h>
 
 #include <arpa/inet.h>
@@ -46,16 +48,6 @@ int first_ephemeral_port() {
   int low = 32768;
   range >> low;
   return low;
-}
-
-/// 48 random hex digits: a password no other server shares.
-std::string random_password() {
-  std::random_device source;
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  for (int i = 0; i < 48; ++i)
-    out += hex[source() & 0xf];
-  return out;
 }
 
 /// "#<SHA-256 hex>": a password as an ACL file holds it.
@@ -109,10 +101,10 @@ redis_server::redis_server(options opts) : opts_(opts) {
   endpoint_.host = "127.0.0.1";
   endpoint_.port = free_loopback_port();
   endpoint_.user = user;
-  endpoint_.password = random_password();
+  endpoint_.password = random_hex(48);
   admin_endpoint_ = endpoint_;
   admin_endpoint_.user = admin_user;
-  admin_endpoint_.password = random_password();
+  admin_endpoint_.password = random_hex(48);
   auto acl = dir_ + "/users.acl";
   {
     std::ofstream out(acl);
