@@ -21,7 +21,8 @@ caf::expected<store::account_store*> connected_store(shard_pointer self) {
   if (!client)
     return std::move(client.error());
   st.redis.emplace(std::move(*client));
-  st.store = std::make_unique<store::account_store>(*st.redis, st.carrier, st.history);
+  st.store =
+      std::make_unique<store::account_store>(*st.redis, st.carrier, st.keys, st.history);
   return st.store.get();
 }
 
@@ -56,7 +57,8 @@ std::optional<caf::error> replication_refusal(shard_pointer self) {
 
 account_shard_actor::behavior_type
 account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string carrier,
-              int shard, std::shared_ptr<const replication_backlog> backlog,
+              int shard, std::shared_ptr<const core::shared_keyring> keys,
+              std::shared_ptr<const replication_backlog> backlog,
               std::chrono::milliseconds max_lag, store::history_policy history,
               bool measured) {
   self->state.history = history;
@@ -67,6 +69,7 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
     self->state.latency.emplace();
   self->state.carrier = std::move(carrier);
   self->state.shard = shard;
+  self->state.keys = std::move(keys);
   return {
       [=](atom::register_line, const store::register_request& req) {
         return with_store(self,

@@ -21,6 +21,8 @@ struct account_shard_state {
   store::redis_endpoint redis_at;
   std::string carrier;
   int shard = 0;
+  std::shared_ptr<const core::shared_keyring>
+      keys; ///< the store seals and opens with them
   /// Empty while Redis is unreachable; every request tries to reconnect.
   std::optional<store::redis_client> redis;
   std::unique_ptr<store::account_store> store;
@@ -40,6 +42,7 @@ struct account_shard_state {
 account_shard_actor::behavior_type
 account_shard(account_shard_actor::stateful_pointer<account_shard_state> self,
               store::redis_endpoint redis_at, std::string carrier, int shard,
+              std::shared_ptr<const core::shared_keyring> keys,
               std::shared_ptr<const replication_backlog> backlog,
               std::chrono::milliseconds max_lag, store::history_policy history,
               bool measured);

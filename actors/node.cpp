@@ -25,7 +25,7 @@ caf::actor spawn_child(caf::actor_system& sys, const node_state& st,
                        const node_state::child& c) {
   if (c.is_shard)
     return caf::actor_cast<caf::actor>(
-        sys.spawn<caf::detached>(account_shard, st.redis_at, st.carrier, c.index,
+        sys.spawn<caf::detached>(account_shard, st.redis_at, st.carrier, c.index, st.keys,
                                  std::shared_ptr<const replication_backlog>{st.backlog},
                                  st.max_replication_lag, st.history, st.measured));
   return caf::actor_cast<caf::actor>(st.links_system->spawn<caf::detached>(
@@ -205,6 +205,7 @@ caf::expected<running_node> start_node(node_systems systems,
   st.backlog = std::make_shared<replication_backlog>(cfg.peer_ids());
   st.max_replication_lag = cfg.max_replication_lag;
   st.measured = cfg.metrics;
+  st.keys = std::make_shared<core::shared_keyring>(cfg.keys);
   st.history = store::history_policy{static_cast<std::uint64_t>(cfg.history_keep.count()),
                                      cfg.history_keep_versions};
   auto owned = cfg.owned_shards();
@@ -253,8 +254,9 @@ caf::expected<running_node> start_node(node_systems systems,
   }
   auto router_handle = st.router;
   // Detached: it monitors and asks the peer links, in the links system.
+  auto keys = st.keys;
   return running_node{cluster_sys.spawn<caf::detached>(node, std::move(st)),
-                      router_handle};
+                      router_handle, std::move(keys)};
 }
 
 bool stop_node(caf::actor_system& sys, const node_actor& node,

@@ -45,7 +45,8 @@ struct node_state {
   /// Shared uploads are refused beyond this lag (config: max_replication_lag).
   std::chrono::milliseconds max_replication_lag{0};
   store::history_policy history; ///< what each store's history keeps (config: [history])
-  bool measured = true;          ///< actors time their messages (config: metrics)
+  std::shared_ptr<core::shared_keyring> keys; ///< the shards seal and open with them
+  bool measured = true; ///< actors time their messages (config: metrics)
   /// An actor the node cannot do without (the router, the federation
   /// endpoint, the user directory): never restarted; when one goes down the
   /// node stops, and the process supervisor (tools/cluster) starts it again.
@@ -65,6 +66,8 @@ struct node_state {
 struct running_node {
   node_actor supervisor;
   router_actor router;
+  /// The node's keys for data at rest, shared by its shards and gateways.
+  std::shared_ptr<core::shared_keyring> keys;
 };
 
 /// Spawns a node across its actor systems (node_systems.hpp): in the cluster

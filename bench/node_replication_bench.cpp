@@ -12,6 +12,7 @@
 #include "store/account_store.hpp"
 #include "store/outbox.hpp"
 #include "tests/support/carrier_process.hpp"
+#include "tests/support/test_keyring.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -55,8 +56,8 @@ void BM_replication(benchmark::State& state) {
     testing::deployment d({"carrier-a", "carrier-b"}, opts);
     auto a = d.redis("carrier-a").connect();
     auto b = d.redis("carrier-b").connect();
-    store::account_store at_a(a, "carrier-a");
-    store::account_store at_b(b, "carrier-b");
+    store::account_store at_a(a, "carrier-a", simsync::testing::test_keyring());
+    store::account_store at_b(b, "carrier-b", simsync::testing::test_keyring());
     // Register everyone on both sides; the carrierds ask and answer.
     for (int p = 0; p < persons; ++p) {
       auto id = idcode_of(p);

@@ -5,6 +5,7 @@
 #include "bench/sample_book.hpp"
 #include "store/account_store.hpp"
 #include "tests/support/redis_server.hpp"
+#include "tests/support/test_keyring.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -19,7 +20,7 @@ void shared_upload(benchmark::State& state, store::upload_mode mode) {
   const int cards = static_cast<int>(state.range(0));
   testing::redis_server server;
   auto client = server.connect();
-  store::account_store s(client, "carrier-a");
+  store::account_store s(client, "carrier-a", simsync::testing::test_keyring());
   // Two books that differ in every card: each upload changes all of them.
   std::vector<std::vector<core::book_entry>> books{bench::sample_book(cards, "a"),
                                                    bench::sample_book(cards, "b")};

@@ -1,5 +1,7 @@
 #include "config/node_config.hpp"
 
+#include "config/keyring_file.hpp"
+
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -24,7 +26,6 @@ namespace fs = std::filesystem;
 constexpr int max_shards = 1024;
 constexpr int default_shards = 4;
 constexpr std::size_t min_federation_key_size = 16;
-constexpr std::size_t seal_key_size = 32;
 constexpr std::size_t min_admin_key_size = 32;
 
 /// Thrown with the whole message; load_node_config turns it into a load_result.
@@ -114,8 +115,8 @@ constexpr option_spec option_specs[] = {
      "key shared by every carrier (idcode HMAC): the file's exact bytes,\n"
      "at least 16 (a trailing newline is part of the key)"},
     {"--seal-key-file", "seal_key_file", "FILE", "required",
-     "this carrier's key for user info at rest: 32 raw bytes, or 64 hex\n"
-     "digits optionally followed by a newline"},
+     "this carrier's keyring for data at rest (TOML: writer, lookup, [keys]),\n"
+     "or one key: 32 raw bytes or 64 hex digits"},
     {"--data-dir", "data_dir", "DIR",
      "default: data/<carrier>/<node> in the file's folder",
      "logs and pid files (tools/cluster), sms.ndjson (--sms file)"},
@@ -389,7 +390,9 @@ public:
       fail("federation_key_file",
            "the key must be at least " + std::to_string(min_federation_key_size) +
                " bytes, the file holds " + std::to_string(c.federation_key.size()));
-    c.seal_key = read_seal_key();
+    c.keyring_file =
+        path_value("seal_key_file", required_string(&root_, "seal_key_file")).string();
+    c.keys = read_keyring();
     auto data_dir = optional_string(root_, "data_dir");
     c.data_dir = data_dir ? path_value("data_dir", *data_dir).string()
                           : (file_dir_ / "data" / c.carrier / c.node).string();
@@ -608,24 +611,13 @@ private:
     return read_whole_file(path, display_name(key));
   }
 
-  std::string read_seal_key() const {
+  core::keyring read_keyring() const {
     auto bytes = read_key_file("seal_key_file");
-    if (bytes.size() == seal_key_size)
-      return bytes;
-    // Hex is accepted because it survives copy and paste and editors; an
-    // editor's trailing newline must not make the key invalid.
-    auto text = std::string_view{bytes};
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
-      text.remove_suffix(1);
-    if (text.size() != 2 * seal_key_size ||
-        !std::all_of(text.begin(), text.end(), is_hex_digit))
-      fail("seal_key_file", "expected 32 raw bytes or 64 hex digits, the file holds " +
-                                std::to_string(bytes.size()) + " bytes");
-    std::string key(seal_key_size, '\0');
-    for (std::size_t i = 0; i < seal_key_size; ++i)
-      key[i] =
-          static_cast<char>(std::stoi(std::string{text.substr(2 * i, 2)}, nullptr, 16));
-    return key;
+    try {
+      return parse_keyring(bytes);
+    } catch (const std::exception& e) {
+      fail("seal_key_file", e.what());
+    }
   }
 
   /// A bearer token file's content, whitespace trimmed (key_file, token_file).

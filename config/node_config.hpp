@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/keyring.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -134,8 +136,11 @@ struct node_config {
   std::vector<node_entry> nodes;
   std::vector<peer_entry> peers;
   std::string federation_key; ///< the key bytes (at least 16), as in its file
-  std::string seal_key;       ///< 32 key bytes (decoded when the file holds hex)
-  std::string data_dir;       ///< absolute path
+  /// The keys that seal contact data and user info at rest and hash MSISDNs
+  /// and ICCIDs (seal_key_file, config/keyring_file.hpp).
+  core::keyring keys;
+  std::string keyring_file; ///< absolute path, read again when the keys rotate
+  std::string data_dir;     ///< absolute path
   /// The admin bearer token: [admin] key_file's content, whitespace trimmed
   /// (at least 32 characters); empty when no key_file is set, and then the
   /// admin port refuses every write (403).

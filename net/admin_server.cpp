@@ -100,11 +100,12 @@ admin_server::~admin_server() {
 
 caf::expected<std::unique_ptr<admin_server>>
 admin_server::start(caf::actor_system& sys, const config::node_config& cfg,
-                    router_actor router, board_ptr board) {
+                    router_actor router, std::shared_ptr<core::shared_keyring> keys,
+                    board_ptr board) {
   auto self = std::make_unique<impl>();
-  self->ctx =
-      std::make_shared<gateway_context>(sys, cfg, std::move(router), gateway_limits{},
-                                        std::make_shared<metrics::request_meter>(false));
+  self->ctx = std::make_shared<gateway_context>(
+      sys, cfg, std::move(router), std::move(keys), gateway_limits{},
+      std::make_shared<metrics::request_meter>(false));
   try {
     self->server = restinio::run_async<admin_traits>(
         restinio::own_io_context(),

@@ -25,6 +25,7 @@ public:
   /// answer 404. Fails if the address cannot be bound.
   static caf::expected<std::unique_ptr<admin_server>>
   start(caf::actor_system& sys, const config::node_config& cfg, router_actor router,
+        std::shared_ptr<core::shared_keyring> keys,
         std::shared_ptr<metrics::snapshot_board> board);
 
   void stop();

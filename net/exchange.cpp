@@ -121,10 +121,12 @@ begin_response(const restinio::request_handle_t& req, int status) {
 }
 
 gateway_context::gateway_context(caf::actor_system& sys, const config::node_config& cfg,
-                                 router_actor router, gateway_limits limits,
+                                 router_actor router,
+                                 std::shared_ptr<core::shared_keyring> keys,
+                                 gateway_limits limits,
                                  std::shared_ptr<metrics::request_meter> meter)
     : sys(sys), router(std::move(router)), shards(cfg.shards), shard_count(cfg.shards),
-      federation_key(cfg.federation_key), seal_key(cfg.seal_key), peers(cfg.peer_ids()),
+      federation_key(cfg.federation_key), keys(std::move(keys)), peers(cfg.peer_ids()),
       limits(limits),
       mass_deletion{static_cast<std::uint32_t>(cfg.mass_deletion_min_cards),
                     static_cast<std::uint32_t>(cfg.mass_deletion_percent)},

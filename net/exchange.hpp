@@ -32,15 +32,17 @@ namespace simsync::net {
 /// What every request of one gateway shares.
 struct gateway_context {
   gateway_context(caf::actor_system& sys, const config::node_config& cfg,
-                  router_actor router, gateway_limits limits,
-                  std::shared_ptr<metrics::request_meter> meter);
+                  router_actor router, std::shared_ptr<core::shared_keyring> keys,
+                  gateway_limits limits, std::shared_ptr<metrics::request_meter> meter);
 
   caf::actor_system& sys;
   router_actor router;
   shard_directory shards;
   int shard_count;
   std::string federation_key;
-  std::string seal_key;
+  /// Seals user info, hashes registration codes (and, through the shards,
+  /// seals contact data); replaced when the carrier's keys rotate.
+  std::shared_ptr<core::shared_keyring> keys;
   std::vector<std::string>
       peers; ///< every peer carrier: a new account asks each about the person
   gateway_limits limits;

@@ -183,7 +183,7 @@ void handle_register(const exchange_ptr& ex) {
   const auto& limits = ctx.registration;
   store::code_request req{*msisdn,
                           *iccid,
-                          code_hash(ctx.seal_key, *msisdn, code),
+                          code_hash(ctx.keys->current()->lookup_key(), *msisdn, code),
                           core::unix_now_ms(),
                           ms_of(limits.code_ttl),
                           ms_of(limits.code_window),
@@ -209,7 +209,8 @@ void handle_verify(const exchange_ptr& ex) {
     return;
   if (!is_code(*code))
     return ex->fail(bad_field("code", "must be the 6 digits sent by SMS"));
-  store::code_check check{*msisdn, code_hash(ctx.seal_key, *msisdn, *code),
+  store::code_check check{*msisdn,
+                          code_hash(ctx.keys->current()->lookup_key(), *msisdn, *code),
                           core::unix_now_ms(),
                           static_cast<std::uint64_t>(ctx.registration.max_code_attempts)};
   ex->ask_at(

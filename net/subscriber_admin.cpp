@@ -1,7 +1,7 @@
 #include "net/subscriber_admin.hpp"
 
 #include "core/identity.hpp"
-#include "core/seal.hpp"
+#include "core/keyring.hpp"
 #include "net/admin_auth.hpp"
 #include "net/line_retirement.hpp"
 #include "net/request_fields.hpp"
@@ -21,7 +21,7 @@ store::subscriber_record sealed_record(const gateway_context& ctx,
   auto idcode = core::idcode(ctx.federation_key, in.person);
   nlohmann::json info{{"name", in.person.name}, {"id_number", in.person.id_number}};
   return store::subscriber_record{in.msisdn, in.iccid, idcode,
-                                  core::seal(ctx.seal_key, info.dump(), idcode),
+                                  ctx.keys->current()->seal(info.dump(), idcode),
                                   in.active};
 }
 

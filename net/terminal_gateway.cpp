@@ -66,12 +66,14 @@ terminal_gateway::~terminal_gateway() {
 
 caf::expected<std::unique_ptr<terminal_gateway>>
 terminal_gateway::start(caf::actor_system& sys, const config::node_config& cfg,
-                        router_actor router, gateway_limits limits,
+                        router_actor router, std::shared_ptr<core::shared_keyring> keys,
+                        gateway_limits limits,
                         std::shared_ptr<metrics::request_meter> meter) {
   if (!meter)
     meter = std::make_shared<metrics::request_meter>(cfg.metrics);
   auto self = std::make_unique<impl>();
-  self->ctx = std::make_shared<gateway_context>(sys, cfg, router, limits, meter);
+  self->ctx =
+      std::make_shared<gateway_context>(sys, cfg, router, std::move(keys), limits, meter);
   // Learn the shards the node knows now; the rest are asked for when needed.
   caf::scoped_actor blocking{sys};
   blocking->request(router, limits.actor_timeout, atom::shards_v)

@@ -26,7 +26,7 @@ public:
   /// (a new one when none is given).
   static caf::expected<std::unique_ptr<terminal_gateway>>
   start(caf::actor_system& sys, const config::node_config& cfg, router_actor router,
-        gateway_limits limits = {},
+        std::shared_ptr<core::shared_keyring> keys, gateway_limits limits = {},
         std::shared_ptr<metrics::request_meter> meter = nullptr);
 
   /// Stops accepting, then waits up to `limit` for the requests in flight

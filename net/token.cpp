@@ -1,5 +1,7 @@
 #include "net/token.hpp"
 
+#include "core/base64url.hpp"
+
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
@@ -15,25 +17,6 @@ namespace {
 constexpr std::size_t idcode_chars = 64;
 constexpr std::size_t secret_bytes = 32;
 constexpr std::size_t secret_chars = 43; // base64url of 32 bytes, no padding
-
-std::string base64url(const unsigned char* data, std::size_t size) {
-  static constexpr char alphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (std::size_t i = 0; i < size; ++i) {
-    acc = (acc << 8) | data[i];
-    bits += 8;
-    while (bits >= 6) {
-      bits -= 6;
-      out += alphabet[(acc >> bits) & 0x3f];
-    }
-  }
-  if (bits > 0)
-    out += alphabet[(acc << (6 - bits)) & 0x3f];
-  return out;
-}
 
 bool is_lower_hex(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
@@ -63,7 +46,9 @@ issued_token issue_token(const std::string& idcode) {
   if (RAND_bytes(secret.data(), static_cast<int>(secret.size())) != 1)
     throw std::runtime_error("RAND_bytes failed");
   issued_token out;
-  out.token = idcode + "." + base64url(secret.data(), secret.size());
+  out.token =
+      idcode + "." +
+      core::base64url({reinterpret_cast<const char*>(secret.data()), secret.size()});
   out.hash = sha256_hex(out.token);
   return out;
 }

@@ -75,8 +75,10 @@ caf::expected<change_kind> kind_of(std::string_view name) {
 } // namespace
 
 account_store::account_store(redis_client& redis, std::string carrier,
+                             std::shared_ptr<const core::shared_keyring> keys,
                              history_policy history)
-    : redis_(redis), carrier_(std::move(carrier)), history_(history) {}
+    : redis_(redis), carrier_(std::move(carrier)), keys_(std::move(keys)),
+      history_(history) {}
 
 caf::expected<register_result> account_store::register_line(const register_request& req) {
   auto now = std::to_string(req.now_ms);

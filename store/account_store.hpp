@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/book.hpp"
+#include "core/keyring.hpp"
 #include "core/record.hpp"
 #include "store/outbox.hpp"
 #include "store/redis_client.hpp"
@@ -8,6 +9,7 @@
 #include <caf/expected.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -192,7 +194,10 @@ struct line_info {
 class account_store {
 public:
   /// `carrier` is this carrier's id: the origin written into every stamp.
-  account_store(redis_client& redis, std::string carrier, history_policy history = {});
+  /// `keys` seal the cards it writes and open those it reads.
+  account_store(redis_client& redis, std::string carrier,
+                std::shared_ptr<const core::shared_keyring> keys,
+                history_policy history = {});
 
   // -- F1 ---------------------------------------------------------------------
   caf::expected<register_result> register_line(const register_request& req);
@@ -270,6 +275,7 @@ public:
 private:
   redis_client& redis_;
   std::string carrier_;
+  std::shared_ptr<const core::shared_keyring> keys_;
   history_policy history_;
 };
 

@@ -62,8 +62,8 @@ int main(int argc, char** argv) {
   auto meter = std::make_shared<simsync::metrics::request_meter>(cfg.metrics);
   simsync::net::gateway_limits limits;
   limits.max_in_flight = static_cast<std::size_t>(cfg.max_in_flight);
-  auto gateway =
-      simsync::net::terminal_gateway::start(sys, cfg, node->router, limits, meter);
+  auto gateway = simsync::net::terminal_gateway::start(sys, cfg, node->router, node->keys,
+                                                       limits, meter);
   if (!gateway) {
     std::cerr << "carrierd: " << simsync::describe(gateway.error()) << "\n";
     simsync::stop_node(sys, node->supervisor);
@@ -79,7 +79,8 @@ int main(int argc, char** argv) {
                              node->supervisor, std::move(redis_at), cfg.peer_ids(), meter,
                              board);
   }
-  auto admin = simsync::net::admin_server::start(sys, cfg, node->router, board);
+  auto admin =
+      simsync::net::admin_server::start(sys, cfg, node->router, node->keys, board);
   if (!admin) {
     std::cerr << "carrierd: " << simsync::describe(admin.error()) << "\n";
     (*gateway)->stop();

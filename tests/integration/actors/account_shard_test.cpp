@@ -20,6 +20,7 @@ struct account_shard_fixture : ::testing::Test {
   account_shard_fixture()
       : sys(cfg), shard(sys.spawn<caf::detached>(
                       account_shard, redis.endpoint(), "carrier-a", 0,
+                      std::shared_ptr<const core::shared_keyring>{test_keyring()},
                       std::shared_ptr<const replication_backlog>{backlog}, max_lag,
                       store::history_policy{}, true)),
         self(sys) {}

@@ -74,7 +74,7 @@ TEST(register_line, scripts_are_reloaded_after_a_redis_restart) {
   register_line(a.store, person, "+8613800138000");
   a.server.restart();
   auto client = a.server.connect_as_carrierd();
-  store::account_store fresh(client, "carrier-a");
+  store::account_store fresh(client, "carrier-a", simsync::testing::test_keyring());
   register_line(fresh, person, "+8613800138000");
   EXPECT_TRUE((*fresh.find_line("+8613800138000")).has_value());
 }

@@ -281,7 +281,8 @@ TEST_F(safe_upload, restore_brings_a_private_backup_back_and_leaves_the_shared_a
 }
 
 TEST_F(safe_upload, history_is_bounded_and_a_restore_beyond_it_is_refused) {
-  store::account_store small{a.client, "carrier-a", store::history_policy{3'600'000, 4}};
+  store::account_store small{a.client, "carrier-a", a.keys,
+                             store::history_policy{3'600'000, 4}};
   auto early = instant_between();
   for (int round = 0; round < 6; ++round) {
     store::upload_request req;

@@ -4,6 +4,7 @@
 #include "store/account_store.hpp"
 #include "store/outbox.hpp"
 #include "tests/support/redis_server.hpp"
+#include "tests/support/test_keyring.hpp"
 
 #include <gtest/gtest.h>
 
@@ -31,11 +32,13 @@ inline core::book_entry make_card(const std::string& uid, const std::string& nam
 struct carrier_store {
   explicit carrier_store(std::string carrier_id, redis_server::options opts = {})
       : server(opts), client(server.connect_as_carrierd()), admin(server.connect()),
-        store(client, std::move(carrier_id)) {}
+        keys(simsync::testing::test_keyring()),
+        store(client, std::move(carrier_id), keys) {}
 
   redis_server server;
   store::redis_client client;
   store::redis_client admin;
+  std::shared_ptr<core::shared_keyring> keys; ///< what the store seals with
   store::account_store store;
 };
 

@@ -254,7 +254,7 @@ TEST(config_examples, every_file_loads_and_the_files_agree) {
       }
       EXPECT_EQ(config.peers.size(), 2u);
       EXPECT_EQ(config.federation_key.size(), 64u);
-      EXPECT_EQ(config.seal_key.size(), 32u);
+      EXPECT_EQ(config.keys.seal_keys().at(1).size(), 32u);
       EXPECT_TRUE(fs::path{config.data_dir}.is_absolute());
       EXPECT_EQ(config.federation.to_string(), config.self().federation.to_string());
       auto redis_port =
@@ -306,7 +306,7 @@ TEST_F(config_test, defaults_fill_what_the_file_leaves_out) {
   EXPECT_EQ(config.owned_shards(), (std::vector<int>{0, 1, 2, 3}));
   EXPECT_TRUE(config.peers.empty());
   EXPECT_EQ(config.federation_key, "federation-key-of-the-tests");
-  EXPECT_EQ(config.seal_key, raw_seal_key);
+  EXPECT_EQ(config.keys.seal_keys().at(1), raw_seal_key);
   EXPECT_EQ(config.data_dir, (dir_ / "data" / "carrier-a" / "a1").string());
   EXPECT_EQ(config.admin_key, "");
   EXPECT_EQ(config.sms.kind, "none");
@@ -366,7 +366,7 @@ TEST_F(config_test, options_override_the_file) {
   EXPECT_EQ(config.max_in_flight, 64);
   EXPECT_EQ(config.federation.to_string(), "10.0.0.1:7777");
   EXPECT_EQ(config.federation_key, "another-federation-key");
-  EXPECT_EQ(config.seal_key, std::string(32, '\xff'));
+  EXPECT_EQ(config.keys.seal_keys().at(1), std::string(32, '\xff'));
   EXPECT_EQ(config.data_dir, "/var/lib/simsync");
 }
 
@@ -385,7 +385,7 @@ TEST_F(config_test, relative_paths_follow_the_file_or_the_working_directory) {
   fs::current_path(previous);
   auto config = loaded(result);
   EXPECT_EQ(config.federation_key, "a-federation-key-in-a-subfolder");
-  EXPECT_EQ(config.seal_key, raw_seal_key);
+  EXPECT_EQ(config.keys.seal_keys().at(1), raw_seal_key);
   EXPECT_EQ(config.data_dir, (dir_ / "keys" / "run").string());
 }
 
@@ -517,9 +517,9 @@ TEST_F(config_test, url_and_token_file_are_read_for_http_only) {
 TEST_F(config_test, a_hex_seal_key_is_decoded) {
   write("seal.key", "000102030405060708090a0b0c0d0e0f101112131415161718191A1B1C1D1E1F");
   auto config = loaded(load(base_toml));
-  ASSERT_EQ(config.seal_key.size(), 32u);
+  ASSERT_EQ(config.keys.seal_keys().at(1).size(), 32u);
   for (int i = 0; i < 32; ++i)
-    EXPECT_EQ(static_cast<unsigned char>(config.seal_key[i]), i);
+    EXPECT_EQ(static_cast<unsigned char>(config.keys.seal_keys().at(1)[i]), i);
 }
 
 TEST_F(config_test, help_lists_every_option_with_its_default) {
@@ -840,10 +840,9 @@ TEST_F(config_test, key_files_are_checked_for_size) {
        {std::string(31, 's'), std::string(33, 's'), std::string(63, 'a'),
         std::string(64, 'g'), std::string(64, 'a') + " \n"}) {
     write("seal.key", bad_seal);
-    EXPECT_TRUE(
-        starts_with(load(base_toml).error,
-                    "config error: seal_key_file: expected 32 raw bytes or 64 hex "
-                    "digits"))
+    EXPECT_TRUE(starts_with(load(base_toml).error,
+                            "config error: seal_key_file: expected 32 raw bytes, 64 hex "
+                            "digits or a TOML keyring"))
         << bad_seal.size();
   }
   write("seal.key", std::string(64, 'a') + "\r\n");
