@@ -190,17 +190,20 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
       [=](atom::dead_letter, const std::string& peer,
           const std::vector<store::dead_letter>& letters) {
         return with_store(self, [&](store::account_store& s) {
-          return store::keep_dead_letters(s.redis(), peer, letters, core::unix_now_ms());
+          return store::keep_dead_letters(s.redis(), *self->state.keys->current(), peer,
+                                          letters, core::unix_now_ms());
         });
       },
       [=](atom::dead_letter, const std::string& peer, std::uint64_t limit) {
         return with_store(self, [&](store::account_store& s) {
-          return store::read_dead_letters(s.redis(), peer, limit);
+          return store::read_dead_letters(s.redis(), *self->state.keys->current(), peer,
+                                          limit);
         });
       },
       [=](atom::dead_letter, const std::string& peer, const std::string& id) {
         return with_store(self, [&](store::account_store& s) {
-          return store::read_dead_letters(s.redis(), peer, 1, id, id);
+          return store::read_dead_letters(s.redis(), *self->state.keys->current(), peer,
+                                          1, id, id);
         });
       },
       [=](atom::drop_letter, const std::string& peer, const std::string& id) {

@@ -30,7 +30,8 @@ caf::actor spawn_child(caf::actor_system& sys, const node_state& st,
                                  st.max_replication_lag, st.history, st.measured));
   return caf::actor_cast<caf::actor>(st.links_system->spawn<caf::detached>(
       peer_link, st.carrier, st.peers[static_cast<size_t>(c.index)], *st.signing_key,
-      st.redis_at, st.backlog, static_cast<std::size_t>(c.index), st.measured));
+      st.redis_at, std::shared_ptr<const core::shared_keyring>{st.keys}, st.backlog,
+      static_cast<std::size_t>(c.index), st.measured));
 }
 
 void on_child_down(node_pointer self, const caf::down_msg& down) {

@@ -77,8 +77,8 @@ link_machine::event connect(link_pointer self) {
 link_machine::event read_outbox(link_pointer self) {
   auto& st = self->state;
   if (st.unsent.empty()) {
-    auto read =
-        store::wait_outbox(*st.redis, st.peer.id, "0-0", st.read_count, idle_wait);
+    auto read = store::wait_outbox(*st.redis, *st.keys->current(), st.peer.id, "0-0",
+                                   st.read_count, idle_wait);
     if (!read)
       return link_machine::failed{describe(read.error())};
     st.unsent = std::move(*read);
@@ -196,6 +196,7 @@ peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
                                          config::peer_entry peer,
                                          core::signature_key signing_key,
                                          store::redis_endpoint redis_at,
+                                         std::shared_ptr<const core::shared_keyring> keys,
                                          std::shared_ptr<replication_backlog> backlog,
                                          std::size_t backlog_slot, bool measured) {
   auto& st = self->state;
@@ -209,6 +210,7 @@ peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
   st.nodes.resize(peer.nodes.size());
   st.peer = std::move(peer);
   st.redis_at = std::move(redis_at);
+  st.keys = std::move(keys);
   self->set_down_handler([self](const caf::down_msg& down) {
     auto& st = self->state;
     for (auto& node : st.nodes)

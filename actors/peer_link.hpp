@@ -27,6 +27,8 @@ struct peer_link_state {
   config::peer_entry peer;
   std::optional<core::signature_key> signing_key; ///< this carrier's: signs each batch
   store::redis_endpoint redis_at;
+  /// Open the cards of the outbox's entries: they leave clear, inside TLS.
+  std::shared_ptr<const core::shared_keyring> keys;
   std::optional<store::redis_client> redis;
   /// One handle per peer node (same order as peer.nodes); invalid while down.
   std::vector<federation_actor> nodes;
@@ -64,7 +66,9 @@ struct peer_link_state {
 peer_link_actor::behavior_type
 peer_link(peer_link_actor::stateful_pointer<peer_link_state> self, std::string carrier,
           config::peer_entry peer, core::signature_key signing_key,
-          store::redis_endpoint redis_at, std::shared_ptr<replication_backlog> backlog,
-          std::size_t backlog_slot, bool measured);
+          store::redis_endpoint redis_at,
+          std::shared_ptr<const core::shared_keyring> keys,
+          std::shared_ptr<replication_backlog> backlog, std::size_t backlog_slot,
+          bool measured);
 
 } // namespace simsync

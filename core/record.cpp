@@ -74,6 +74,19 @@ std::string encode_record(const stamped_card& rec) {
   return out;
 }
 
+std::size_t record_body_at(std::string_view bytes) {
+  constexpr std::size_t flag_at = hlc_width + 1 + hash_width + 1;
+  constexpr auto none = std::string_view::npos;
+  if (bytes.size() < flag_at + 2 || bytes[hlc_width] != '|' ||
+      bytes[hlc_width + 1 + hash_width] != '|' || bytes[flag_at + 1] != '|')
+    return none;
+  auto carrier_end = bytes.find('|', flag_at + 2);
+  if (carrier_end == none)
+    return none;
+  auto line_end = bytes.find('|', carrier_end + 1);
+  return line_end == none ? none : line_end + 1;
+}
+
 std::optional<stamped_card> decode_record(std::string_view bytes) {
   constexpr std::size_t flag_at = hlc_width + 1 + hash_width + 1;
   if (bytes.size() < flag_at + 2 || bytes[hlc_width] != '|' ||

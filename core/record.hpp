@@ -37,6 +37,11 @@ bool supersedes(const stamped_card& a, const stamped_card& b);
 /// without parsing the card; a carrier id or msisdn never holds '|'.
 std::string encode_record(const stamped_card& rec);
 
+/// Where a record's last part starts: a live version's card bytes, or the
+/// stamp a tombstone removes. std::string_view::npos unless `bytes` begins
+/// with a record's head (the store seals and opens the card in place).
+std::size_t record_body_at(std::string_view bytes);
+
 /// Parses encode_record's output; nullopt if the bytes are not a record.
 std::optional<stamped_card> decode_record(std::string_view bytes);
 

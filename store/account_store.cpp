@@ -3,6 +3,7 @@
 #include "store/keys.hpp"
 #include "store/netstrings.hpp"
 #include "store/scripts.hpp"
+#include "store/sealed_records.hpp"
 
 #include <array>
 #include <cstdlib>
@@ -73,6 +74,19 @@ caf::expected<change_kind> kind_of(std::string_view name) {
 }
 
 } // namespace
+
+caf::expected<core::stamped_card>
+account_store::opened_record(std::string_view stored, std::string_view idcode,
+                             const std::string& what) const {
+  auto keys = keys_->current();
+  auto clear = open_record(*keys, stored, idcode);
+  if (!clear)
+    return corrupt(what + ": " + why_unopened(*keys, stored));
+  auto rec = core::decode_record(*clear);
+  if (!rec)
+    return corrupt(what + " is not a record");
+  return std::move(*rec);
+}
 
 account_store::account_store(redis_client& redis, std::string carrier,
                              std::shared_ptr<const core::shared_keyring> keys,
@@ -187,17 +201,22 @@ caf::expected<upload_result> account_store::upload(const upload_request& req) {
                                      mass_percent,
                                      keep_ms,
                                      keep_count};
+  // Views into these: reserved up front, so that no push moves what a view names.
   std::vector<std::string> hashes;
+  std::vector<std::string> sealed;
   if (req.mode == upload_mode::remove) {
     args.insert(args.end(), req.uids.begin(), req.uids.end());
   } else {
+    auto keys = keys_->current();
     hashes.reserve(req.cards.size());
+    sealed.reserve(req.cards.size());
     args.reserve(args.size() + 3 * req.cards.size());
     for (const auto& card : req.cards) {
       hashes.push_back(card.hash.hex());
+      sealed.push_back(keys->seal(card.card, req.idcode));
       args.push_back(card.uid);
       args.push_back(hashes.back());
-      args.push_back(card.card);
+      args.push_back(sealed.back());
     }
   }
   auto r = run_script(redis_, script::upload, args);
@@ -299,15 +318,28 @@ account_store::apply_incoming(const std::string& origin,
                               const std::vector<outbox_entry>& entries) {
   auto keep_ms = std::to_string(history_.keep_ms);
   auto keep_count = std::to_string(history_.keep_count);
+  // A peer's entries arrive clear (TLS protected them on the way): this
+  // carrier seals their cards with its own keys before they are stored.
+  auto keys = keys_->current();
+  std::vector<std::string> sealed;
+  sealed.reserve(entries.size());
+  for (const auto& e : entries) {
+    auto batch = seal_batch(*keys, e.batch, e.idcode);
+    if (!batch)
+      return caf::make_error(ec::invalid_request, "an entry of " + origin +
+                                                      " for account " + e.idcode +
+                                                      " holds a malformed batch");
+    sealed.push_back(std::move(*batch));
+  }
   std::vector<std::string_view> args;
   args.reserve(3 + 3 * entries.size());
   args.push_back(origin);
   args.push_back(keep_ms);
   args.push_back(keep_count);
-  for (const auto& e : entries) {
-    args.push_back(kind_name(e.kind));
-    args.push_back(e.idcode);
-    args.push_back(e.batch);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    args.push_back(kind_name(entries[i].kind));
+    args.push_back(entries[i].idcode);
+    args.push_back(sealed[i]);
   }
   auto v = script_counts<7>(redis_, script::apply_incoming, args, "apply_incoming");
   if (!v)
@@ -357,9 +389,10 @@ caf::expected<pending_fetch> account_store::fetch_page(const pending_request& re
     auto kind = kind_of(v[i + 1].str());
     if (!kind)
       return std::move(kind.error());
-    auto rec = core::decode_record(v[i + 2].str());
+    auto rec =
+        opened_record(v[i + 2].str(), req.idcode, "a pending change of line " + req.line);
     if (!rec)
-      return corrupt("a pending change of line " + req.line + " is not a record");
+      return std::move(rec.error());
     out.changes.push_back(
         pending_change{std::string(v[i].str()), *kind, std::move(*rec)});
   }
@@ -391,9 +424,9 @@ account_store::read_cards(const std::string& idcode, const std::string& line,
   std::vector<stored_card> out;
   out.reserve(v.size() / 2);
   for (std::size_t i = 0; i + 1 < v.size(); i += 2) {
-    auto rec = core::decode_record(v[i + 1].str());
+    auto rec = opened_record(v[i + 1].str(), idcode, "a card in " + key);
     if (!rec)
-      return corrupt("a card in " + key + " is not a record");
+      return std::move(rec.error());
     if (!rec->deleted)
       out.push_back(stored_card{std::string(v[i].str()), std::move(*rec)});
   }

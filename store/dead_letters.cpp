@@ -17,10 +17,9 @@ std::string dead_letter_key(const std::string& peer) {
   return "deadletter:" + peer;
 }
 
-caf::expected<std::uint64_t> keep_dead_letters(redis_client& redis,
-                                               const std::string& peer,
-                                               const std::vector<dead_letter>& letters,
-                                               std::uint64_t now_ms) {
+caf::expected<std::uint64_t>
+keep_dead_letters(redis_client& redis, const core::keyring& keys, const std::string& peer,
+                  const std::vector<dead_letter>& letters, std::uint64_t now_ms) {
   if (letters.empty())
     return std::uint64_t{0};
   // One MULTI/EXEC: the letters are kept together or not at all.
@@ -29,11 +28,18 @@ caf::expected<std::uint64_t> keep_dead_letters(redis_client& redis,
   // A command holds views: every string it names outlives the pipeline.
   auto key = dead_letter_key(peer);
   auto at = std::to_string(now_ms);
+  // A letter's batch may not even parse, so it is sealed whole, not card by card.
+  std::vector<std::string> sealed;
+  sealed.reserve(letters.size());
   for (const auto& l : letters)
+    sealed.push_back(keys.seal(l.entry.batch, l.entry.idcode));
+  for (std::size_t i = 0; i < letters.size(); ++i) {
+    const auto& l = letters[i];
     commands.push_back({"XADD", key, "MAXLEN", "~", kept_letters, "*", "entry",
                         l.entry.id, "idcode", l.entry.idcode, "kind",
-                        kind_name(l.entry.kind), "batch", l.entry.batch, "reason",
-                        l.reason, "at_ms", at});
+                        kind_name(l.entry.kind), "batch", sealed[i], "reason", l.reason,
+                        "at_ms", at});
+  }
   commands.push_back({"EXEC"});
   auto replies = redis.pipeline(commands);
   if (!replies)
@@ -45,8 +51,8 @@ caf::expected<std::uint64_t> keep_dead_letters(redis_client& redis,
 }
 
 caf::expected<std::vector<kept_letter>>
-read_dead_letters(redis_client& redis, const std::string& peer, std::size_t limit,
-                  const std::string& from, const std::string& to) {
+read_dead_letters(redis_client& redis, const core::keyring& keys, const std::string& peer,
+                  std::size_t limit, const std::string& from, const std::string& to) {
   auto key = dead_letter_key(peer);
   auto count = std::to_string(limit);
   auto r = redis.call({"XRANGE", key, from, to, "COUNT", count});
@@ -60,10 +66,16 @@ read_dead_letters(redis_client& redis, const std::string& peer, std::size_t limi
     auto fields = v[i][1];
     kept_letter k;
     k.id = std::string(v[i][0].str());
-    k.letter.entry = outbox_entry{
-        stream_field(fields, "entry"), stream_field(fields, "idcode"),
-        kind_named(stream_field(fields, "kind")), stream_field(fields, "batch")};
+    k.letter.entry = outbox_entry{stream_field(fields, "entry"),
+                                  stream_field(fields, "idcode"),
+                                  kind_named(stream_field(fields, "kind")),
+                                  {}};
     k.letter.reason = stream_field(fields, "reason");
+    auto sealed = stream_field(fields, "batch");
+    if (auto batch = keys.open(sealed, k.letter.entry.idcode))
+      k.letter.entry.batch = std::move(*batch);
+    else if (!sealed.empty())
+      k.letter.reason += " (its batch does not open with this node's keyring)";
     k.at_ms = std::strtoull(stream_field(fields, "at_ms").c_str(), nullptr, 10);
     out.push_back(std::move(k));
   }

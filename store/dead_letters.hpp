@@ -5,6 +5,7 @@
 // whole, with the reason, in a stream per peer, so that one bad entry never
 // blocks the link and an operator can see what came and why it was refused.
 
+#include "core/keyring.hpp"
 #include "store/outbox.hpp"
 #include "store/redis_client.hpp"
 
@@ -32,18 +33,20 @@ struct kept_letter {
 /// The stream that keeps `peer`'s dead letters.
 std::string dead_letter_key(const std::string& peer);
 
-/// Appends `letters` from `peer` at `now_ms`, in one round trip. The stream
-/// keeps about the newest 10,000.
-caf::expected<std::uint64_t> keep_dead_letters(redis_client& redis,
-                                               const std::string& peer,
-                                               const std::vector<dead_letter>& letters,
-                                               std::uint64_t now_ms);
+/// Appends `letters` from `peer` at `now_ms`, in one round trip, each batch
+/// sealed with `keys` (bound to the entry's idcode). The stream keeps about
+/// the newest 10,000.
+caf::expected<std::uint64_t>
+keep_dead_letters(redis_client& redis, const core::keyring& keys, const std::string& peer,
+                  const std::vector<dead_letter>& letters, std::uint64_t now_ms);
 
 /// Up to `limit` of `peer`'s dead letters, oldest first, with stream ids from
-/// `from` to `to` (inclusive; "-" and "+" for either end).
+/// `from` to `to` (inclusive; "-" and "+" for either end), their batches
+/// opened. A batch that does not open is left empty and its reason says why.
 caf::expected<std::vector<kept_letter>>
-read_dead_letters(redis_client& redis, const std::string& peer, std::size_t limit,
-                  const std::string& from = "-", const std::string& to = "+");
+read_dead_letters(redis_client& redis, const core::keyring& keys, const std::string& peer,
+                  std::size_t limit, const std::string& from = "-",
+                  const std::string& to = "+");
 
 /// Drops one of `peer`'s dead letters; false if there was none with that id.
 caf::expected<bool> drop_dead_letter(redis_client& redis, const std::string& peer,

@@ -22,4 +22,10 @@ std::optional<std::vector<std::string>> split_netstrings(std::string_view text) 
   return out;
 }
 
+void append_netstring(std::string& out, std::string_view item) {
+  out += std::to_string(item.size());
+  out += ':';
+  out.append(item);
+}
+
 } // namespace simsync::store

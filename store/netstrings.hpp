@@ -14,4 +14,7 @@ namespace simsync::store {
 /// The items of `text`; nullopt unless the whole text is such items.
 std::optional<std::vector<std::string>> split_netstrings(std::string_view text);
 
+/// Appends `item` to `out` as one netstring.
+void append_netstring(std::string& out, std::string_view item);
+
 } // namespace simsync::store

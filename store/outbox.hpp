@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/keyring.hpp"
 #include "store/redis_client.hpp"
 
 #include <caf/expected.hpp>
@@ -50,18 +51,18 @@ struct outbox_entry {
   std::string batch; ///< for a batch: netstrings of uid, record pairs
 };
 
-/// Up to `count` entries for `peer` after stream id `after` ("0-0" for the start).
-caf::expected<std::vector<outbox_entry>> read_outbox(redis_client& redis,
-                                                     const std::string& peer,
-                                                     const std::string& after,
-                                                     std::size_t count);
+/// Up to `count` entries for `peer` after stream id `after` ("0-0" for the
+/// start), their cards opened with `keys`.
+caf::expected<std::vector<outbox_entry>>
+read_outbox(redis_client& redis, const core::keyring& keys, const std::string& peer,
+            const std::string& after, std::size_t count);
 
 /// Like read_outbox, but when nothing is there yet, waits up to `wait` for an
 /// entry to arrive (XREAD BLOCK): the link learns of a change as soon as it is
 /// written, without polling.
 caf::expected<std::vector<outbox_entry>>
-wait_outbox(redis_client& redis, const std::string& peer, const std::string& after,
-            std::size_t count, std::chrono::milliseconds wait);
+wait_outbox(redis_client& redis, const core::keyring& keys, const std::string& peer,
+            const std::string& after, std::size_t count, std::chrono::milliseconds wait);
 
 /// Removes every entry up to and including `through` once the peer has
 /// persisted them. Returns how many were removed.

@@ -1,5 +1,6 @@
 #include "tests/support/carrier_process.hpp"
 
+#include "config/keyring_file.hpp"
 #include "tests/support/random_hex.hpp"
 
 #include "tests/support/test_pki.hpp"
@@ -132,6 +133,10 @@ std::string deployment::gateway_limits() const {
   if (opts_.max_in_flight)
     out += "max_in_flight = " + std::to_string(*opts_.max_in_flight) + "\n";
   return out;
+}
+
+core::keyring deployment::keys(const std::string& carrier) const {
+  return config::read_keyring_file(dir_ + "/" + carrier + ".seal.key");
 }
 
 void deployment::write_config(const std::string& carrier, const node& self) {

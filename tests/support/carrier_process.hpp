@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/keyring.hpp"
 #include "tests/support/redis_server.hpp"
 #include "tests/support/tcp_relay.hpp"
 
@@ -89,6 +90,9 @@ public:
   /// How many SMS the carrier's nodes sent to `msisdn` through the file gateway.
   int messages_to(const std::string& carrier, const std::string& msisdn) const;
   const std::string& dir() const { return dir_; }
+  /// The carrier's keyring (its seal_key_file): what a test needs to write
+  /// into its store as carrierd would, or to find a line by its hash.
+  core::keyring keys(const std::string& carrier) const;
   /// The node's [redis] password_file (mode 0600): its Redis's simsync
   /// password; a test may write another before start_node.
   std::string redis_password_file(const std::string& carrier, int node = 0) const {

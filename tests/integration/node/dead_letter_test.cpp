@@ -150,7 +150,7 @@ TEST(dead_letters, bad_entries_are_kept_with_their_reason_and_the_rest_arrives) 
   // A letter whose cause is gone (kept while the sender's clock ran ahead,
   // say): the retry applies it and drops it.
   ASSERT_TRUE(store::keep_dead_letters(
-      redis, "carrier-b",
+      redis, d.keys("carrier-a"), "carrier-b",
       {store::dead_letter{
           {"7-0", person, store::outbox_kind::batch,
            batch_of("late", now_hlc(), "Late Friend")},

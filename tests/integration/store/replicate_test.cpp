@@ -35,7 +35,8 @@ struct two_carriers : ::testing::Test {
   store::replicate_result deliver(carrier_store& from, carrier_store& to,
                                   bool trim = true) {
     const auto& to_id = to.store.carrier();
-    auto entries = store::read_outbox(from.client, to_id, "0-0", 1000);
+    auto entries =
+        store::read_outbox(from.client, *from.keys->current(), to_id, "0-0", 1000);
     EXPECT_TRUE(entries);
     if (!entries || entries->empty())
       return {};
@@ -49,7 +50,8 @@ struct two_carriers : ::testing::Test {
 
   /// The outbox entries waiting at `from` for `to`, taken out of the outbox.
   std::vector<store::outbox_entry> take_outbox(carrier_store& from, carrier_store& to) {
-    auto entries = store::read_outbox(from.client, to.store.carrier(), "0-0", 1000);
+    auto entries = store::read_outbox(from.client, *from.keys->current(),
+                                      to.store.carrier(), "0-0", 1000);
     EXPECT_TRUE(entries);
     if (!entries || entries->empty())
       return {};
@@ -79,7 +81,7 @@ TEST_F(two_carriers, a_shared_upload_reaches_the_sibling_pending_mailbox) {
   auto f = b.store.fetch_pending(person, line_b);
   EXPECT_EQ(kinds(*f),
             (std::map<std::string, std::string>{{"u1", "added"}, {"u2", "added"}}));
-  EXPECT_EQ(shared_records(a.client, person), shared_records(b.client, person));
+  EXPECT_EQ(opened_records(a, person), opened_records(b, person));
 }
 
 TEST_F(two_carriers, the_sibling_mailbox_holds_a_reference_to_its_shared_store) {
@@ -103,11 +105,11 @@ TEST_F(two_carriers, a_duplicate_delivery_changes_nothing) {
   deliver(a, b, false);
   auto f = b.store.fetch_pending(person, line_b);
   ASSERT_TRUE(b.store.ack_pending(person, line_b, f->cursor, store::decision::apply));
-  auto before = shared_records(b.client, person);
+  auto before = opened_records(b, person);
   auto again = deliver(a, b);
   EXPECT_EQ(again.applied, 0u);
   EXPECT_EQ(again.identical, 1u);
-  EXPECT_EQ(shared_records(b.client, person), before);
+  EXPECT_EQ(opened_records(b, person), before);
   EXPECT_TRUE(b.store.fetch_pending(person, line_b)->changes.empty());
 }
 
@@ -124,8 +126,8 @@ TEST_F(two_carriers, concurrent_edits_converge_and_the_loser_is_kept) {
          store::scope::shared, 1'700'000'000'500);
   deliver(a, b);
   deliver(b, a);
-  auto sa = shared_records(a.client, person);
-  EXPECT_EQ(sa, shared_records(b.client, person));
+  auto sa = opened_records(a, person);
+  EXPECT_EQ(sa, opened_records(b, person));
   EXPECT_NE(sa["u1"].find("Li B"), std::string::npos); // the later stamp wins
   auto kinds_of = [](carrier_store& c) {
     std::vector<std::string> out;
@@ -140,7 +142,10 @@ TEST_F(two_carriers, concurrent_edits_converge_and_the_loser_is_kept) {
   EXPECT_EQ(kinds_of(a),
             (std::vector<std::string>{"changed:carrier-b", "added:carrier-a"}));
   auto replaced = a.client.call({"XREVRANGE", "history:{" + person + "}", "+", "-"});
-  EXPECT_NE(std::string(replaced->view()[0][1][7].str()).find("Li A"), std::string::npos);
+  auto previous =
+      store::open_record(*a.keys->current(), replaced->view()[0][1][7].str(), person);
+  ASSERT_TRUE(previous) << "the replaced version is kept sealed";
+  EXPECT_NE(previous->find("Li A"), std::string::npos);
 }
 
 TEST_F(two_carriers, a_removal_never_takes_an_edit_its_line_had_not_seen) {
@@ -158,8 +163,8 @@ TEST_F(two_carriers, a_removal_never_takes_an_edit_its_line_had_not_seen) {
   EXPECT_EQ(removal.removed, 1u); // B had not seen v2 yet: v1 is removed there
   deliver(a, b);
   deliver(b, a);
-  auto sa = shared_records(a.client, person);
-  EXPECT_EQ(sa, shared_records(b.client, person));
+  auto sa = opened_records(a, person);
+  EXPECT_EQ(sa, opened_records(b, person));
   EXPECT_NE(sa["u1"].find("v2"), std::string::npos);
   EXPECT_EQ(sa["u1"].substr(50, 1), "L");
   // B's line is offered v2 back.
@@ -206,7 +211,7 @@ TEST_F(two_carriers, a_malformed_batch_is_refused_and_changes_nothing) {
     ASSERT_FALSE(r) << bad;
     EXPECT_EQ(r.error(), ec::invalid_request);
   }
-  EXPECT_TRUE(shared_records(b.client, person).empty());
+  EXPECT_TRUE(opened_records(b, person).empty());
   EXPECT_FALSE(is_sibling(b, other_person, "carrier-a"));
 }
 
@@ -240,12 +245,12 @@ TEST_F(two_carriers, an_ask_to_a_carrier_without_the_account_records_nothing) {
   EXPECT_EQ(keys_naming(c, person), std::vector<std::string>{});
   // The hold (an answer to an ask this carrier no longer needs) gets a
   // retirement, so carrier-a stops sending here; the ask gets no answer.
-  auto told = store::read_outbox(c.client, "carrier-a", "0-0", 10);
+  auto told = store::read_outbox(c.client, *c.keys->current(), "carrier-a", "0-0", 10);
   ASSERT_EQ(told->size(), 1u);
   EXPECT_EQ((*told)[0].kind, store::outbox_kind::retire);
   // When the person registers at carrier-c later, it asks the others.
   register_line(c.store, person, "+8615000150000", {"carrier-a", "carrier-b"});
-  told = store::read_outbox(c.client, "carrier-a", "0-0", 10);
+  told = store::read_outbox(c.client, *c.keys->current(), "carrier-a", "0-0", 10);
   ASSERT_EQ(told->size(), 2u);
   EXPECT_EQ((*told)[1].kind, store::outbox_kind::ask);
 }
@@ -276,7 +281,7 @@ TEST_F(two_carriers, an_ask_is_answered_with_the_whole_store_even_from_a_known_s
 TEST_F(two_carriers, an_entry_written_as_an_announcement_is_read_as_an_ask) {
   // Outboxes written before asks existed hold "announce" entries.
   a.client.call({"XADD", "outbox:carrier-b", "*", "id", person, "kind", "announce"});
-  auto read = store::read_outbox(a.client, "carrier-b", "0-0", 10);
+  auto read = store::read_outbox(a.client, *a.keys->current(), "carrier-b", "0-0", 10);
   ASSERT_EQ(read->size(), 1u);
   EXPECT_EQ((*read)[0].kind, store::outbox_kind::ask);
 }
@@ -298,12 +303,12 @@ TEST_F(two_carriers, a_retired_sibling_gets_nothing_more_until_it_registers_agai
 
 TEST_F(two_carriers, a_batch_for_an_account_this_carrier_lacks_is_dropped) {
   upload(a.store, person, line_a, {make_card("u1", "Li")});
-  auto entries = store::read_outbox(a.client, "carrier-b", "0-0", 10);
+  auto entries = store::read_outbox(a.client, *a.keys->current(), "carrier-b", "0-0", 10);
   auto r = b.store.apply_incoming("carrier-a",
                                   {batch_entry(other_person, entries->front().batch)});
   ASSERT_TRUE(r);
   EXPECT_EQ(r->applied, 0u);
-  EXPECT_TRUE(shared_records(b.client, other_person).empty());
+  EXPECT_TRUE(opened_records(b, other_person).empty());
 }
 
 TEST_F(two_carriers, the_outbox_survives_a_redis_crash_with_aof) {
@@ -344,10 +349,9 @@ TEST_F(two_carriers, one_call_applies_several_accounts_each_in_stream_order) {
   ASSERT_TRUE(r) << describe(r.error());
   EXPECT_EQ(r->applied, 4u); // u1 (old, then new), v1, u2
   EXPECT_EQ(r->stale, 0u);
-  EXPECT_EQ(shared_records(b.client, person), shared_records(a.client, person));
-  EXPECT_EQ(shared_records(b.client, other_person),
-            shared_records(a.client, other_person));
-  EXPECT_NE(shared_records(b.client, person)["u1"].find("Li new"), std::string::npos);
+  EXPECT_EQ(opened_records(b, person), opened_records(a, person));
+  EXPECT_EQ(opened_records(b, other_person), opened_records(a, other_person));
+  EXPECT_NE(opened_records(b, person)["u1"].find("Li new"), std::string::npos);
   EXPECT_EQ(kinds(*b.store.fetch_pending(person, line_b)),
             (std::map<std::string, std::string>{{"u1", "added"}, {"u2", "added"}}));
   EXPECT_EQ(kinds(*b.store.fetch_pending(other_person, other_b)),
@@ -367,8 +371,8 @@ TEST_F(two_carriers, a_stale_batch_after_a_newer_one_in_the_same_call_is_not_app
   ASSERT_TRUE(r) << describe(r.error());
   EXPECT_EQ(r->applied, 1u);
   EXPECT_EQ(r->stale, 1u);
-  EXPECT_EQ(shared_records(b.client, person), shared_records(a.client, person));
-  EXPECT_NE(shared_records(b.client, person)["u1"].find("Li new"), std::string::npos);
+  EXPECT_EQ(opened_records(b, person), opened_records(a, person));
+  EXPECT_NE(opened_records(b, person)["u1"].find("Li new"), std::string::npos);
   auto f = b.store.fetch_pending(person, line_b);
   ASSERT_EQ(f->changes.size(), 1u);
   EXPECT_NE(f->changes[0].record.card.find("Li new"), std::string::npos);
@@ -376,7 +380,7 @@ TEST_F(two_carriers, a_stale_batch_after_a_newer_one_in_the_same_call_is_not_app
   auto again = b.store.apply_incoming("carrier-a", window);
   ASSERT_TRUE(again);
   EXPECT_EQ(again->applied, 0u);
-  EXPECT_EQ(shared_records(b.client, person), shared_records(a.client, person));
+  EXPECT_EQ(opened_records(b, person), opened_records(a, person));
 }
 
 TEST_F(two_carriers, asks_and_retirements_in_one_call_keep_their_order) {

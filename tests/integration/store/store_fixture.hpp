@@ -3,6 +3,7 @@
 #include "core/book.hpp"
 #include "store/account_store.hpp"
 #include "store/outbox.hpp"
+#include "store/sealed_records.hpp"
 #include "tests/support/redis_server.hpp"
 #include "tests/support/test_keyring.hpp"
 
@@ -112,6 +113,18 @@ inline std::map<std::string, std::string> hash_fields(store::redis_client& r,
 inline std::map<std::string, std::string> shared_records(store::redis_client& r,
                                                          const std::string& idcode) {
   return hash_fields(r, "shared:{" + idcode + "}");
+}
+
+/// The shared store of an account as carrierd reads it: uid -> record, its
+/// card opened with the carrier's keys (raw records differ between carriers,
+/// which seal with their own keys).
+inline std::map<std::string, std::string> opened_records(carrier_store& c,
+                                                         const std::string& idcode) {
+  std::map<std::string, std::string> out;
+  for (const auto& [uid, stored] : shared_records(c.client, idcode))
+    out[uid] = store::open_record(*c.keys->current(), stored, idcode)
+                   .value_or("(does not open) " + stored);
+  return out;
 }
 
 /// The raw pending mailbox of a line: uid -> what the store keeps for it.

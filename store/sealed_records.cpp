@@ -1,0 +1,93 @@
+#include "store/sealed_records.hpp"
+
+#include "core/record.hpp"
+#include "store/netstrings.hpp"
+
+namespace simsync::store {
+
+namespace {
+
+/// Whether a record (its head checked) is a tombstone: its flag sits at a
+/// fixed place (core/record.hpp).
+bool is_tombstone(std::string_view record) {
+  constexpr std::size_t flag_at = 16 + 1 + 32 + 1;
+  return record[flag_at] == 'D';
+}
+
+/// `record` with its live card replaced by `transform(card)`; nullopt if it
+/// is not a record or the transform fails.
+template <class Transform>
+std::optional<std::string> with_card(std::string_view record, Transform&& transform) {
+  auto body_at = core::record_body_at(record);
+  if (body_at == std::string_view::npos)
+    return std::nullopt;
+  if (is_tombstone(record))
+    return std::string(record);
+  std::optional<std::string> card = transform(record.substr(body_at));
+  if (!card)
+    return std::nullopt;
+  std::string out;
+  out.reserve(body_at + card->size());
+  out.append(record.substr(0, body_at));
+  out += *card;
+  return out;
+}
+
+template <class Transform>
+std::optional<std::string> each_record(std::string_view batch, Transform&& transform) {
+  auto items = split_netstrings(batch);
+  if (!items || items->size() % 2 != 0)
+    return std::nullopt;
+  std::string out;
+  out.reserve(batch.size() + items->size() / 2 * core::keyring::overhead);
+  for (std::size_t i = 0; i < items->size(); i += 2) {
+    auto record = transform((*items)[i + 1]);
+    if (!record)
+      return std::nullopt;
+    append_netstring(out, (*items)[i]);
+    append_netstring(out, *record);
+  }
+  return out;
+}
+
+} // namespace
+
+std::optional<std::string> seal_record(const core::keyring& keys, std::string_view record,
+                                       std::string_view idcode) {
+  return with_card(record, [&](std::string_view card) -> std::optional<std::string> {
+    return keys.seal(card, idcode);
+  });
+}
+
+std::optional<std::string> open_record(const core::keyring& keys, std::string_view record,
+                                       std::string_view idcode) {
+  return with_card(record,
+                   [&](std::string_view card) { return keys.open(card, idcode); });
+}
+
+std::optional<std::string> seal_batch(const core::keyring& keys, std::string_view batch,
+                                      std::string_view idcode) {
+  return each_record(
+      batch, [&](std::string_view record) { return seal_record(keys, record, idcode); });
+}
+
+std::optional<std::string> open_batch(const core::keyring& keys, std::string_view batch,
+                                      std::string_view idcode) {
+  return each_record(
+      batch, [&](std::string_view record) { return open_record(keys, record, idcode); });
+}
+
+std::string why_unopened(const core::keyring& keys, std::string_view record) {
+  auto body_at = core::record_body_at(record);
+  if (body_at == std::string_view::npos)
+    return "it is not a record";
+  auto id = core::keyring::key_of(record.substr(body_at));
+  if (!id)
+    return "its card is not sealed";
+  if (!keys.holds(*id))
+    return "its card was sealed with key " + std::to_string(*id) +
+           ", which this node's keyring lacks";
+  return "its card was altered, or moved from another account";
+}
+
+} // namespace simsync::store

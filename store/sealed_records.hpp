@@ -1,0 +1,42 @@
+#pragma once
+
+// The store keeps every card sealed under its carrier's keyring, bound to the
+// account (the idcode is the sealing context): in the shared store, private
+// backups, history and outbox entries alike. A record's head (stamp, content
+// hash, origin) stays clear, so the scripts compare, order and move records
+// without reading a card; the hash is taken before sealing. Cards are sealed
+// on the way in (an upload, an entry from a peer) and opened on the way out
+// (a fetch, a restore read, an entry for a peer, which TLS protects on the
+// wire and the peer seals with its own keys).
+
+#include "core/keyring.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace simsync::store {
+
+/// `record` with its card sealed; a tombstone (which holds no card) as it is.
+/// nullopt if `record` is not a record.
+std::optional<std::string> seal_record(const core::keyring& keys, std::string_view record,
+                                       std::string_view idcode);
+
+/// `record` with its card opened; a tombstone as it is. nullopt if it is not
+/// a record or its card does not open (see why_unopened).
+std::optional<std::string> open_record(const core::keyring& keys, std::string_view record,
+                                       std::string_view idcode);
+
+/// A batch (netstrings of uid, record pairs, as outbox entries carry them)
+/// with every record sealed, or opened; nullopt if any item fails.
+std::optional<std::string> seal_batch(const core::keyring& keys, std::string_view batch,
+                                      std::string_view idcode);
+std::optional<std::string> open_batch(const core::keyring& keys, std::string_view batch,
+                                      std::string_view idcode);
+
+/// Why the card of `record` does not open with `keys`, for an operator: not
+/// sealed at all, sealed with a key the ring lacks (the keyring file misses
+/// a key), or altered or moved from another account.
+std::string why_unopened(const core::keyring& keys, std::string_view record);
+
+} // namespace simsync::store

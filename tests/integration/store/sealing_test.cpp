@@ -1,0 +1,157 @@
+// Cards at rest: every copy the store keeps (shared store, history, private
+// backup, outbox) is sealed with the carrier's own keys, bound to the
+// account; what leaves for a peer is opened first and the peer seals it with
+// its keys. Read through the store, nothing changes for its callers.
+#include "store/outbox.hpp"
+#include "tests/integration/store/store_fixture.hpp"
+
+#include <chrono>
+#include <functional>
+#include <thread>
+
+using namespace simsync;
+using namespace simsync::testing;
+
+namespace {
+
+const std::string line_a = "+8613800138000";
+const std::string line_b = "+8618600186000";
+
+/// Every value of every key in `c`'s Redis, as one text to search.
+std::string everything_stored(carrier_store& c) {
+  std::string all;
+  auto keys = c.admin.call({"KEYS", "*"});
+  for (std::size_t i = 0; i < keys->view().size(); ++i) {
+    std::string key(keys->view()[i].str());
+    auto type = std::string(c.admin.call({"TYPE", key})->view().str());
+    std::vector<std::string> read;
+    if (type == "hash")
+      read = {"HGETALL", key};
+    else if (type == "stream")
+      read = {"XRANGE", key, "-", "+"};
+    else if (type == "set")
+      read = {"SMEMBERS", key};
+    else if (type == "string")
+      read = {"GET", key};
+    else
+      continue;
+    std::vector<std::string_view> args(read.begin(), read.end());
+    auto reply = c.admin.call(args);
+    std::function<void(store::reply_view)> collect = [&](store::reply_view v) {
+      if (v.is_array())
+        for (std::size_t j = 0; j < v.size(); ++j)
+          collect(v[j]);
+      else if (!v.is_nil())
+        all += std::string(v.str()) + "\n";
+    };
+    collect(reply->view());
+  }
+  return all;
+}
+
+struct sealing : ::testing::Test {
+  void SetUp() override {
+    register_line(a.store, person, line_a, {"carrier-b"});
+    register_line(b.store, person, line_b, {"carrier-a"});
+    deliver(a, b);
+    deliver(b, a);
+    deliver(a, b);
+  }
+
+  std::size_t deliver(carrier_store& from, carrier_store& to) {
+    auto entries = store::read_outbox(from.client, *from.keys->current(),
+                                      to.store.carrier(), "0-0", 100);
+    EXPECT_TRUE(entries) << describe(entries.error());
+    if (!entries || entries->empty())
+      return 0;
+    EXPECT_TRUE(to.store.apply_incoming(from.store.carrier(), *entries));
+    EXPECT_TRUE(store::trim_outbox(from.client, to.store.carrier(), entries->back().id));
+    return entries->size();
+  }
+
+  carrier_store a{"carrier-a"};
+  carrier_store b{"carrier-b"};
+};
+
+} // namespace
+
+TEST_F(sealing, no_card_text_is_stored_in_the_clear_anywhere) {
+  upload(a.store, person, line_a, {make_card("u1", "Ada Zqxlovelace")});
+  upload(a.store, person, line_a, {make_card("u1", "Ada Zqxbyron")});
+  upload(a.store, person, line_a, {make_card("p1", "Zqxprivate Friend")},
+         store::upload_mode::snapshot, store::scope::private_backup);
+  // Before delivery the outbox holds the batches; after it, carrier-b holds
+  // the cards, history and mailbox.
+  auto waiting = everything_stored(a);
+  EXPECT_EQ(waiting.find("Zqx"), std::string::npos) << waiting;
+  deliver(a, b);
+  for (auto* c : {&a, &b}) {
+    auto stored = everything_stored(*c);
+    EXPECT_EQ(stored.find("Zqx"), std::string::npos)
+        << c->store.carrier() << ": " << stored;
+    EXPECT_EQ(stored.find("BEGIN:VCARD"), std::string::npos) << c->store.carrier();
+  }
+}
+
+TEST_F(sealing, read_through_the_store_every_card_is_clear) {
+  upload(a.store, person, line_a, {make_card("u1", "Ada")});
+  upload(a.store, person, line_a, {make_card("p1", "Private")},
+         store::upload_mode::snapshot, store::scope::private_backup);
+  deliver(a, b);
+  auto pending = b.store.fetch_pending(person, line_b);
+  ASSERT_TRUE(pending) << describe(pending.error());
+  ASSERT_EQ(pending->changes.size(), 1u);
+  EXPECT_EQ(pending->changes[0].record.card, make_card("u1", "Ada").card);
+  auto priv = a.store.read_cards(person, line_a, store::scope::private_backup);
+  ASSERT_TRUE(priv);
+  ASSERT_EQ(priv->size(), 1u);
+  EXPECT_EQ((*priv)[0].record.card, make_card("p1", "Private").card);
+  // Both carriers agree on every record's head and content; only the sealed
+  // bytes differ, each carrier having used its own key.
+  EXPECT_EQ(opened_records(a, person), opened_records(b, person));
+  EXPECT_NE(shared_records(a.client, person), shared_records(b.client, person));
+}
+
+TEST_F(sealing, what_leaves_for_a_peer_is_opened_and_the_peer_seals_it_again) {
+  upload(a.store, person, line_a, {make_card("u1", "Ada")});
+  auto entries = store::read_outbox(a.client, *a.keys->current(), "carrier-b", "0-0", 10);
+  ASSERT_TRUE(entries);
+  ASSERT_EQ(entries->size(), 1u);
+  EXPECT_NE(entries->front().batch.find("FN:Ada"), std::string::npos)
+      << "TLS protects it on the wire; the peer cannot open this carrier's seal";
+}
+
+TEST_F(sealing, a_restore_moves_sealed_versions_without_opening_them) {
+  upload(a.store, person, line_a, {make_card("u1", "First")},
+         store::upload_mode::snapshot, store::scope::shared, 1'700'000'000'000);
+  // History entries are stamped with Redis' clock: the second in a later millisecond.
+  std::this_thread::sleep_for(std::chrono::milliseconds{5});
+  upload(a.store, person, line_a, {make_card("u1", "Second")},
+         store::upload_mode::snapshot, store::scope::shared, 1'700'000'100'000);
+  store::restore_request req;
+  req.idcode = person;
+  req.line = line_a;
+  req.scope = store::scope::shared;
+  req.preview = false;
+  req.at_ms = store::stream_id_ms(
+      std::string(a.client.call({"XRANGE", "history:{" + person + "}", "-", "+"})
+                      ->view()[0][0]
+                      .str()));
+  req.now_ms = 1'700'000'200'000;
+  ASSERT_TRUE(a.store.restore(req));
+  auto cards = a.store.read_cards(person, line_a, store::scope::shared);
+  ASSERT_TRUE(cards);
+  ASSERT_EQ(cards->size(), 1u);
+  EXPECT_EQ((*cards)[0].record.card, make_card("u1", "First").card);
+}
+
+TEST_F(sealing, a_card_sealed_with_a_key_the_ring_lacks_is_refused_with_the_reason) {
+  upload(a.store, person, line_a, {make_card("u1", "Ada")});
+  // The node lost its keyring file's key 1 (an operator's slip): reads say why.
+  a.keys->replace(core::keyring({{2, std::string(32, 'x')}}, 2, std::string(32, 'l')));
+  auto cards = a.store.read_cards(person, line_a, store::scope::shared);
+  ASSERT_FALSE(cards);
+  EXPECT_EQ(cards.error(), ec::store_corrupt);
+  EXPECT_NE(describe(cards.error()).find("sealed with key 1"), std::string::npos)
+      << describe(cards.error());
+}

@@ -1,0 +1,79 @@
+#include "store/sealed_records.hpp"
+
+#include "core/record.hpp"
+#include "store/netstrings.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace simsync;
+
+namespace {
+
+const std::string account = std::string(64, 'a');
+const std::string card = "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Grace Hopper\r\nEND:VCARD\r\n";
+
+core::keyring ring(core::keyring::key_id writer = 1) {
+  return core::keyring({{1, std::string(32, '\x11')}, {2, std::string(32, '\x22')}}, writer,
+                       std::string(32, '\x33'));
+}
+
+std::string live_record() {
+  core::stamped_card rec;
+  rec.st = core::stamp{1'700'000'000'000'000, "carrier-a", "line-1"};
+  rec.hash = core::content_hash::of(card);
+  rec.card = card;
+  return core::encode_record(rec);
+}
+
+std::string tombstone() {
+  core::stamped_card rec;
+  rec.st = core::stamp{1'700'000'000'000'001, "carrier-a", "line-1"};
+  rec.deleted = true;
+  rec.removes = core::stamp{1'700'000'000'000'000, "carrier-a", "line-1"};
+  return core::encode_record(rec);
+}
+
+} // namespace
+
+TEST(sealed_records, a_sealed_record_keeps_its_head_and_hides_its_card) {
+  auto record = live_record();
+  auto sealed = store::seal_record(ring(), record, account);
+  ASSERT_TRUE(sealed);
+  auto body_at = core::record_body_at(record);
+  EXPECT_EQ(sealed->substr(0, body_at), record.substr(0, body_at))
+      << "the scripts compare stamps and hashes in the clear head";
+  EXPECT_EQ(sealed->find("Hopper"), std::string::npos);
+  EXPECT_EQ(store::open_record(ring(), *sealed, account), record);
+}
+
+TEST(sealed_records, a_tombstone_holds_no_card_and_stays_as_it_is) {
+  EXPECT_EQ(store::seal_record(ring(), tombstone(), account), tombstone());
+  EXPECT_EQ(store::open_record(ring(), tombstone(), account), tombstone());
+}
+
+TEST(sealed_records, a_card_opens_only_in_its_account_and_with_a_key_of_the_ring) {
+  auto sealed = *store::seal_record(ring(2), live_record(), account);
+  EXPECT_FALSE(store::open_record(ring(), sealed, std::string(64, 'b')));
+  EXPECT_NE(store::why_unopened(ring(), sealed).find("altered, or moved"),
+            std::string::npos);
+  core::keyring only_one({{1, std::string(32, '\x11')}}, 1, std::string(32, '\x33'));
+  EXPECT_FALSE(store::open_record(only_one, sealed, account));
+  EXPECT_NE(store::why_unopened(only_one, sealed).find("key 2"), std::string::npos);
+  EXPECT_NE(store::why_unopened(ring(), live_record()).find("not sealed"),
+            std::string::npos);
+}
+
+TEST(sealed_records, a_batch_is_sealed_and_opened_record_by_record) {
+  std::string batch;
+  store::append_netstring(batch, "u1");
+  store::append_netstring(batch, live_record());
+  store::append_netstring(batch, "u2");
+  store::append_netstring(batch, tombstone());
+  auto sealed = store::seal_batch(ring(), batch, account);
+  ASSERT_TRUE(sealed);
+  EXPECT_EQ(sealed->find("Hopper"), std::string::npos);
+  EXPECT_EQ(store::open_batch(ring(), *sealed, account), batch);
+  EXPECT_EQ(store::seal_batch(ring(), "", account), "");
+  EXPECT_FALSE(store::seal_batch(ring(), "2:u1", account)) << "a uid without its record";
+  EXPECT_FALSE(store::seal_batch(ring(), "2:u15:hello", account)) << "not a record";
+}
