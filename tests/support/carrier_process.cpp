@@ -1,5 +1,7 @@
 #include "tests/support/carrier_process.hpp"
 
+#include "config/keyring_file.hpp"
+#include "core/line_id.hpp"
 #include "tests/support/random_hex.hpp"
 
 #include "tests/support/test_pki.hpp"
@@ -169,6 +171,11 @@ void deployment::write_config(const std::string& carrier, const node& self) {
             pki.signing_pub(peer) + "\"\n" + nodes_toml(peer, "peers.nodes");
   }
   write_file(self.config_path, toml);
+}
+
+std::string deployment::line_id(const std::string& carrier,
+                                const std::string& msisdn) const {
+  return core::line_id_of(config::read_keyring_file(seal_key_file(carrier)), msisdn);
 }
 
 void deployment::start(const std::string& carrier) {

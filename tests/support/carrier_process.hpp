@@ -89,6 +89,13 @@ public:
   /// How many SMS the carrier's nodes sent to `msisdn` through the file gateway.
   int messages_to(const std::string& carrier, const std::string& msisdn) const;
   const std::string& dir() const { return dir_; }
+  /// The carrier's keyring file (its nodes' seal_key_file).
+  std::string seal_key_file(const std::string& carrier) const {
+    return dir_ + "/" + carrier + ".seal.key";
+  }
+  /// The line id the carrier's store knows `msisdn` by (core/line_id.hpp),
+  /// under the keyring its seal_key_file holds, whatever its form.
+  std::string line_id(const std::string& carrier, const std::string& msisdn) const;
   /// The node's [redis] password_file (mode 0600): its Redis's simsync
   /// password; a test may write another before start_node.
   std::string redis_password_file(const std::string& carrier, int node = 0) const {
