@@ -75,11 +75,11 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
         return with_store(self,
                           [&](store::account_store& s) { return s.register_line(req); });
       },
-      [=](atom::find_line, const std::string& msisdn) {
+      [=](atom::find_line, const std::string& line) {
         return with_store(self,
                           [&](store::account_store& s)
                               -> caf::expected<caf::optional<store::line_info>> {
-                            auto found = s.find_line(msisdn);
+                            auto found = s.find_line(line);
                             if (!found)
                               return std::move(found.error());
                             if (!*found)
@@ -142,16 +142,15 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
         return with_store(
             self, [&](store::account_store& s) { return s.remove_line(idcode, line); });
       },
-      [=](atom::claim, const std::string& msisdn, const std::string& idcode,
+      [=](atom::claim, const std::string& line, const std::string& idcode,
           std::uint64_t now_ms, const std::string& take_over_from) {
         return with_store(self, [&](store::account_store& s) {
-          return s.claim_line(msisdn, idcode, now_ms, take_over_from);
+          return s.claim_line(line, idcode, now_ms, take_over_from);
         });
       },
-      [=](atom::release, const std::string& msisdn, const std::string& idcode) {
-        return with_store(self, [&](store::account_store& s) {
-          return s.release_claim(msisdn, idcode);
-        });
+      [=](atom::release, const std::string& line, const std::string& idcode) {
+        return with_store(
+            self, [&](store::account_store& s) { return s.release_claim(line, idcode); });
       },
       [=](atom::token_hashes, const std::string& idcode) {
         return with_store(
@@ -172,9 +171,9 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
                             return out;
                           });
       },
-      [=](atom::delete_subscriber, const std::string& msisdn) {
+      [=](atom::delete_subscriber, const std::string& line) {
         return with_store(self, [&](store::account_store& s) {
-          return store::delete_subscriber(s.redis(), msisdn);
+          return store::delete_subscriber(s.redis(), line);
         });
       },
       [=](atom::issue_code, const store::code_request& req) {

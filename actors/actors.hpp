@@ -21,7 +21,7 @@ using account_shard_actor = caf::typed_actor<
     /// F1: creates the account for an idcode or adds the line to it.
     caf::replies_to<atom::register_line,
                     store::register_request>::with<store::register_result>,
-    /// The registered line for an msisdn, if this shard's store knows it.
+    /// The registered line of a line id, if this shard's store knows it.
     caf::replies_to<atom::find_line, std::string>::with<caf::optional<store::line_info>>,
     /// F2 (shared) and F7 (private): a snapshot, delta or removal from a line.
     caf::replies_to<atom::upload, store::upload_request>::with<store::upload_result>,
@@ -47,23 +47,23 @@ using account_shard_actor = caf::typed_actor<
     caf::replies_to<atom::restore, store::restore_request>::with<store::upload_result>,
     /// Removes (idcode, line) and its data; true if the account went with it.
     caf::replies_to<atom::remove_line, std::string, std::string>::with<bool>,
-    /// F1's first step, at the shard an msisdn routes to: claims (msisdn,
+    /// F1's first step, at the shard a line routes to: claims (line id,
     /// idcode, now_ms, take_over_from) for the carrier's one owner.
     caf::replies_to<atom::claim, std::string, std::string, std::uint64_t,
                     std::string>::with<store::claim_result>,
-    /// Releases (msisdn, idcode)'s claim once the line is gone; true if it held it.
+    /// Releases (line id, idcode)'s claim once the line is gone; true if it held it.
     caf::replies_to<atom::release, std::string, std::string>::with<bool>,
     /// The token hashes of every line of an account (idcode): tells a token
     /// of another line (403) from a revoked or unknown one (401).
     caf::replies_to<atom::token_hashes, std::string>::with<std::vector<std::string>>,
-    /// Registry, at the shard each msisdn routes to: writes subscriber
+    /// Registry, at the shard each line routes to: writes subscriber
     /// records at `now_ms`; one outcome per record, in order.
     caf::replies_to<atom::put_subscriber, std::vector<store::subscriber_record>,
                     std::uint64_t>::with<std::vector<store::subscriber_outcome>>,
-    /// Registry: deletes an msisdn's subscriber record.
+    /// Registry: deletes a line's subscriber record (by line id).
     caf::replies_to<atom::delete_subscriber,
                     std::string>::with<store::subscriber_outcome>,
-    /// F1: stores a one-time code for an msisdn; replies when it expires (Unix ms).
+    /// F1: stores a one-time code for a line; replies when it expires (Unix ms).
     caf::replies_to<atom::issue_code, store::code_request>::with<std::uint64_t>,
     /// F1: checks and uses up a one-time code; replies with its subscriber.
     caf::replies_to<atom::verify_code,

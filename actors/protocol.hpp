@@ -53,8 +53,8 @@ namespace simsync::store {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, register_request& x) {
-  return f(caf::meta::type_name("register_request"), x.idcode, x.msisdn, x.iccid,
-           x.token_hash, x.sealed_user_info, x.now_ms, x.peers);
+  return f(caf::meta::type_name("register_request"), x.idcode, x.line, x.iccid_hash,
+           x.token_hash, x.sealed_user_info, x.now_ms, x.peers, x.sealed_msisdn);
 }
 
 template <class Inspector>
@@ -92,7 +92,7 @@ typename Inspector::result_type inspect(Inspector& f, history_change& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, history_page& x) {
-  return f(caf::meta::type_name("history_page"), x.changes, x.next);
+  return f(caf::meta::type_name("history_page"), x.changes, x.sealed_msisdns, x.next);
 }
 
 template <class Inspector>
@@ -146,7 +146,7 @@ typename Inspector::result_type inspect(Inspector& f, outbox_entry& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, line_info& x) {
-  return f(caf::meta::type_name("line_info"), x.idcode, x.iccid, x.token_hash);
+  return f(caf::meta::type_name("line_info"), x.idcode, x.iccid_hash, x.token_hash);
 }
 
 template <class Inspector>
@@ -161,7 +161,7 @@ typename Inspector::result_type inspect(Inspector& f, kept_letter& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, subscriber_record& x) {
-  return f(caf::meta::type_name("subscriber_record"), x.msisdn, x.iccid, x.idcode,
+  return f(caf::meta::type_name("subscriber_record"), x.line, x.iccid_hash, x.idcode,
            x.sealed_user_info, x.active);
 }
 
@@ -173,19 +173,19 @@ typename Inspector::result_type inspect(Inspector& f, subscriber_outcome& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, code_request& x) {
-  return f(caf::meta::type_name("code_request"), x.msisdn, x.iccid, x.code_hash, x.now_ms,
-           x.ttl_ms, x.window_ms, x.codes_per_window);
+  return f(caf::meta::type_name("code_request"), x.line, x.iccid_hash, x.code_hash,
+           x.now_ms, x.ttl_ms, x.window_ms, x.codes_per_window);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, code_check& x) {
-  return f(caf::meta::type_name("code_check"), x.msisdn, x.code_hash, x.now_ms,
+  return f(caf::meta::type_name("code_check"), x.line, x.code_hash, x.now_ms,
            x.max_attempts);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, verified_subscriber& x) {
-  return f(caf::meta::type_name("verified_subscriber"), x.idcode, x.iccid,
+  return f(caf::meta::type_name("verified_subscriber"), x.idcode, x.iccid_hash,
            x.sealed_user_info);
 }
 

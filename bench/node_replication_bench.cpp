@@ -61,10 +61,22 @@ void BM_replication(benchmark::State& state) {
     // Register everyone on both sides; the carrierds ask and answer.
     for (int p = 0; p < persons; ++p) {
       auto id = idcode_of(p);
-      at_a.register_line(
-          {id, "+861380000" + std::to_string(p), "898601", "h", "s", 1, {"carrier-b"}});
-      at_b.register_line(
-          {id, "+861860000" + std::to_string(p), "898601", "h", "s", 1, {"carrier-a"}});
+      at_a.register_line({id,
+                          "+861380000" + std::to_string(p),
+                          "898601",
+                          "h",
+                          "s",
+                          1,
+                          {"carrier-b"},
+                          "m"});
+      at_b.register_line({id,
+                          "+861860000" + std::to_string(p),
+                          "898601",
+                          "h",
+                          "s",
+                          1,
+                          {"carrier-a"},
+                          "m"});
     }
     if (!wait_until_empty(a, "carrier-b", std::chrono::seconds{60}) ||
         !wait_until_empty(b, "carrier-a", std::chrono::seconds{60})) {

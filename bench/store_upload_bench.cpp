@@ -33,7 +33,7 @@ void shared_upload(benchmark::State& state, store::upload_mode mode) {
     // A fresh account each time: the upload adds every card (the first sync).
     auto id = std::to_string(account++);
     for (const char* line : {"+8613800138000", "+8613900139000"})
-      s.register_line({id, line + id, "898601", "h", "sealed", now_ms, {}});
+      s.register_line({id, line + id, "898601", "h", "sealed", now_ms, {}, "m"});
     s.apply_incoming("carrier-b", {{"0-1", id, store::outbox_kind::ask, {}}});
     store::upload_request req;
     req.idcode = id;

@@ -945,11 +945,11 @@ int shard_of(std::string_view idcode, int shards) {
   return static_cast<int>(prefix % static_cast<std::uint32_t>(shards));
 }
 
-int shard_of_msisdn(std::string_view msisdn, int shards) {
+int shard_of_line(std::string_view line_id, int shards) {
   if (shards < 1)
-    throw std::invalid_argument("shard_of_msisdn: shards must be positive");
+    throw std::invalid_argument("shard_of_line: shards must be positive");
   std::uint32_t hash = 2166136261u; // FNV-1a, 32 bits
-  for (unsigned char c : msisdn) {
+  for (unsigned char c : line_id) {
     hash ^= c;
     hash *= 16777619u;
   }

@@ -199,10 +199,11 @@ const node_entry& owner_of(const std::vector<node_entry>& nodes, int shard);
 /// shards < 1 or the idcode does not start with 8 hex digits.
 int shard_of(std::string_view idcode, int shards);
 
-/// The shard that holds an msisdn's claim, the carrier's one record of which
-/// account owns it (whichever node holds that account): 32-bit FNV-1a of the
-/// msisdn's bytes, modulo `shards`. Unlike an idcode, an msisdn's digits are
-/// not uniform, hence the hash. Throws std::invalid_argument if shards < 1.
-int shard_of_msisdn(std::string_view msisdn, int shards);
+/// The shard that holds a line's claim, the carrier's one record of which
+/// account owns it (whichever node holds that account), and its subscriber
+/// record: 32-bit FNV-1a of the line id's bytes (core/line_id.hpp), modulo
+/// `shards`. Every node of a carrier computes the same line id, so they all
+/// route a line alike. Throws std::invalid_argument if shards < 1.
+int shard_of_line(std::string_view line_id, int shards);
 
 } // namespace simsync::config

@@ -16,7 +16,7 @@ inline constexpr std::uint64_t hlc_logical_per_ms = 1000;
 struct stamp {
   std::uint64_t hlc = 0;
   std::string carrier;
-  std::string line; ///< msisdn of the origin line
+  std::string line; ///< the origin line's line id at its carrier (core/line_id.hpp)
 
   friend bool operator<(const stamp& a, const stamp& b) {
     return std::tie(a.hlc, a.carrier, a.line) < std::tie(b.hlc, b.carrier, b.line);

@@ -51,6 +51,12 @@ bool deployment::has_redis() const {
   return true;
 }
 
+bool deployment::has_mailbox_keys() const {
+  return has_redis() && std::all_of(carriers.begin(), carriers.end(), [](const auto& c) {
+           return !c.seal_key_file.empty();
+         });
+}
+
 namespace {
 
 std::string trim_slash(std::string url) {
@@ -104,6 +110,7 @@ deployment deployment_from_json(const nlohmann::json& json) {
     }
     info.admin = trim_slash(text(c, "admin"));
     info.admin_key_file = text(c, "admin_key_file");
+    info.seal_key_file = text(c, "seal_key_file");
     if (c.contains("nodes") && c["nodes"].is_array())
       for (const auto& n : c["nodes"]) {
         if (info.admin.empty())
@@ -144,7 +151,8 @@ deployment deployment_from_gateways(const std::string& list) {
   for (auto& [id, url] : pairs_of(list, "--gateway")) {
     if (d.find(id))
       throw std::runtime_error("--gateway: carrier " + id + " named twice");
-    d.carriers.push_back(carrier_info{id, trim_slash(url), {}, {}, {}, "", "", {}, {}});
+    d.carriers.push_back(
+        carrier_info{id, trim_slash(url), {}, {}, {}, "", "", {}, {}, ""});
   }
   return d;
 }

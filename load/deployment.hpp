@@ -37,6 +37,10 @@ struct carrier_info {
   std::vector<std::string> sms_files; ///< each node's <data_dir>/sms.ndjson
   /// One per entry of `redis` (same order): how to authenticate there.
   std::vector<redis_login> redis_logins;
+  /// The carrier's keyring file (its nodes' seal_key_file): the store names
+  /// a line by its line id (core/line_id.hpp), so watching a mailbox key
+  /// needs it; empty when unknown.
+  std::string seal_key_file;
 };
 
 /// Where and as whom to reach `c`'s i-th Redis: its address with the user
@@ -51,10 +55,13 @@ struct deployment {
   const carrier_info* find(const std::string& id) const;
   /// True when every carrier lists its Redis servers.
   bool has_redis() const;
+  /// True when every carrier lists its Redis servers and its keyring file:
+  /// what watching mailbox keys takes.
+  bool has_mailbox_keys() const;
 };
 
 /// The JSON of `tools/cluster status --json`: {"carriers":[{"id","gateway",
-/// "admin","admin_key_file","nodes":[{"redis","redis_user",
+/// "admin","admin_key_file","seal_key_file","nodes":[{"redis","redis_user",
 /// "redis_password_file","pid","sms_file",...}]}]}.
 /// Throws std::runtime_error when malformed.
 deployment deployment_from_json(const nlohmann::json& json);

@@ -110,7 +110,7 @@ struct mailbox_watch::redis_conn {
 mailbox_watch::mailbox_watch(const deployment& d, http_driver& http,
                              std::chrono::milliseconds poll, bool use_redis)
     : http_(http), poll_(poll) {
-  if (!use_redis || !d.has_redis())
+  if (!use_redis || !d.has_mailbox_keys())
     return;
   try {
     for (const auto& carrier : d.carriers)

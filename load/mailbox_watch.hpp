@@ -3,7 +3,7 @@
 //
 // With the Redis addresses of the deployment (tools/cluster status lists
 // them), the watch subscribes to keyspace notifications of the mailbox keys
-// (`pending:{idcode}:msisdn`, store/keys.hpp) on every node's redis-server:
+// (`pending:{idcode}:<line id>`, store/keys.hpp) on every node's redis-server:
 // it sets `notify-keyspace-events` to include K and h for the run (the old
 // value comes back at the end) and PSUBSCRIBEs `__keyspace@0__:pending:*`.
 // An `hset` event on a watched key is the moment the mailbox changed: the
@@ -15,9 +15,9 @@
 // gateways' load; the price is one pattern-matched publish per hash write
 // in each Redis and a few cheap reads, small next to the Lua scripts.
 //
-// Without Redis addresses (e.g. a deployment whose redis is not reachable
-// from here) it polls POST /v1/lines/{msisdn}/update of each watched line
-// every `poll` interval instead; the interval (plus one round trip) is then
+// Without Redis addresses or a carrier's keyring file (e.g. a deployment
+// whose redis is not reachable from here) it polls POST /v1/lines/{msisdn}/update of each
+// watched line every `poll` interval instead; the interval (plus one round trip) is then
 // the resolution, and it says so (resolution_ms()).
 
 #include "load/deployment.hpp"
@@ -38,7 +38,7 @@ public:
   using seen_fn = std::function<void(clock::time_point)>;
 
   /// Redis notifications when `use_redis` and the deployment lists every
-  /// carrier's Redis; API polling every `poll` otherwise. Throws when a
+  /// carrier's Redis and keyring file; API polling every `poll` otherwise. Throws when a
   /// Redis server cannot be reached or configured.
   mailbox_watch(const deployment& d, http_driver& http, std::chrono::milliseconds poll,
                 bool use_redis);

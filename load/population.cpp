@@ -1,5 +1,7 @@
 #include "load/population.hpp"
 
+#include "config/keyring_file.hpp"
+#include "core/line_id.hpp"
 #include "core/vcard.hpp"
 #include "load/progress.hpp"
 #include "load/sms_inbox.hpp"
@@ -14,6 +16,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -27,8 +30,8 @@ std::string digits(std::uint64_t value, int width) {
   return buf;
 }
 
-line make_line(const carrier_info& c, unsigned tag, std::size_t person,
-               std::size_t index) {
+line make_line(const carrier_info& c, const std::optional<core::keyring>& keys,
+               unsigned tag, std::size_t person, std::size_t index) {
   line l;
   l.carrier = c.id;
   l.gateway = c.gateway;
@@ -37,7 +40,19 @@ line make_line(const carrier_info& c, unsigned tag, std::size_t person,
              digits(index % 10, 1);
   l.iccid = "8986" + digits(tag % 10000, 4) + digits(person % 1000000, 6) +
             digits(index % 10, 1) + "000";
+  if (keys)
+    l.line_id = core::line_id_of(*keys, l.msisdn);
   return l;
+}
+
+/// Each carrier's keyring, where the deployment names its file.
+std::vector<std::optional<core::keyring>> keyrings_of(const deployment& d) {
+  std::vector<std::optional<core::keyring>> out;
+  for (const auto& c : d.carriers)
+    out.push_back(c.seal_key_file.empty()
+                      ? std::nullopt
+                      : std::optional(config::read_keyring_file(c.seal_key_file)));
+  return out;
 }
 
 } // namespace
@@ -47,6 +62,7 @@ std::vector<person> make_persons(const deployment& d, std::size_t count, unsigne
   auto n = d.carriers.size();
   if (n < 2)
     throw std::runtime_error("the load test needs at least two carriers");
+  auto keys = keyrings_of(d);
   std::vector<person> persons;
   persons.reserve(count);
   for (std::size_t i = first; i < first + count; ++i) {
@@ -56,10 +72,10 @@ std::vector<person> make_persons(const deployment& d, std::size_t count, unsigne
     // 2 or 3 lines, each at a different carrier, the first carrier rotating.
     std::size_t lines = std::min<std::size_t>(2 + i % 2, n);
     for (std::size_t k = 0; k < lines; ++k)
-      p.lines.push_back(make_line(d.carriers[(i + k) % n], tag, i, k));
+      p.lines.push_back(make_line(d.carriers[(i + k) % n], keys[(i + k) % n], tag, i, k));
     // Every fourth person: a second line at the first line's carrier.
     if (i % 4 == 3)
-      p.lines.push_back(make_line(d.carriers[i % n], tag, i, lines));
+      p.lines.push_back(make_line(d.carriers[i % n], keys[i % n], tag, i, lines));
     persons.push_back(std::move(p));
   }
   return persons;
@@ -335,7 +351,7 @@ std::string make_card(const std::string& uid, std::uint64_t serial,
 }
 
 std::string pending_key(const person& p, const line& l) {
-  return store::keys::pending(p.idcode, l.msisdn);
+  return store::keys::pending(p.idcode, l.line_id);
 }
 
 std::string line_url(const line& l, const std::string& rest) {

@@ -18,6 +18,9 @@ struct line {
   std::string gateway;
   std::string msisdn;
   std::string iccid;
+  /// What the store names the line (core/line_id.hpp); empty when the
+  /// carrier's keyring file is unknown.
+  std::string line_id;
   std::string token; ///< after registration
 };
 
@@ -62,7 +65,7 @@ void wait_for_siblings(const deployment& d, const std::vector<person>& persons,
 std::string make_card(const std::string& uid, std::uint64_t serial,
                       std::uint64_t variant);
 
-/// The mailbox key of a line (store/keys.hpp): pending:{idcode}:msisdn.
+/// The mailbox key of a line (store/keys.hpp): pending:{idcode}:<line id>.
 std::string pending_key(const person& p, const line& l);
 
 /// The line's API path with the msisdn escaped: /v1/lines/%2B86.../rest.

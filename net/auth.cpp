@@ -1,5 +1,6 @@
 #include "net/auth.hpp"
 
+#include "core/line_id.hpp"
 #include "net/token.hpp"
 
 #include <algorithm>
@@ -23,8 +24,9 @@ problem forbidden() {
 
 } // namespace
 
-void authorize(const exchange_ptr& ex, const std::string& msisdn,
-               std::function<void(const std::string& idcode)> next) {
+void authorize(
+    const exchange_ptr& ex,
+    std::function<void(const std::string& idcode, const std::string& line)> next) {
   auto header = ex->request().header().opt_value_of(restinio::http_field::authorization);
   auto token = header ? bearer_token(std::string_view(header->data(), header->size()))
                       : std::nullopt;
@@ -35,11 +37,13 @@ void authorize(const exchange_ptr& ex, const std::string& msisdn,
     return;
   }
   auto idcode = std::string(token_idcode(*token));
+  auto line_id = core::line_id_of(*ex->ctx().keys->current(), ex->param(0));
   ex->ask(
       idcode,
-      [ex, idcode, token = *token, next](const caf::optional<store::line_info>& line) {
+      [ex, idcode, line_id, token = *token,
+       next](const caf::optional<store::line_info>& line) {
         if (line && line->idcode == idcode && token_matches(token, line->token_hash))
-          return next(idcode);
+          return next(idcode, line_id);
         // Not this line's token: a live token of another line of the same
         // account is 403; a revoked or unknown one is 401.
         ex->ask(
@@ -52,7 +56,7 @@ void authorize(const exchange_ptr& ex, const std::string& msisdn,
             },
             atom::token_hashes_v, idcode);
       },
-      atom::find_line_v, msisdn);
+      atom::find_line_v, line_id);
 }
 
 } // namespace simsync::net

@@ -40,8 +40,9 @@ struct gateway_context {
   shard_directory shards;
   int shard_count;
   std::string federation_key;
-  /// Seals user info, hashes registration codes (and, through the shards,
-  /// seals contact data); replaced when the carrier's keys rotate.
+  /// Seals user info and msisdns, hashes registration codes, msisdns and
+  /// ICCIDs (core/line_id.hpp), and, through the shards, seals contact data;
+  /// replaced when the carrier's keys rotate.
   std::shared_ptr<core::shared_keyring> keys;
   std::vector<std::string>
       peers; ///< every peer carrier: a new account asks each about the person
@@ -124,7 +125,7 @@ public:
   }
 
   /// Asks shard `index` itself, whatever account it is for: the shard that
-  /// holds an msisdn's claim and subscriber record (config::shard_of_msisdn).
+  /// holds a line's claim and subscriber record (config::shard_of_line).
   template <class OnOk, class... Ts> void ask_at(int index, OnOk on_ok, Ts... xs) {
     ask_shard(index, true, std::move(on_ok), failing(),
               std::make_tuple(std::move(xs)...));

@@ -16,35 +16,35 @@ bool routable(const std::string& owner) {
          });
 }
 
-void release_claim(const exchange_ptr& ex, const std::string& msisdn,
+void release_claim(const exchange_ptr& ex, const std::string& line,
                    const std::string& owner, std::function<void()> done) {
-  auto shard = config::shard_of_msisdn(msisdn, ex->ctx().shard_count);
+  auto shard = config::shard_of_line(line, ex->ctx().shard_count);
   ex->ask_at(
-      shard, [done = std::move(done)](bool) { done(); }, atom::release_v, msisdn, owner);
+      shard, [done = std::move(done)](bool) { done(); }, atom::release_v, line, owner);
 }
 
 } // namespace
 
-void retire_line(const exchange_ptr& ex, const std::string& msisdn,
+void retire_line(const exchange_ptr& ex, const std::string& line,
                  const std::string& owner,
                  std::function<void(bool line_removed, bool account_removed)> done) {
   if (!routable(owner))
-    return release_claim(ex, msisdn, owner, [done] { done(false, false); });
+    return release_claim(ex, line, owner, [done] { done(false, false); });
   ex->ask_or(
       owner,
-      [ex, msisdn, owner, done](bool account_removed) {
-        // The line is gone: release its msisdn's claim. Should this step not
+      [ex, line, owner, done](bool account_removed) {
+        // The line is gone: release its claim. Should this step not
         // happen, the claim is an orphan that another person takes over once
         // it is old (see the registration's claim step).
-        release_claim(ex, msisdn, owner,
+        release_claim(ex, line, owner,
                       [done, account_removed] { done(true, account_removed); });
       },
-      [ex, msisdn, owner, done](caf::error& err) {
+      [ex, line, owner, done](caf::error& err) {
         if (err != ec::unknown_line)
           return ex->fail(err);
-        release_claim(ex, msisdn, owner, [done] { done(false, false); });
+        release_claim(ex, line, owner, [done] { done(false, false); });
       },
-      atom::remove_line_v, owner, msisdn);
+      atom::remove_line_v, owner, line);
 }
 
 } // namespace simsync::net

@@ -7,13 +7,13 @@
 
 namespace simsync::net {
 
-/// Retires an msisdn's line at the account `owner`: the line and its data go
-/// (its token stops working, and the account goes with its last line), then
-/// the msisdn's claim, so the number may be registered afresh. A line that is
+/// Retires a line (by its line id) at the account `owner`: the line and its
+/// data go (its token stops working, and the account goes with its last
+/// line), then the line's claim, so the number may be registered afresh. A line that is
 /// already gone is no error. Then `done(line_removed, account_removed)`.
 /// Used when the phone deletes its line and when the carrier's registry ends
 /// or reassigns the subscription.
-void retire_line(const exchange_ptr& ex, const std::string& msisdn,
+void retire_line(const exchange_ptr& ex, const std::string& line,
                  const std::string& owner,
                  std::function<void(bool line_removed, bool account_removed)> done);
 

@@ -1,4 +1,5 @@
 #include "core/identity.hpp"
+#include "core/line_id.hpp"
 #include "net/instant.hpp"
 #include "net/one_time_code.hpp"
 #include "net/request_fields.hpp"
@@ -18,9 +19,9 @@ namespace simsync::net {
 
 namespace {
 
-/// A claim this old whose owner's account holds no line for the msisdn was
-/// left by a registration that stopped between its two steps (a crash, a
-/// timeout): another person may then take the msisdn. Far longer than a
+/// A claim this old whose owner's account holds no such line was left by a
+/// registration that stopped between its two steps (a crash, a timeout):
+/// another person may then take the line. Far longer than a
 /// registration takes, so one still on its way is never overtaken.
 constexpr std::uint64_t orphan_claim_ms = 120'000;
 
@@ -39,16 +40,16 @@ void register_at_account(const exchange_ptr& ex, store::register_request req,
       atom::register_line_v, std::move(req));
 }
 
-/// F1's first step: one owner per msisdn in the carrier. The claim lives at
-/// the shard the msisdn routes to, whichever node holds the accounts, so two
+/// F1's first step: one owner per line in the carrier. The claim lives at
+/// the shard the line id routes to, whichever node holds the accounts, so two
 /// people whose accounts live on two nodes cannot both register one msisdn.
 /// The owner's claim is idempotent (a retry after a crash between the steps
 /// works); another owner's old claim is taken over only once its account is
-/// seen to hold no line for the msisdn.
+/// seen to hold no such line.
 void claim_then_register(const exchange_ptr& ex, store::register_request req,
                          std::string token, std::string take_over_from) {
-  auto shard = config::shard_of_msisdn(req.msisdn, ex->ctx().shard_count);
-  auto msisdn = req.msisdn;
+  auto shard = config::shard_of_line(req.line, ex->ctx().shard_count);
+  auto line = req.line;
   auto idcode = req.idcode;
   auto now = req.now_ms;
   auto from = take_over_from;
@@ -66,7 +67,7 @@ void claim_then_register(const exchange_ptr& ex, store::register_request req,
                         });
         if (!from.empty() || !routable || req.now_ms < c.since_ms + orphan_claim_ms)
           return ex->fail(taken);
-        auto msisdn = req.msisdn;
+        auto line = req.line;
         ex->ask(
             c.owner,
             [ex, req = std::move(req), token = std::move(token), owner = c.owner,
@@ -75,9 +76,9 @@ void claim_then_register(const exchange_ptr& ex, store::register_request req,
                 return ex->fail(taken);
               claim_then_register(ex, std::move(req), std::move(token), owner);
             },
-            atom::find_line_v, std::move(msisdn));
+            atom::find_line_v, std::move(line));
       },
-      atom::claim_v, std::move(msisdn), std::move(idcode), now, std::move(from));
+      atom::claim_v, std::move(line), std::move(idcode), now, std::move(from));
 }
 
 std::uint64_t ms_of(std::chrono::seconds s) {
@@ -181,15 +182,18 @@ void handle_register(const exchange_ptr& ex) {
                             "this carrier has no SMS gateway configured"});
   auto code = new_code();
   const auto& limits = ctx.registration;
-  store::code_request req{*msisdn,
-                          *iccid,
-                          code_hash(ctx.keys->current()->lookup_key(), *msisdn, code),
+  auto keys = ctx.keys->current();
+  store::code_request req{core::line_id_of(*keys, *msisdn),
+                          core::iccid_hash_of(*keys, *iccid),
+                          code_hash(keys->lookup_key(), *msisdn, code),
                           core::unix_now_ms(),
                           ms_of(limits.code_ttl),
                           ms_of(limits.code_window),
                           static_cast<std::uint64_t>(limits.codes_per_msisdn)};
+  auto shard = config::shard_of_line(req.line, ctx.shard_count);
+  // The SMS goes to the number the phone named; the store never needs it.
   ex->ask_at(
-      config::shard_of_msisdn(*msisdn, ctx.shard_count),
+      shard,
       [ex, msisdn = *msisdn, code](std::uint64_t expires_ms) {
         send_code(ex, msisdn, code, expires_ms);
       },
@@ -209,21 +213,21 @@ void handle_verify(const exchange_ptr& ex) {
     return;
   if (!is_code(*code))
     return ex->fail(bad_field("code", "must be the 6 digits sent by SMS"));
-  store::code_check check{*msisdn,
-                          code_hash(ctx.keys->current()->lookup_key(), *msisdn, *code),
+  auto keys = ctx.keys->current();
+  // The continuation keeps its own copy of the line id: `check` is moved into
+  // the request, in an order the language leaves open.
+  auto line = core::line_id_of(*keys, *msisdn);
+  store::code_check check{line, code_hash(keys->lookup_key(), *msisdn, *code),
                           core::unix_now_ms(),
                           static_cast<std::uint64_t>(ctx.registration.max_code_attempts)};
   ex->ask_at(
-      config::shard_of_msisdn(*msisdn, ctx.shard_count),
-      [ex, msisdn = *msisdn](const store::verified_subscriber& who) {
+      config::shard_of_line(line, ctx.shard_count),
+      [ex, keys, line, msisdn = *msisdn](const store::verified_subscriber& who) {
         auto token = issue_token(who.idcode);
-        store::register_request req{who.idcode,
-                                    msisdn,
-                                    who.iccid,
-                                    token.hash,
-                                    who.sealed_user_info,
-                                    core::unix_now_ms(),
-                                    ex->ctx().peers};
+        store::register_request req{who.idcode,           line,
+                                    who.iccid_hash,       token.hash,
+                                    who.sealed_user_info, core::unix_now_ms(),
+                                    ex->ctx().peers,      keys->seal(msisdn, who.idcode)};
         claim_then_register(ex, std::move(req), token.token, "");
       },
       atom::verify_code_v, std::move(check));

@@ -1,6 +1,7 @@
 #include "net/routes.hpp"
 
 #include "core/identity.hpp"
+#include "core/keyring.hpp"
 #include "core/seal.hpp"
 #include "net/auth.hpp"
 #include "net/book_upload.hpp"
@@ -15,6 +16,7 @@
 #include <cctype>
 #include <chrono>
 #include <limits>
+#include <map>
 
 namespace simsync::net {
 
@@ -171,6 +173,20 @@ std::optional<bool> empty_flag(const exchange_ptr& ex,
   return true;
 }
 
+/// The msisdns of the page's lines of this account here (line id -> msisdn),
+/// opened from what registration sealed to the idcode. Any other line (at a
+/// sibling carrier, or retired) is shown by its line id: its number never
+/// left its carrier, or is no longer kept.
+std::map<std::string, std::string> opened_msisdns(const core::keyring& keys,
+                                                  const store::history_page& page,
+                                                  const std::string& idcode) {
+  std::map<std::string, std::string> out;
+  for (const auto& [line, sealed] : page.sealed_msisdns)
+    if (auto msisdn = keys.open(sealed, idcode))
+      out.emplace(line, std::move(*msisdn));
+  return out;
+}
+
 nlohmann::json counts_json(const store::pending_counts& c) {
   return {{"added", c.added}, {"changed", c.changed}, {"removed", c.removed}};
 }
@@ -202,43 +218,39 @@ void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
     return ex->fail(problem{413, "body-too-large", "The body is too large",
                             std::to_string(ex->body().size()) + " bytes; at most " +
                                 std::to_string(limits.max_body_bytes)});
-  authorize(ex, ex->param(0),
-            [ex, mode, scope = *scope, confirmed = *confirmed,
-             empty = *empty](const std::string& idcode) {
-              auto book = check_book(ex->body(), ex->ctx().limits, empty);
-              if (book.error)
-                return ex->fail(*book.error);
-              auto assigned = assigned_uids_json(book.entries);
-              store::upload_request req;
-              req.idcode = idcode;
-              req.line = ex->param(0);
-              req.scope = scope;
-              req.mode = mode;
-              req.cards = std::move(book.entries);
-              req.allow_removals = book.rejected.empty();
-              req.now_ms = core::unix_now_ms();
-              req.guard = ex->ctx().mass_deletion;
-              // Emptying a book on purpose confirms its removals.
-              req.confirm_removals =
-                  empty ? std::numeric_limits<std::uint64_t>::max() : confirmed;
-              ex->ask(
-                  idcode,
-                  [ex, rejected = std::move(book.rejected),
-                   assigned = std::move(assigned)](const store::upload_result& r) {
-                    answer_upload(ex, r, rejected, assigned);
-                  },
-                  atom::upload_v, std::move(req));
-            });
+  authorize(ex, [ex, mode, scope = *scope, confirmed = *confirmed,
+                 empty = *empty](const std::string& idcode, const std::string& line) {
+    auto book = check_book(ex->body(), ex->ctx().limits, empty);
+    if (book.error)
+      return ex->fail(*book.error);
+    auto assigned = assigned_uids_json(book.entries);
+    store::upload_request req;
+    req.idcode = idcode;
+    req.line = line;
+    req.scope = scope;
+    req.mode = mode;
+    req.cards = std::move(book.entries);
+    req.allow_removals = book.rejected.empty();
+    req.now_ms = core::unix_now_ms();
+    req.guard = ex->ctx().mass_deletion;
+    // Emptying a book on purpose confirms its removals.
+    req.confirm_removals = empty ? std::numeric_limits<std::uint64_t>::max() : confirmed;
+    ex->ask(
+        idcode,
+        [ex, rejected = std::move(book.rejected), assigned = std::move(assigned)](
+            const store::upload_result& r) { answer_upload(ex, r, rejected, assigned); },
+        atom::upload_v, std::move(req));
+  });
 }
 
 void handle_delete_card(const exchange_ptr& ex) {
   auto scope = requested_scope(ex);
   if (!scope)
     return;
-  authorize(ex, ex->param(0), [ex, scope = *scope](const std::string& idcode) {
+  authorize(ex, [ex, scope = *scope](const std::string& idcode, const std::string& line) {
     store::upload_request req;
     req.idcode = idcode;
-    req.line = ex->param(0);
+    req.line = line;
     req.scope = scope;
     req.mode = store::upload_mode::remove;
     req.uids = {ex->param(1)};
@@ -259,7 +271,8 @@ void handle_read_contacts(const exchange_ptr& ex) {
   std::optional<core::vcard_version> version;
   if (!version_of(ex, *query, version))
     return;
-  authorize(ex, ex->param(0), [ex, scope = *scope, version](const std::string& idcode) {
+  authorize(ex, [ex, scope = *scope, version](const std::string& idcode,
+                                              const std::string& line) {
     ex->ask(
         idcode,
         [ex, version](const std::vector<store::stored_card>& cards) {
@@ -269,18 +282,18 @@ void handle_read_contacts(const exchange_ptr& ex) {
               body += render_card(c.record.card, version, c.uid);
           ex->reply(200, "text/vcard; charset=utf-8", std::move(body));
         },
-        atom::read_cards_v, idcode, ex->param(0), scope);
+        atom::read_cards_v, idcode, line, scope);
   });
 }
 
 // -- F5, F6 -------------------------------------------------------------------
 
 void handle_update(const exchange_ptr& ex) {
-  authorize(ex, ex->param(0), [ex](const std::string& idcode) {
+  authorize(ex, [ex](const std::string& idcode, const std::string& line) {
     ex->ask(
         idcode,
         [ex](const store::pending_counts& c) { ex->reply_json(200, counts_json(c)); },
-        atom::update_v, idcode, ex->param(0));
+        atom::update_v, idcode, line);
   });
 }
 
@@ -316,39 +329,38 @@ void handle_pending(const exchange_ptr& ex) {
       req.known_tag = known_mailbox_tag(std::string_view(header->data(), header->size()),
                                         version_name);
   }
-  authorize(ex, ex->param(0),
-            [ex, version, version_name, req = std::move(req)](const std::string& idcode) {
-              auto ask = req;
-              ask.idcode = idcode;
-              ask.line = ex->param(0);
-              ex->ask(
-                  idcode,
-                  [ex, version, version_name](const store::pending_fetch& fetch) {
-                    std::vector<std::pair<std::string, std::string>> headers{
-                        {"ETag", pending_etag(fetch.tag, version_name)}};
-                    if (fetch.not_modified)
-                      return ex->reply(304, "application/json", "", std::move(headers));
-                    std::string cards;
-                    auto removed = nlohmann::json::array();
-                    for (const auto& change : fetch.changes) {
-                      if (change.kind == store::change_kind::removed)
-                        removed.push_back(change.uid);
-                      else
-                        cards += render_card(change.record.card, version, change.uid);
-                    }
-                    auto answer = counts_json(fetch.counts);
-                    answer["cursor"] = fetch.cursor;
-                    answer["cards"] = std::move(cards);
-                    answer["removed_uids"] = std::move(removed);
-                    if (!fetch.next.empty())
-                      answer["next"] = fetch.next;
-                    ex->reply(200, "application/json",
-                              answer.dump(-1, ' ', false,
-                                          nlohmann::json::error_handler_t::replace),
-                              std::move(headers));
-                  },
-                  atom::fetch_v, std::move(ask));
-            });
+  authorize(ex, [ex, version, version_name, req = std::move(req)](
+                    const std::string& idcode, const std::string& line) {
+    auto ask = req;
+    ask.idcode = idcode;
+    ask.line = line;
+    ex->ask(
+        idcode,
+        [ex, version, version_name](const store::pending_fetch& fetch) {
+          std::vector<std::pair<std::string, std::string>> headers{
+              {"ETag", pending_etag(fetch.tag, version_name)}};
+          if (fetch.not_modified)
+            return ex->reply(304, "application/json", "", std::move(headers));
+          std::string cards;
+          auto removed = nlohmann::json::array();
+          for (const auto& change : fetch.changes) {
+            if (change.kind == store::change_kind::removed)
+              removed.push_back(change.uid);
+            else
+              cards += render_card(change.record.card, version, change.uid);
+          }
+          auto answer = counts_json(fetch.counts);
+          answer["cursor"] = fetch.cursor;
+          answer["cards"] = std::move(cards);
+          answer["removed_uids"] = std::move(removed);
+          if (!fetch.next.empty())
+            answer["next"] = fetch.next;
+          ex->reply(200, "application/json",
+                    answer.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                    std::move(headers));
+        },
+        atom::fetch_v, std::move(ask));
+  });
 }
 
 void handle_ack(const exchange_ptr& ex) {
@@ -364,13 +376,14 @@ void handle_ack(const exchange_ptr& ex) {
   if (*decision != "apply" && *decision != "discard")
     return ex->fail(bad_field("decision", "must be apply or discard"));
   auto what = *decision == "apply" ? store::decision::apply : store::decision::discard;
-  authorize(ex, ex->param(0), [ex, cursor = *cursor, what](const std::string& idcode) {
+  authorize(ex, [ex, cursor = *cursor, what](const std::string& idcode,
+                                             const std::string& line) {
     ex->ask(
         idcode,
         [ex](std::uint64_t done) {
           ex->reply_json(200, {{"acknowledged", done}});
         },
-        atom::ack_v, idcode, ex->param(0), cursor, what);
+        atom::ack_v, idcode, line, cursor, what);
   });
 }
 
@@ -391,25 +404,29 @@ void handle_history(const exchange_ptr& ex) {
   std::string before{query_value(*query, "next").value_or("")};
   if (!before.empty() && !history_next(before))
     return ex->fail(bad_field("next", "is not a value an earlier page gave"));
-  authorize(ex, ex->param(0),
-            [ex, scope = *scope, limit = *limit, before](const std::string& idcode) {
-              ex->ask(
-                  idcode,
-                  [ex](const store::history_page& page) {
-                    auto changes = nlohmann::json::array();
-                    for (const auto& c : page.changes)
-                      changes.push_back({{"uid", c.uid},
-                                         {"at", rfc3339_of(c.at_ms)},
-                                         {"kind", c.kind},
-                                         {"carrier", c.carrier},
-                                         {"line", c.line}});
-                    nlohmann::json answer{{"changes", std::move(changes)}};
-                    if (!page.next.empty())
-                      answer["next"] = page.next;
-                    ex->reply_json(200, answer);
-                  },
-                  atom::history_v, idcode, ex->param(0), scope, before, limit);
-            });
+  authorize(ex, [ex, scope = *scope, limit = *limit, before](const std::string& idcode,
+                                                             const std::string& line) {
+    ex->ask(
+        idcode,
+        [ex, idcode](const store::history_page& page) {
+          auto numbers = opened_msisdns(*ex->ctx().keys->current(), page, idcode);
+          auto changes = nlohmann::json::array();
+          for (const auto& c : page.changes) {
+            auto number = numbers.find(c.line);
+            changes.push_back(
+                {{"uid", c.uid},
+                 {"at", rfc3339_of(c.at_ms)},
+                 {"kind", c.kind},
+                 {"carrier", c.carrier},
+                 {"line", number == numbers.end() ? c.line : number->second}});
+          }
+          nlohmann::json answer{{"changes", std::move(changes)}};
+          if (!page.next.empty())
+            answer["next"] = page.next;
+          ex->reply_json(200, answer);
+        },
+        atom::history_v, idcode, line, scope, before, limit);
+  });
 }
 
 void handle_restore(const exchange_ptr& ex) {
@@ -433,14 +450,14 @@ void handle_restore(const exchange_ptr& ex) {
   if (!preview.is_boolean())
     return ex->fail(bad_field("preview", "must be true or false"));
   store::restore_request req;
-  req.line = ex->param(0);
   req.scope =
       scope_text == "shared" ? store::scope::shared : store::scope::private_backup;
   req.at_ms = *at;
   req.preview = preview.get<bool>();
   req.now_ms = now;
-  authorize(ex, ex->param(0), [ex, req](const std::string& idcode) mutable {
+  authorize(ex, [ex, req](const std::string& idcode, const std::string& line) mutable {
     req.idcode = idcode;
+    req.line = line;
     ex->ask(
         idcode,
         [ex, preview = req.preview](const store::upload_result& r) {
@@ -453,8 +470,8 @@ void handle_restore(const exchange_ptr& ex) {
 }
 
 void handle_delete_line(const exchange_ptr& ex) {
-  authorize(ex, ex->param(0), [ex](const std::string& idcode) {
-    retire_line(ex, ex->param(0), idcode, [ex](bool, bool account_removed) {
+  authorize(ex, [ex](const std::string& idcode, const std::string& line) {
+    retire_line(ex, line, idcode, [ex](bool, bool account_removed) {
       ex->reply_json(200, {{"line_removed", true}, {"account_removed", account_removed}});
     });
   });

@@ -2,6 +2,7 @@
 
 #include "core/identity.hpp"
 #include "core/keyring.hpp"
+#include "core/line_id.hpp"
 #include "net/admin_auth.hpp"
 #include "net/line_retirement.hpp"
 #include "net/request_fields.hpp"
@@ -14,15 +15,17 @@ namespace simsync::net {
 
 namespace {
 
-/// A subscriber as the store keeps it: the idcode made and the name and ID
-/// number sealed under this carrier's key, bound to the idcode.
-store::subscriber_record sealed_record(const gateway_context& ctx,
+/// A subscriber as the store keeps it: the line id and the ICCID's hash for
+/// the numbers, the idcode made, and the name and ID number sealed under this
+/// carrier's key, bound to the idcode.
+store::subscriber_record sealed_record(const core::keyring& keys,
+                                       const std::string& federation_key,
                                        const subscriber_input& in) {
-  auto idcode = core::idcode(ctx.federation_key, in.person);
+  auto idcode = core::idcode(federation_key, in.person);
   nlohmann::json info{{"name", in.person.name}, {"id_number", in.person.id_number}};
-  return store::subscriber_record{in.msisdn, in.iccid, idcode,
-                                  ctx.keys->current()->seal(info.dump(), idcode),
-                                  in.active};
+  return store::subscriber_record{core::line_id_of(keys, in.msisdn),
+                                  core::iccid_hash_of(keys, in.iccid), idcode,
+                                  keys.seal(info.dump(), idcode), in.active};
 }
 
 /// What a bulk write did, for its answer.
@@ -31,7 +34,7 @@ struct import_tally {
   std::uint64_t replaced = 0;
   std::uint64_t unchanged = 0;
   std::uint64_t lines_retired = 0;
-  /// (msisdn, owner) of lines that must go, in record order.
+  /// (line id, owner) of lines that must go, in record order.
   std::vector<std::pair<std::string, std::string>> to_retire;
 };
 
@@ -46,14 +49,14 @@ void retire_all(const exchange_ptr& ex, std::shared_ptr<import_tally> tally,
                 std::size_t i, done_fn done) {
   if (i == tally->to_retire.size())
     return done();
-  const auto& [msisdn, owner] = tally->to_retire[i];
-  retire_line(ex, msisdn, owner, [ex, tally, i, done](bool removed, bool) {
+  const auto& [line, owner] = tally->to_retire[i];
+  retire_line(ex, line, owner, [ex, tally, i, done](bool removed, bool) {
     tally->lines_retired += removed ? 1 : 0;
     retire_all(ex, tally, i + 1, done);
   });
 }
 
-/// Writes the batches one after the other (each to its msisdn's shard),
+/// Writes the batches one after the other (each to its lines' shard),
 /// counting outcomes, then retires the lines that must go, then `done`.
 void write_batches(
     const exchange_ptr& ex,
@@ -82,7 +85,7 @@ void write_batches(
             break;
           }
           if (!o.retire_owner.empty())
-            tally->to_retire.emplace_back(records[k].msisdn, o.retire_owner);
+            tally->to_retire.emplace_back(records[k].line, o.retire_owner);
         }
         write_batches(ex, batches, i + 1, tally, done);
       },
@@ -93,10 +96,13 @@ void write_batches(
 void write_records(const exchange_ptr& ex, const std::vector<subscriber_input>& inputs,
                    std::function<void(const import_tally&)> done) {
   auto& ctx = ex->ctx();
+  auto keys = ctx.keys->current();
   std::map<int, std::vector<store::subscriber_record>> by_shard;
-  for (const auto& in : inputs)
-    by_shard[config::shard_of_msisdn(in.msisdn, ctx.shard_count)].push_back(
-        sealed_record(ctx, in));
+  for (const auto& in : inputs) {
+    auto record = sealed_record(*keys, ctx.federation_key, in);
+    by_shard[config::shard_of_line(record.line, ctx.shard_count)].push_back(
+        std::move(record));
+  }
   auto batches = std::make_shared<
       std::vector<std::pair<int, std::vector<store::subscriber_record>>>>();
   for (auto& [shard, records] : by_shard)
@@ -144,9 +150,10 @@ void handle_delete_subscriber(const exchange_ptr& ex) {
   const auto& msisdn = ex->param(0);
   if (auto check = core::validate_msisdn(msisdn); !check.ok())
     return ex->fail(bad_field("msisdn", check.reason));
+  auto line = core::line_id_of(*ex->ctx().keys->current(), msisdn);
   ex->ask_at(
-      config::shard_of_msisdn(msisdn, ex->ctx().shard_count),
-      [ex, msisdn](const store::subscriber_outcome& o) {
+      config::shard_of_line(line, ex->ctx().shard_count),
+      [ex, line](const store::subscriber_outcome& o) {
         auto answer = [ex, existed = o.existed](bool line_retired) {
           if (!existed && !line_retired)
             return ex->fail(problem{404, "unknown-subscriber", "No such subscriber",
@@ -155,10 +162,10 @@ void handle_delete_subscriber(const exchange_ptr& ex) {
         };
         if (o.retire_owner.empty())
           return answer(false);
-        retire_line(ex, msisdn, o.retire_owner,
+        retire_line(ex, line, o.retire_owner,
                     [answer](bool removed, bool) { answer(removed); });
       },
-      atom::delete_subscriber_v, msisdn);
+      atom::delete_subscriber_v, line);
 }
 
 void handle_import_subscribers(const exchange_ptr& ex) {

@@ -5,6 +5,7 @@
 #include "store/scripts.hpp"
 #include "store/sealed_records.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <string_view>
@@ -41,6 +42,37 @@ script_counts(redis_client& redis, script which,
   if (!read_counts(r->view(), N, out.data()))
     return corrupt(std::string(name) + " answered an unexpected reply");
   return out;
+}
+
+/// The page with the sealed msisdns of this carrier's lines that made its
+/// changes (one pipelined read), so that the gateway can show their numbers.
+/// A line at another carrier, or one retired since, keeps its line id only.
+caf::expected<history_page> with_sealed_msisdns(redis_client& redis,
+                                                const std::string& carrier,
+                                                const std::string& idcode,
+                                                history_page page) {
+  std::vector<std::string> lines;
+  for (const auto& c : page.changes)
+    if (c.carrier == carrier &&
+        std::find(lines.begin(), lines.end(), c.line) == lines.end())
+      lines.push_back(c.line);
+  if (lines.empty())
+    return page;
+  std::vector<std::string> line_keys;
+  for (const auto& line : lines)
+    line_keys.push_back(keys::line(idcode, line));
+  std::vector<command> reads;
+  for (const auto& key : line_keys)
+    reads.push_back({"HGET", key, "msisdn"});
+  auto sealed = redis.pipeline(reads);
+  if (!sealed)
+    return std::move(sealed.error());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    auto v = (*sealed)[i].view();
+    if (!v.is_nil() && !v.is_error())
+      page.sealed_msisdns.emplace(lines[i], std::string(v.str()));
+  }
+  return page;
 }
 
 std::string_view scope_name(scope s) {
@@ -96,8 +128,9 @@ account_store::account_store(redis_client& redis, std::string carrier,
 
 caf::expected<register_result> account_store::register_line(const register_request& req) {
   auto now = std::to_string(req.now_ms);
-  std::vector<std::string_view> args{req.idcode,     req.msisdn,           req.iccid,
-                                     req.token_hash, req.sealed_user_info, now};
+  std::vector<std::string_view> args{
+      req.idcode,        req.line, req.iccid_hash, req.token_hash, req.sealed_user_info,
+      req.sealed_msisdn, now};
   args.insert(args.end(), req.peers.begin(), req.peers.end());
   auto v = script_counts<2>(redis_, script::register_line, args, "register_line");
   if (!v)
@@ -106,19 +139,19 @@ caf::expected<register_result> account_store::register_line(const register_reque
 }
 
 caf::expected<bool> account_store::remove_line(const std::string& idcode,
-                                               const std::string& msisdn) {
-  auto v = script_counts<2>(redis_, script::remove_line, {idcode, msisdn}, "remove_line");
+                                               const std::string& line) {
+  auto v = script_counts<2>(redis_, script::remove_line, {idcode, line}, "remove_line");
   if (!v)
     return std::move(v.error());
   return (*v)[1] != 0;
 }
 
-caf::expected<claim_result> account_store::claim_line(const std::string& msisdn,
+caf::expected<claim_result> account_store::claim_line(const std::string& line,
                                                       const std::string& idcode,
                                                       std::uint64_t now_ms,
                                                       const std::string& take_over_from) {
   auto now = std::to_string(now_ms);
-  auto r = run_script(redis_, script::claim_line, {msisdn, idcode, now, take_over_from});
+  auto r = run_script(redis_, script::claim_line, {line, idcode, now, take_over_from});
   if (!r)
     return std::move(r.error());
   auto v = r->view();
@@ -131,19 +164,19 @@ caf::expected<claim_result> account_store::claim_line(const std::string& msisdn,
   return out;
 }
 
-caf::expected<bool> account_store::release_claim(const std::string& msisdn,
+caf::expected<bool> account_store::release_claim(const std::string& line,
                                                  const std::string& idcode) {
   auto v =
-      script_counts<1>(redis_, script::release_claim, {msisdn, idcode}, "release_claim");
+      script_counts<1>(redis_, script::release_claim, {line, idcode}, "release_claim");
   if (!v)
     return std::move(v.error());
   return (*v)[0] != 0;
 }
 
 caf::expected<std::optional<line_info>>
-account_store::find_line(const std::string& msisdn) {
-  auto key = keys::sim(msisdn);
-  auto r = redis_.call({"HMGET", key, "id", "iccid", "token"});
+account_store::find_line(const std::string& line) {
+  auto key = keys::sim(line);
+  auto r = redis_.call({"HMGET", key, "id", "iccid_hash", "token"});
   if (!r)
     return std::move(r.error());
   auto v = r->view();
@@ -285,13 +318,13 @@ account_store::read_history(const std::string& idcode, const std::string& line,
     for (std::size_t n = i == 0 ? skip : 0; n < uids.size(); ++n) {
       if (page.changes.size() == limit) {
         page.next = change.id + "." + std::to_string(n);
-        return page;
+        return with_sealed_msisdns(redis_, carrier_, idcode, std::move(page));
       }
       change.uid = uids[n];
       page.changes.push_back(change);
     }
   }
-  return page;
+  return with_sealed_msisdns(redis_, carrier_, idcode, std::move(page));
 }
 
 caf::expected<upload_result> account_store::restore(const restore_request& req) {

@@ -9,6 +9,7 @@
 #include <caf/expected.hpp>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -30,12 +31,15 @@ enum class change_kind { added, changed, removed };
 
 struct register_request {
   std::string idcode;
-  std::string msisdn;
-  std::string iccid;
+  std::string line;             ///< the line id (core/line_id.hpp), never the msisdn
+  std::string iccid_hash;       ///< core::iccid_hash_of the SIM's ICCID
   std::string token_hash;       ///< only the hash of a SIM token is stored
   std::string sealed_user_info; ///< user info encrypted at rest (core/seal.hpp)
   std::uint64_t now_ms = 0;
   std::vector<std::string> peers; ///< peer carriers a new account asks about the person
+  /// The msisdn sealed to the idcode: what the line's history shows its
+  /// own account, the one place the store keeps the number.
+  std::string sealed_msisdn;
 };
 
 struct register_result {
@@ -52,7 +56,7 @@ struct mass_deletion_guard {
 
 struct upload_request {
   std::string idcode;
-  std::string line; ///< msisdn of the uploading line
+  std::string line; ///< line id of the uploading line
   store::scope scope = scope::shared;
   upload_mode mode = upload_mode::snapshot;
   std::vector<core::book_entry> cards; ///< snapshot and delta
@@ -104,11 +108,15 @@ struct history_change {
   std::uint64_t at_ms = 0;
   std::string kind;    ///< added, changed, removed, or lost (a concurrent edit that lost)
   std::string carrier; ///< where the change was made
-  std::string line;
+  std::string line;    ///< the line id of the line that made it
 };
 
 struct history_page {
   std::vector<history_change> changes; ///< newest first
+  /// Line id -> sealed msisdn (register_request::sealed_msisdn) of the lines
+  /// of this account at this carrier that made a change of the page, so the
+  /// gateway can show their numbers; a line at another carrier has none here.
+  std::map<std::string, std::string> sealed_msisdns;
   /// Where the next page starts ("<entry id>.<changes of it already
   /// listed>"); empty on the last page.
   std::string next;
@@ -170,7 +178,7 @@ struct pending_fetch {
   bool not_modified = false; ///< known_tag was current: no changes, no new fetch
 };
 
-/// The outcome of claiming an msisdn for an idcode (F1's first step).
+/// The outcome of claiming a line for an idcode (F1's first step).
 struct claim_result {
   bool claimed = false;
   std::string owner;          ///< the idcode holding the claim now
@@ -185,7 +193,7 @@ struct stored_card {
 /// A registered line as the gateway sees it.
 struct line_info {
   std::string idcode;
-  std::string iccid;
+  std::string iccid_hash;
   std::string token_hash;
 };
 
@@ -201,22 +209,22 @@ public:
 
   // -- F1 ---------------------------------------------------------------------
   caf::expected<register_result> register_line(const register_request& req);
-  caf::expected<std::optional<line_info>> find_line(const std::string& msisdn);
+  caf::expected<std::optional<line_info>> find_line(const std::string& line);
   /// The token hashes of every line of the account: whether a token that
   /// does not open one line opens another of the same account.
   caf::expected<std::vector<std::string>> token_hashes(const std::string& idcode);
   /// Removes a line and its data; the last line removes the account and
   /// tells the siblings. Returns whether the account went too.
-  caf::expected<bool> remove_line(const std::string& idcode, const std::string& msisdn);
-  /// Claims `msisdn` for `idcode` in this store, which must be that of the
-  /// shard the msisdn routes to (config::shard_of_msisdn): idempotent for the
-  /// owner; another idcode's claim is kept (claimed false) unless it is
+  caf::expected<bool> remove_line(const std::string& idcode, const std::string& line);
+  /// Claims the line id `line` for `idcode` in this store, which must be that
+  /// of the shard the line routes to (config::shard_of_line): idempotent for
+  /// the owner; another idcode's claim is kept (claimed false) unless it is
   /// `take_over_from`, an owner found to hold no line for it.
-  caf::expected<claim_result> claim_line(const std::string& msisdn,
+  caf::expected<claim_result> claim_line(const std::string& line,
                                          const std::string& idcode, std::uint64_t now_ms,
                                          const std::string& take_over_from = "");
-  /// Releases `idcode`'s claim of `msisdn`; false if it held none.
-  caf::expected<bool> release_claim(const std::string& msisdn, const std::string& idcode);
+  /// Releases `idcode`'s claim of `line`; false if it held none.
+  caf::expected<bool> release_claim(const std::string& line, const std::string& idcode);
 
   // -- F2, F7 -----------------------------------------------------------------
   /// A snapshot that would remove too much of the book stores nothing and

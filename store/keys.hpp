@@ -33,22 +33,28 @@ inline std::string pending(const std::string& id, const std::string& line) {
 inline std::string base(const std::string& id, const std::string& line) {
   return "base:" + tag(id) + ":" + line;
 }
+/// The line's own fields: its mailbox's sequence, its msisdn sealed to the
+/// idcode (what its history shows), how far its private history reaches.
+inline std::string line(const std::string& id, const std::string& line) {
+  return "line:" + tag(id) + ":" + line;
+}
 /// uids whose pending change the line discarded ("keep mine"): its next
 /// upload that holds them writes them again, so every carrier converges on it.
 inline std::string reassert(const std::string& id, const std::string& line) {
   return "reassert:" + tag(id) + ":" + line;
 }
-/// The msisdns of the account's lines.
+/// The line ids (core/line_id.hpp) of the account's lines. Every key below
+/// named by a line takes its line id, never the msisdn.
 inline std::string sims(const std::string& id) {
   return "sims:" + tag(id);
 }
-inline std::string sim(const std::string& msisdn) {
-  return "sim:" + msisdn;
+inline std::string sim(const std::string& line) {
+  return "sim:" + line;
 }
-/// The one owner of an msisdn in the carrier, at the shard the msisdn routes
-/// to (config::shard_of_msisdn), whichever node holds the owner's account.
-inline std::string claim(const std::string& msisdn) {
-  return "claim:" + msisdn;
+/// The one owner of a line in the carrier, at the shard the line routes to
+/// (config::shard_of_line), whichever node holds the owner's account.
+inline std::string claim(const std::string& line) {
+  return "claim:" + line;
 }
 /// The uids of the line's open paged fetch, in page order.
 inline std::string fetchlist(const std::string& id, const std::string& line) {

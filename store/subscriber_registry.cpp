@@ -33,7 +33,7 @@ caf::expected<subscriber_outcome> put_subscriber(redis_client& redis,
   auto now = std::to_string(now_ms);
   auto r = count_and_owner(
       run_script(redis, script::put_subscriber,
-                 {record.msisdn, record.iccid, record.idcode, record.sealed_user_info,
+                 {record.line, record.iccid_hash, record.idcode, record.sealed_user_info,
                   record.active ? "1" : "0", now}),
       "put_subscriber");
   if (!r)
@@ -45,8 +45,8 @@ caf::expected<subscriber_outcome> put_subscriber(redis_client& redis,
 }
 
 caf::expected<subscriber_outcome> delete_subscriber(redis_client& redis,
-                                                    const std::string& msisdn) {
-  auto r = count_and_owner(run_script(redis, script::delete_subscriber, {msisdn}),
+                                                    const std::string& line) {
+  auto r = count_and_owner(run_script(redis, script::delete_subscriber, {line}),
                            "delete_subscriber");
   if (!r)
     return std::move(r.error());
@@ -60,7 +60,7 @@ caf::expected<std::uint64_t> issue_code(redis_client& redis, const code_request&
   auto window = std::to_string(req.window_ms);
   auto most = std::to_string(req.codes_per_window);
   auto r = run_script(redis, script::issue_code,
-                      {req.msisdn, req.iccid, req.code_hash, now, ttl, window, most});
+                      {req.line, req.iccid_hash, req.code_hash, now, ttl, window, most});
   if (!r)
     return std::move(r.error());
   auto v = r->view();
@@ -73,7 +73,7 @@ caf::expected<verified_subscriber> verify_code(redis_client& redis,
                                                const code_check& req) {
   auto now = std::to_string(req.now_ms);
   auto most = std::to_string(req.max_attempts);
-  auto r = run_script(redis, script::verify_code, {req.msisdn, req.code_hash, now, most});
+  auto r = run_script(redis, script::verify_code, {req.line, req.code_hash, now, most});
   if (!r)
     return std::move(r.error());
   auto v = r->view();

@@ -3,15 +3,15 @@
 -- the window. Only the code's keyed hash is stored; a new code replaces the
 -- one waiting. The record outlives the code's expiry by the window so that
 -- a late answer hears "expired" rather than "no code".
--- ARGV: msisdn, iccid, code_hash, now_ms, ttl_ms, window_ms, max_codes.
+-- ARGV: line id, iccid_hash, code_hash, now_ms, ttl_ms, window_ms, max_codes.
 -- Returns {expires_ms}. Fails not_eligible, or too_many_codes <retry_after_ms>.
-local msisdn, iccid, hash = ARGV[1], ARGV[2], ARGV[3]
+local line, iccid_hash, hash = ARGV[1], ARGV[2], ARGV[3]
 local now, ttl = tonumber(ARGV[4]), tonumber(ARGV[5])
 local window, max_codes = tonumber(ARGV[6]), tonumber(ARGV[7])
-local have_iccid, active = unpack(redis.call('HMGET', subscriber_key(msisdn), 'iccid',
+local have_iccid, active = unpack(redis.call('HMGET', subscriber_key(line), 'iccid_hash',
                                             'active'))
-if have_iccid ~= iccid or active ~= '1' then return fail('not_eligible') end
-local sent = codes_sent_key(msisdn)
+if have_iccid ~= iccid_hash or active ~= '1' then return fail('not_eligible') end
+local sent = codes_sent_key(line)
 redis.call('ZREMRANGEBYSCORE', sent, '-inf', now - window)
 if redis.call('ZCARD', sent) >= max_codes then
   local oldest = tonumber(redis.call('ZRANGE', sent, 0, 0, 'WITHSCORES')[2])
@@ -19,7 +19,7 @@ if redis.call('ZCARD', sent) >= max_codes then
 end
 redis.call('ZADD', sent, now, hash)
 redis.call('PEXPIRE', sent, window)
-local key = code_key(msisdn)
+local key = code_key(line)
 redis.call('DEL', key)
 redis.call('HSET', key, 'hash', hash, 'expires_ms', string.format('%d', now + ttl),
            'attempts', '0')

@@ -4,6 +4,8 @@
 -- Redis scripts may not create globals, so everything here is local.
 
 -- Keys (DESIGN.md section 6). The idcode is the hash tag of a user's keys.
+-- A line is named by its line id and a SIM card by its ICCID's hash
+-- (core/line_id.hpp): no msisdn or ICCID reaches the store in the clear.
 local function acct_key(id) return 'acct:{' .. id .. '}' end
 local function sims_key(id) return 'sims:{' .. id .. '}' end
 local function shared_key(id) return 'shared:{' .. id .. '}' end
@@ -17,19 +19,19 @@ local function fetched_key(id, line) return 'fetched:{' .. id .. '}:' .. line en
 local function line_key(id, line) return 'line:{' .. id .. '}:' .. line end
 -- uids whose pending change the line discarded: its next upload re-asserts them.
 local function reassert_key(id, line) return 'reassert:{' .. id .. '}:' .. line end
-local function sim_key(msisdn) return 'sim:' .. msisdn end
--- The carrier's one owner of an msisdn, kept at the shard the msisdn routes to
--- (config::shard_of_msisdn), whichever node holds the owner's account.
-local function claim_key(msisdn) return 'claim:' .. msisdn end
+local function sim_key(line) return 'sim:' .. line end
+-- The carrier's one owner of a line, kept at the shard the line routes to
+-- (config::shard_of_line), whichever node holds the owner's account.
+local function claim_key(line) return 'claim:' .. line end
 -- The uids of a paged fetch, in page order (fetch_pending.lua).
 local function fetchlist_key(id, line) return 'fetchlist:{' .. id .. '}:' .. line end
 local function outbox_key(peer) return 'outbox:' .. peer end
--- The carrier's subscriber registry, at the shard the msisdn routes to:
+-- The carrier's subscriber registry, at the shard the line routes to:
 -- the record fed from the carrier's systems, the one-time code waiting for
 -- the number, and when codes were sent to it (the per-number limit).
-local function subscriber_key(msisdn) return 'subscriber:' .. msisdn end
-local function code_key(msisdn) return 'code:' .. msisdn end
-local function codes_sent_key(msisdn) return 'codes_sent:' .. msisdn end
+local function subscriber_key(line) return 'subscriber:' .. line end
+local function code_key(line) return 'code:' .. line end
+local function codes_sent_key(line) return 'codes_sent:' .. line end
 
 -- Errors the C++ side maps to simsync::ec (store/account_store.cpp).
 local function fail(code) return redis.error_reply('SIMSYNC ' .. code) end

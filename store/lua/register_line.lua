@@ -3,25 +3,27 @@
 -- A new account asks every peer carrier whether it holds one for the person
 -- (the peers that do answer, lib.lua answer_ask), through the outboxes, in the
 -- same transaction, so the question cannot be lost.
--- ARGV: idcode, msisdn, iccid, token_hash, sealed_user_info, now_ms, peers...
--- Returns {account_created, line_added}.
-local id, msisdn, iccid, token_hash, sealed, now_ms =
-  ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+-- The line's msisdn is kept only sealed to the idcode, for its history.
+-- ARGV: idcode, line id, iccid_hash, token_hash, sealed_user_info,
+-- sealed_msisdn, now_ms, peers... Returns {account_created, line_added}.
+local id, line, iccid_hash, token_hash, sealed, sealed_msisdn, now_ms =
+  ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7]
 
-local owner = redis.call('HGET', sim_key(msisdn), 'id')
+local owner = redis.call('HGET', sim_key(line), 'id')
 if owner and owner ~= id then return fail('line_taken') end
 
 local created = redis.call('EXISTS', acct_key(id)) == 0
 if created then
   redis.call('HSET', acct_key(id), 'user_info', sealed, 'created_ms', now_ms, 'clock', '0',
              'version', '0')
-  for i = 7, #ARGV do tell(ARGV[i], id, 'ask') end
+  for i = 8, #ARGV do tell(ARGV[i], id, 'ask') end
 end
-local line_added = redis.call('SADD', sims_key(id), msisdn) == 1
-redis.call('HSET', sim_key(msisdn), 'id', id, 'iccid', iccid, 'token', token_hash)
+local line_added = redis.call('SADD', sims_key(id), line) == 1
+redis.call('HSET', sim_key(line), 'id', id, 'iccid_hash', iccid_hash, 'token', token_hash)
+redis.call('HSET', line_key(id, line), 'msisdn', sealed_msisdn)
 -- The records are read only for classify() (a tombstone of a card the line
 -- never held is not offered); the mailbox keeps uid -> seq, see offer().
 if line_added and not created then
-  offer(id, msisdn, redis.call('HGETALL', shared_key(id)))
+  offer(id, line, redis.call('HGETALL', shared_key(id)))
 end
 return {created and 1 or 0, line_added and 1 or 0}

@@ -1,10 +1,10 @@
 -- Removes a line and everything kept for it (token, mailbox, base, private
--- backup, what it discarded). Its msisdn's claim (claim_line.lua) lives at
+-- backup, what it discarded). Its claim (claim_line.lua) lives at
 -- another shard; the gateway releases it once the line is gone. The last
 -- line takes the account with it, and only the sibling carriers are told, so
 -- they stop replicating here (and answer the ask if the person registers here
 -- again).
--- ARGV: idcode, msisdn. Returns {line_removed, account_removed}.
+-- ARGV: idcode, line id. Returns {line_removed, account_removed}.
 local id, line = ARGV[1], ARGV[2]
 if redis.call('SREM', sims_key(id), line) == 0 then return fail('unknown_line') end
 redis.call('DEL', sim_key(line), pending_key(id, line), base_key(id, line),

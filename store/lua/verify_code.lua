@@ -1,12 +1,12 @@
 -- F1, second step: checks a one-time code and uses it up. A wrong code
 -- counts against the code; the last allowed wrong attempt ends it.
--- ARGV: msisdn, code_hash, now_ms, max_attempts.
--- Returns {idcode, iccid, sealed_user_info} of the subscriber. Fails no_code
+-- ARGV: line id, code_hash, now_ms, max_attempts.
+-- Returns {idcode, iccid_hash, sealed_user_info} of the subscriber. Fails no_code
 -- (none waiting, or used), code_expired, wrong_code <attempts left>,
 -- too_many_attempts <retry_after_ms>, not_eligible (no longer a subscriber).
-local msisdn, hash = ARGV[1], ARGV[2]
+local line, hash = ARGV[1], ARGV[2]
 local now, max_attempts = tonumber(ARGV[3]), tonumber(ARGV[4])
-local key = code_key(msisdn)
+local key = code_key(line)
 local want, expires, attempts = unpack(redis.call('HMGET', key, 'hash', 'expires_ms',
                                                   'attempts'))
 if not want then return fail('no_code') end
@@ -22,7 +22,8 @@ if hash ~= want then
   return fail(string.format('wrong_code %d', max_attempts - attempts))
 end
 redis.call('DEL', key)
-local iccid, id, sealed, active =
-  unpack(redis.call('HMGET', subscriber_key(msisdn), 'iccid', 'id', 'user_info', 'active'))
-if not iccid or active ~= '1' then return fail('not_eligible') end
-return {id, iccid, sealed}
+local iccid_hash, id, sealed, active = unpack(redis.call('HMGET', subscriber_key(line),
+                                                       'iccid_hash', 'id', 'user_info',
+                                                       'active'))
+if not iccid_hash or active ~= '1' then return fail('not_eligible') end
+return {id, iccid_hash, sealed}

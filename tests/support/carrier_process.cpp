@@ -1,6 +1,7 @@
 #include "tests/support/carrier_process.hpp"
 
 #include "config/keyring_file.hpp"
+#include "core/line_id.hpp"
 #include "tests/support/random_hex.hpp"
 
 #include "tests/support/test_pki.hpp"
@@ -136,7 +137,7 @@ std::string deployment::gateway_limits() const {
 }
 
 core::keyring deployment::keys(const std::string& carrier) const {
-  return config::read_keyring_file(dir_ + "/" + carrier + ".seal.key");
+  return config::read_keyring_file(seal_key_file(carrier));
 }
 
 void deployment::write_config(const std::string& carrier, const node& self) {
@@ -174,6 +175,11 @@ void deployment::write_config(const std::string& carrier, const node& self) {
             pki.signing_pub(peer) + "\"\n" + nodes_toml(peer, "peers.nodes");
   }
   write_file(self.config_path, toml);
+}
+
+std::string deployment::line_id(const std::string& carrier,
+                                const std::string& msisdn) const {
+  return core::line_id_of(keys(carrier), msisdn);
 }
 
 void deployment::start(const std::string& carrier) {

@@ -93,6 +93,13 @@ public:
   /// The carrier's keyring (its seal_key_file): what a test needs to write
   /// into its store as carrierd would, or to find a line by its hash.
   core::keyring keys(const std::string& carrier) const;
+  /// The carrier's keyring file (its nodes' seal_key_file).
+  std::string seal_key_file(const std::string& carrier) const {
+    return dir_ + "/" + carrier + ".seal.key";
+  }
+  /// The line id the carrier's store knows `msisdn` by (core/line_id.hpp),
+  /// under the keyring its seal_key_file holds, whatever its form.
+  std::string line_id(const std::string& carrier, const std::string& msisdn) const;
   /// The node's [redis] password_file (mode 0600): its Redis's simsync
   /// password; a test may write another before start_node.
   std::string redis_password_file(const std::string& carrier, int node = 0) const {

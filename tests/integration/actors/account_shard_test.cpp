@@ -56,7 +56,7 @@ const std::string line2 = "+8613900139000";
 
 TEST_F(account_shard_fixture, runs_the_flows_for_its_accounts) {
   for (const auto& line : {line1, line2}) {
-    store::register_request req{person, line, "898601", "h", "sealed", 1, {}};
+    store::register_request req{person, line, "898601", "h", "sealed", 1, {}, "m"};
     auto r = ask<store::register_result>(atom::register_line_v, req);
     ASSERT_TRUE(r) << describe(r.error());
   }
@@ -91,7 +91,7 @@ TEST_F(account_shard_fixture, runs_the_flows_for_its_accounts) {
 }
 
 TEST_F(account_shard_fixture, refuses_shared_uploads_while_replication_is_behind) {
-  store::register_request reg{person, line1, "898601", "h", "sealed", 1, {}};
+  store::register_request reg{person, line1, "898601", "h", "sealed", 1, {}, "m"};
   ASSERT_TRUE(ask<store::register_result>(atom::register_line_v, reg));
   store::upload_request up;
   up.idcode = person;
@@ -130,7 +130,7 @@ TEST_F(account_shard_fixture, a_store_error_reaches_the_caller_as_its_code) {
 }
 
 TEST_F(account_shard_fixture, reconnects_after_redis_comes_back) {
-  store::register_request req{person, line1, "898601", "h", "sealed", 1, {}};
+  store::register_request req{person, line1, "898601", "h", "sealed", 1, {}, "m"};
   ASSERT_TRUE(ask<store::register_result>(atom::register_line_v, req));
   redis.restart();
   // The first request after the restart may fail on the dead connection;

@@ -122,7 +122,7 @@ TEST_F(node_fixture, an_unreachable_peer_shows_as_down_with_its_reason) {
   // A registration asks carrier-b, which is not running, about the person.
   auto known = shards();
   store::register_request req{person, "+8613800138000", "898601", "h", "sealed",
-                              1,      {"carrier-b"}};
+                              1,      {"carrier-b"},    "m"};
   auto owner = config::shard_of(person, 2) == known.indices[0] ? 0 : 1;
   self->request(known.handles[owner], std::chrono::seconds{10}, atom::register_line_v,
                 req)
@@ -162,7 +162,8 @@ TEST_F(node_fixture, a_dead_shard_is_restarted_and_takes_work_again) {
   auto after = shards();
   auto fresh = after.handles[after.indices[0] == 1 ? 0 : 1];
   EXPECT_NE(fresh.address(), victim.address());
-  store::register_request req{person, "+8613800138000", "898601", "h", "sealed", 1, {}};
+  store::register_request req{person, "+8613800138000", "898601", "h", "sealed", 1, {},
+                              "m"};
   self->request(fresh, std::chrono::seconds{10}, atom::register_line_v, req)
       .receive([](const store::register_result& r) { EXPECT_TRUE(r.account_created); },
                [&](caf::error& err) { ADD_FAILURE() << sys.render(err); });

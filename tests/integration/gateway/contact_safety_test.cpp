@@ -187,12 +187,27 @@ TEST_F(contact_safety, history_lists_changes_in_pages_with_their_origin) {
   ASSERT_EQ(rest.json["changes"].size(), 1u) << rest;
   EXPECT_EQ(rest.json["changes"][0].value("kind", ""), "added");
   EXPECT_FALSE(rest.json.contains("next"));
-  // The replicated changes are in carrier-b's history too, from line A.
+  // The replicated changes are in carrier-b's history too, from line A,
+  // which carrier-b knows only by carrier-a's opaque line id.
   auto at_b =
       http.send("carrier-b", "GET", gateway_client::lines(b) + "/history", b.token);
   ASSERT_EQ(at_b.status, 200) << at_b;
   ASSERT_FALSE(at_b.json["changes"].empty());
-  EXPECT_EQ(at_b.json["changes"][0].value("line", ""), a.msisdn);
+  EXPECT_EQ(at_b.json["changes"][0].value("carrier", ""), "carrier-a");
+  EXPECT_EQ(at_b.json["changes"][0].value("line", ""), d->line_id("carrier-a", a.msisdn));
+  // Line B's own change shows its number at carrier-b, its line id at carrier-a.
+  ASSERT_EQ(http.push(b, card("k3", "Zhou")).status, 200);
+  auto own = http.send("carrier-b", "GET", gateway_client::lines(b) + "/history?limit=1",
+                       b.token);
+  ASSERT_EQ(own.status, 200) << own;
+  EXPECT_EQ(own.json["changes"][0].value("line", ""), b.msisdn) << own;
+  ASSERT_TRUE(eventually([&] {
+    auto at_a = http.send("carrier-a", "GET",
+                          gateway_client::lines(a) + "/history?limit=1", a.token);
+    return at_a.status == 200 && !at_a.json["changes"].empty() &&
+           at_a.json["changes"][0].value("uid", "") == "k3" &&
+           at_a.json["changes"][0].value("line", "") == d->line_id("carrier-b", b.msisdn);
+  }));
   // Bad paging is refused.
   for (auto query : {"?limit=0", "?limit=x", "?next=abc", "?scope=all"})
     EXPECT_EQ(http.send("carrier-a", "GET", gateway_client::lines(a) + "/history" + query,

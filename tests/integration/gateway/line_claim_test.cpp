@@ -56,8 +56,14 @@ struct line_claim : shared_deployment<line_claim> {
   }
   /// The Redis of the node holding msisdn's claim.
   store::redis_client claim_redis(const std::string& msisdn) {
-    return d->redis("carrier-a", config::shard_of_msisdn(msisdn, d->shards()) % 2)
+    return d->redis("carrier-a", config::shard_of_line(line_of(msisdn), d->shards()) % 2)
         .connect();
+  }
+  /// The claim's key: it names the line by its line id.
+  std::string claim_key(const std::string& msisdn) { return "claim:" + line_of(msisdn); }
+  /// The line id carrier-a's store names `msisdn` by.
+  std::string line_of(const std::string& msisdn) {
+    return d->line_id("carrier-a", msisdn);
   }
   /// Registers `msisdn`, as its subscriber does, through node `node`'s gateway.
   http_answer register_through(const std::string& msisdn, int node = 0) {
@@ -134,7 +140,7 @@ TEST_F(line_claim, a_claim_left_without_a_line_does_not_lock_out_its_idcode) {
   const std::string msisdn = "+8613800000104";
   http.add_subscriber("carrier-a", msisdn, first);
   auto redis = claim_redis(msisdn);
-  ASSERT_TRUE(redis.call({"HSET", "claim:" + msisdn, "id", idcode_of(first), "since_ms",
+  ASSERT_TRUE(redis.call({"HSET", claim_key(msisdn), "id", idcode_of(first), "since_ms",
                           std::to_string(core::unix_now_ms())}));
   auto owner = register_through(msisdn);
   EXPECT_EQ(owner.status, 201) << owner.body;
@@ -145,14 +151,14 @@ TEST_F(line_claim, a_fresh_claim_of_another_account_holds_until_it_is_old) {
   http.add_subscriber("carrier-a", msisdn, second);
   auto redis = claim_redis(msisdn);
   // A registration of another account on its way (fresh claim): refused.
-  ASSERT_TRUE(redis.call({"HSET", "claim:" + msisdn, "id", idcode_of(first), "since_ms",
+  ASSERT_TRUE(redis.call({"HSET", claim_key(msisdn), "id", idcode_of(first), "since_ms",
                           std::to_string(core::unix_now_ms())}));
   EXPECT_EQ(register_through(msisdn).status, 409);
   // The same claim, old and without a line: taken over.
-  ASSERT_TRUE(redis.call({"HSET", "claim:" + msisdn, "since_ms", "1"}));
+  ASSERT_TRUE(redis.call({"HSET", claim_key(msisdn), "since_ms", "1"}));
   auto taker = register_through(msisdn);
   EXPECT_EQ(taker.status, 201) << taker.body;
-  auto holder = redis.call({"HGET", "claim:" + msisdn, "id"});
+  auto holder = redis.call({"HGET", claim_key(msisdn), "id"});
   ASSERT_TRUE(holder);
   EXPECT_EQ(holder->view().str(), idcode_of(second));
 }

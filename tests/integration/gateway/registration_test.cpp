@@ -47,37 +47,6 @@ std::string files_under(const std::string& dir) {
   return out;
 }
 
-/// Every key and value of a Redis, read type by type, concatenated.
-std::string everything_in(redis_server& redis) {
-  auto client = redis.connect();
-  std::string out;
-  auto keys = client.call({"KEYS", "*"});
-  for (std::size_t i = 0; keys && i < keys->view().size(); ++i) {
-    std::string key(keys->view()[i].str());
-    out += key + "\n";
-    auto type = client.call({"TYPE", key});
-    std::string t(type->view().str());
-    simsync::store::command read =
-        t == "string" ? simsync::store::command{"GET", key}
-        : t == "hash" ? simsync::store::command{"HGETALL", key}
-        : t == "set"  ? simsync::store::command{"SMEMBERS", key}
-        : t == "zset" ? simsync::store::command{"ZRANGE", key, "0", "-1", "WITHSCORES"}
-        : t == "list" ? simsync::store::command{"LRANGE", key, "0", "-1"}
-                      : simsync::store::command{"XRANGE", key, "-", "+"};
-    auto value = client.call(read);
-    std::function<void(simsync::store::reply_view)> flatten = [&](auto v) {
-      if (v.is_array())
-        for (std::size_t k = 0; k < v.size(); ++k)
-          flatten(v[k]);
-      else if (!v.is_nil() && !v.is_integer())
-        out += std::string(v.str()) + "\n";
-    };
-    if (value)
-      flatten(value->view());
-  }
-  return out;
-}
-
 } // namespace
 
 TEST_F(registration, a_number_that_is_not_an_eligible_subscriber_gets_no_code) {
@@ -209,7 +178,8 @@ TEST_F(registration, deactivating_the_subscriber_retires_the_line_at_once) {
   // The account went with its last line: nothing of it is left in the store.
   auto store = d->redis("carrier-a").connect();
   EXPECT_EQ(store.call({"EXISTS", "acct:{" + line1.idcode + "}"})->view().integer(), 0);
-  EXPECT_EQ(store.call({"EXISTS", "sim:" + line1.msisdn})->view().integer(), 0);
+  auto sim_key = "sim:" + d->line_id("carrier-a", line1.msisdn);
+  EXPECT_EQ(store.call({"EXISTS", sim_key})->view().integer(), 0);
   // Active again, the SIM registers a fresh line and account.
   http.add_subscriber("carrier-a", line1.msisdn, 57);
   ASSERT_EQ(http.request_code("carrier-a", line1.msisdn).status, 202);

@@ -42,6 +42,7 @@ std::string describe(deployment& d, bool with_redis) {
          {"gateway", "http://127.0.0.1:" + std::to_string(d.gateway_port(c))},
          {"admin", "http://127.0.0.1:" + std::to_string(d.admin_port(c))},
          {"admin_key_file", d.dir() + "/" + c + ".admin.key"},
+         {"seal_key_file", d.seal_key_file(c)},
          {"nodes", {node}}});
   }
   auto file = d.dir() + (with_redis ? "/deployment.json" : "/deployment-no-redis.json");

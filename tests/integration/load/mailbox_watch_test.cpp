@@ -23,15 +23,20 @@ struct watch_fixture : ::testing::Test {
 
   watch_fixture() {
     d.carriers.push_back(
-        carrier_info{"carrier-b", "http://127.0.0.1:1", {}, {}, {}, "", "", {}, {}});
+        carrier_info{"carrier-b", "http://127.0.0.1:1", {}, {}, {}, "", "", {}, {}, ""});
     // The operator's login (CONFIG SET, PSUBSCRIBE): the server's admin.
     auto password_file = redis.dir() + "/operator.password";
     std::ofstream(password_file) << redis.admin_endpoint().password << "\n";
     d.carriers[0].redis.push_back(redis.endpoint().to_string());
     d.carriers[0].redis_logins.push_back({redis.admin_endpoint().user, password_file});
+    // Mailbox keys name lines by line id: the watch wants the carrier's keyring.
+    d.carriers[0].seal_key_file = redis.dir() + "/carrier-b.seal.key";
+    std::ofstream(d.carriers[0].seal_key_file) << std::string(64, 'a') << "\n";
     p.idcode = "0123abcd";
-    p.lines.push_back(line{"carrier-b", "http://127.0.0.1:1", "+8610000000001", "", ""});
-    p.lines.push_back(line{"carrier-b", "http://127.0.0.1:1", "+8610000000002", "", ""});
+    p.lines.push_back(
+        line{"carrier-b", "http://127.0.0.1:1", "+8610000000001", "", "line-id-1", ""});
+    p.lines.push_back(
+        line{"carrier-b", "http://127.0.0.1:1", "+8610000000002", "", "line-id-2", ""});
   }
 
   /// Gives a write that must not resolve anything time to arrive.

@@ -95,9 +95,9 @@ public:
   }
 
   void register_line(const std::string& carrier, const std::string& idcode,
-                     const std::string& msisdn, std::vector<std::string> peers) {
-    store::register_request req{idcode,   msisdn, "898601",        "h",
-                                "sealed", 1,      std::move(peers)};
+                     const std::string& line, std::vector<std::string> peers) {
+    store::register_request req{idcode,   line, "iccid-hash",     "h",
+                                "sealed", 1,    std::move(peers), "sealed-msisdn"};
     auto r = ask<store::register_result>(carrier, idcode, atom::register_line_v, req);
     ASSERT_TRUE(r) << describe(r.error());
   }

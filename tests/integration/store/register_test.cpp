@@ -1,4 +1,5 @@
 // F1 register against a real redis-server.
+#include "core/line_id.hpp"
 #include "tests/integration/store/store_fixture.hpp"
 
 using namespace simsync;
@@ -6,13 +7,14 @@ using namespace simsync::testing;
 
 TEST(register_line, first_line_creates_the_account_and_second_joins_it) {
   carrier_store a("carrier-a");
-  store::register_request req{person, "+8613800138000", "898601", "h1", "sealed", 1, {}};
+  store::register_request req{person, "+8613800138000", "898601", "h1", "sealed", 1, {},
+                              "m"};
   auto first = a.store.register_line(req);
   ASSERT_TRUE(first) << describe(first.error());
   EXPECT_TRUE(first->account_created);
   EXPECT_TRUE(first->line_added);
 
-  req.msisdn = "+8613900139000";
+  req.line = "+8613900139000";
   auto second = a.store.register_line(req);
   ASSERT_TRUE(second);
   EXPECT_FALSE(second->account_created);
@@ -27,7 +29,8 @@ TEST(register_line, first_line_creates_the_account_and_second_joins_it) {
 
 TEST(register_line, registering_again_reissues_the_token_only) {
   carrier_store a("carrier-a");
-  store::register_request req{person, "+8613800138000", "898601", "old", "sealed", 1, {}};
+  store::register_request req{person, "+8613800138000", "898601", "old", "sealed", 1, {},
+                              "m"};
   ASSERT_TRUE(a.store.register_line(req));
   req.token_hash = "new";
   auto again = a.store.register_line(req);
@@ -41,7 +44,7 @@ TEST(register_line, a_line_of_another_person_is_refused_and_nothing_changes) {
   carrier_store a("carrier-a");
   register_line(a.store, person, "+8613800138000");
   store::register_request req{
-      other_person, "+8613800138000", "898601", "x", "sealed", 1, {}};
+      other_person, "+8613800138000", "898601", "x", "sealed", 1, {}, "m"};
   auto r = a.store.register_line(req);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error(), ec::line_taken);
@@ -166,4 +169,45 @@ TEST(claim_line, only_the_owner_releases_a_claim) {
   EXPECT_FALSE(a.store.claim_line("+8613800138000", other_person, 2000)->claimed);
   EXPECT_TRUE(*a.store.release_claim("+8613800138000", person));
   EXPECT_TRUE(a.store.claim_line("+8613800138000", other_person, 3000)->claimed);
+}
+
+TEST(register_line, a_line_is_claimed_found_and_retired_by_its_line_id) {
+  carrier_store a("carrier-a");
+  auto keys = a.keys->current();
+  const std::string msisdn = "+8613800138000";
+  auto line = core::line_id_of(*keys, msisdn);
+  auto claim = a.store.claim_line(line, person, 1);
+  ASSERT_TRUE(claim) << describe(claim.error());
+  EXPECT_TRUE(claim->claimed);
+  store::register_request req{person,
+                              line,
+                              core::iccid_hash_of(*keys, "89860012345678901234"),
+                              "h",
+                              "sealed",
+                              1,
+                              {},
+                              keys->seal(msisdn, person)};
+  ASSERT_TRUE(a.store.register_line(req));
+
+  auto found = a.store.find_line(line);
+  ASSERT_TRUE(found && found->has_value());
+  EXPECT_EQ((*found)->idcode, person);
+  EXPECT_EQ((*found)->iccid_hash, req.iccid_hash);
+  EXPECT_FALSE(a.store.find_line(msisdn)->has_value()); // never by the number
+  // The history names the line by its id, with its number sealed for the gateway.
+  upload(a.store, person, line, {make_card("u1", "Li")});
+  auto page = a.store.read_history(person, line, store::scope::shared, "", 10);
+  ASSERT_TRUE(page) << describe(page.error());
+  ASSERT_EQ(page->changes.size(), 1u);
+  EXPECT_EQ(page->changes[0].line, line);
+  ASSERT_EQ(page->sealed_msisdns.count(line), 1u);
+  EXPECT_EQ(keys->open(page->sealed_msisdns.at(line), person), msisdn);
+
+  auto removed = a.store.remove_line(person, line);
+  ASSERT_TRUE(removed) << describe(removed.error());
+  EXPECT_TRUE(*removed); // its last line: the account went too
+  EXPECT_FALSE(a.store.find_line(line)->has_value());
+  auto released = a.store.release_claim(line, person);
+  ASSERT_TRUE(released);
+  EXPECT_TRUE(*released);
 }

@@ -47,11 +47,9 @@ inline const std::string person = std::string(64, 'a'); // an idcode
 inline const std::string other_person = std::string(64, 'b');
 
 inline void register_line(store::account_store& s, const std::string& idcode,
-                          const std::string& msisdn,
-                          std::vector<std::string> peers = {}) {
-  store::register_request req{
-      idcode,   msisdn, "8986000000000000000", "token-hash-" + msisdn,
-      "sealed", 1,      std::move(peers)};
+                          const std::string& line, std::vector<std::string> peers = {}) {
+  store::register_request req{idcode,   line, "iccid-hash",     "token-hash-" + line,
+                              "sealed", 1,    std::move(peers), "sealed-msisdn"};
   auto r = s.register_line(req);
   ASSERT_TRUE(r) << describe(r.error());
 }

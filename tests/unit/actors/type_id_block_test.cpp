@@ -302,11 +302,11 @@ store::pending_change pending_change(int n) {
 }
 
 store::line_info line_info(int n) {
-  return {text("idcode", n), text("iccid", n), text("token-hash", n)};
+  return {text("idcode", n), text("iccid-hash", n), text("token-hash", n)};
 }
 
 store::subscriber_record subscriber_record(int n) {
-  return {text("+86138", n), text("iccid", n), text("idcode", n),
+  return {text("line-id", n), text("iccid-hash", n), text("idcode", n),
           std::string("\x01\x00sealed", 8) + text("", n), false};
 }
 
@@ -364,12 +364,13 @@ std::vector<core::stamped_card> samples(tag<core::stamped_card>, const actors&) 
 std::vector<store::register_request> samples(tag<store::register_request>,
                                              const actors&) {
   return {{"idcode",
-           "+8613800138000",
-           "89860012345678901234",
+           "bGluZS1pZC1vZi1hLWxpbmU",
+           "aWNjaWQtaGFzaC1vZi1zaW0",
            std::string(64, 'a'),
            std::string("\x01\x00sealed", 8),
            1700000000000,
-           {"carrier-b", "carrier-c"}}};
+           {"carrier-b", "carrier-c"},
+           std::string("\x01\x00msisdn", 8)}};
 }
 
 std::vector<store::register_result> samples(tag<store::register_result>, const actors&) {
@@ -379,7 +380,7 @@ std::vector<store::register_result> samples(tag<store::register_result>, const a
 std::vector<store::upload_request> samples(tag<store::upload_request>, const actors&) {
   store::upload_request x;
   x.idcode = "idcode";
-  x.line = "+8613800138000";
+  x.line = "bGluZS1pZC1vZi1hLWxpbmU";
   x.scope = store::scope::private_backup;
   x.mode = store::upload_mode::remove;
   x.cards = pair_of<core::book_entry>(book_entry);
@@ -396,11 +397,15 @@ std::vector<store::upload_result> samples(tag<store::upload_result>, const actor
 }
 
 std::vector<store::history_page> samples(tag<store::history_page>, const actors&) {
-  return {{pair_of<store::history_change>(history_change), "next"}};
+  return {{pair_of<store::history_change>(history_change),
+           {{"line-1", std::string("\x01\x00one", 5)},
+            {"line-2", std::string("\x01\x00two", 5)}},
+           "next"}};
 }
 
 std::vector<store::restore_request> samples(tag<store::restore_request>, const actors&) {
-  return {{"idcode", "+8613800138000", store::scope::private_backup, 1, false, 2}};
+  return {
+      {"idcode", "bGluZS1pZC1vZi1hLWxpbmU", store::scope::private_backup, 1, false, 2}};
 }
 
 std::vector<store::replicate_result> samples(tag<store::replicate_result>,
@@ -493,7 +498,7 @@ std::vector<router_actor> samples(tag<router_actor>, const actors& a) {
 }
 
 std::vector<store::pending_request> samples(tag<store::pending_request>, const actors&) {
-  return {{"idcode", "+8613800138000", 25, "next", "known-tag"}};
+  return {{"idcode", "bGluZS1pZC1vZi1hLWxpbmU", 25, "next", "known-tag"}};
 }
 
 std::vector<store::claim_result> samples(tag<store::claim_result>, const actors&) {
@@ -521,16 +526,17 @@ samples(tag<std::vector<store::subscriber_outcome>>, const actors&) {
 }
 
 std::vector<store::code_request> samples(tag<store::code_request>, const actors&) {
-  return {{"+8613800138000", "89860012345678901234", "code-hash", 1, 2, 3, 4}};
+  return {
+      {"bGluZS1pZC1vZi1hLWxpbmU", "aWNjaWQtaGFzaC1vZi1zaW0", "code-hash", 1, 2, 3, 4}};
 }
 
 std::vector<store::code_check> samples(tag<store::code_check>, const actors&) {
-  return {{"+8613800138000", "code-hash", 5, 6}};
+  return {{"bGluZS1pZC1vZi1hLWxpbmU", "code-hash", 5, 6}};
 }
 
 std::vector<store::verified_subscriber> samples(tag<store::verified_subscriber>,
                                                 const actors&) {
-  return {{std::string(64, 'c'), "8986", "sealed"}};
+  return {{std::string(64, 'c'), "aWNjaWQtaGFzaC1vZi1zaW0", "sealed"}};
 }
 
 std::vector<store::dead_letter> samples(tag<store::dead_letter>, const actors&) {
