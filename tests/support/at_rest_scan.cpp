@@ -1,7 +1,6 @@
 #include "tests/support/at_rest_scan.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
