@@ -50,6 +50,19 @@ void write_file(const std::string& path, const std::string& text) {
     throw std::runtime_error("cannot write " + path);
 }
 
+/// A secret file, readable by its owner only.
+void write_secret(const std::string& path, const std::string& text) {
+  write_file(path, text);
+  ::chmod(path.c_str(), 0600);
+}
+
+/// A carrier's keyring file as tools/cluster up writes it: a random seal
+/// key 1, the writer, and a random lookup key.
+std::string random_keyring_toml() {
+  return "writer = 1\nlookup = \"" + random_hex(64) + "\"\n\n[keys]\n1 = \"" +
+         random_hex(64) + "\"\n";
+}
+
 } // namespace
 
 deployment::deployment(std::vector<std::string> ids, options opts) : opts_(opts) {
@@ -57,13 +70,13 @@ deployment::deployment(std::vector<std::string> ids, options opts) : opts_(opts)
   if (::mkdtemp(tmpl) == nullptr)
     throw std::runtime_error("cannot create a temporary folder for the deployment");
   dir_ = tmpl;
-  // Test keys: fixed, so every carrier agrees; never used outside tests.
-  write_file(dir_ + "/federation.key", "simsync-test-federation-key-0123456789");
+  // Keys of this deployment only, so that a test cannot pass by knowing them.
+  federation_key_ = random_hex(64);
+  write_secret(dir_ + "/federation.key", federation_key_);
   for (const auto& id : ids) {
-    write_file(dir_ + "/" + id + ".seal.key", std::string(64, '7'));
+    write_secret(dir_ + "/" + id + ".seal.key", random_keyring_toml());
     admin_keys_[id] = random_hex(64);
-    write_file(dir_ + "/" + id + ".admin.key", admin_keys_[id] + "\n");
-    ::chmod((dir_ + "/" + id + ".admin.key").c_str(), 0600);
+    write_secret(dir_ + "/" + id + ".admin.key", admin_keys_[id] + "\n");
     auto count = opts_.nodes.count(id) ? opts_.nodes.at(id) : 1;
     auto& nodes = carriers_[id];
     for (int i = 0; i < count; ++i) {
@@ -80,8 +93,7 @@ deployment::deployment(std::vector<std::string> ids, options opts) : opts_(opts)
         n.shards.push_back(s);
       n.config_path = dir_ + "/" + id + "-" + n.id + ".toml";
       auto password_file = dir_ + "/" + id + "-" + n.id + ".redis.password";
-      write_file(password_file, n.redis->endpoint().password + "\n");
-      ::chmod(password_file.c_str(), 0600);
+      write_secret(password_file, n.redis->endpoint().password + "\n");
       nodes.push_back(std::move(n));
     }
   }

@@ -82,6 +82,9 @@ public:
   std::string admin_key(const std::string& carrier) const {
     return admin_keys_.at(carrier);
   }
+  /// The key of the idcodes every carrier of the deployment shares (the
+  /// content of its federation_key_file): random per deployment.
+  const std::string& federation_key() const { return federation_key_; }
   /// The code of the last SMS the carrier's nodes sent to `msisdn` through the
   /// file gateway; empty if none.
   std::string last_code(const std::string& carrier, const std::string& msisdn) const;
@@ -132,6 +135,7 @@ private:
 
   options opts_;
   std::string dir_;
+  std::string federation_key_;
   std::map<std::string, std::string> admin_keys_;
   std::map<std::string, std::vector<node>> carriers_;
 };

@@ -8,7 +8,6 @@ the carrier texted)."""
 
 import random
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -66,7 +65,8 @@ def copy_with_free_ports(folder, example=EXAMPLE):
     other nodes' files and in its peers'). The example's pki/ is not copied
     (a developer's `tools/cluster up` may have made one there): the configs
     name their TLS and signing files relative to their folder, so `tools/cluster
-    up` makes them in `folder`/pki with tools/pki, keys of the test's own."""
+    up` makes them in `folder`/pki with tools/pki, keys of the test's own. No
+    key file is copied either: `up` makes the test's own (expect_data_keys)."""
     folder = Path(folder)
     tomls = sorted(Path(example).glob("*.toml"))
     text = {t.name: t.read_text() for t in tomls}
@@ -82,8 +82,6 @@ def copy_with_free_ports(folder, example=EXAMPLE):
             expect(not Path(path).is_absolute() and ".." not in Path(path).parts,
                    f"{example}/{name} names {path}: a test copy needs paths inside its folder")
         (folder / name).write_text(t)
-    for key in Path(example).glob("*.key"):
-        shutil.copy(key, folder / key.name)
 
 
 def expect_pki(folder, configs=None):
@@ -104,6 +102,37 @@ def expect_pki(folder, configs=None):
                 made += 1
     expect(made, f"the configs of {folder} name no private key under pki/")
     expect_redis_acls(folder)
+    expect_data_keys(configs or sorted(folder.glob("*.toml")))
+
+
+def expect_data_keys(configs):
+    """After `tools/cluster up`: the keyring file (seal_key_file) and the
+    federation key each config names exist, mode 600; a keyring is TOML with a
+    64-hex lookup key and a 64-hex writer key in [keys]; the federation key is
+    64 hex digits. And git tracks no key file of the examples: they are
+    secrets `up` makes, never committed."""
+    hex64 = re.compile(r"[0-9a-f]{64}")
+    for config in map(Path, configs):
+        toml = tomllib.loads(config.read_text())
+        keyring, federation = (config.parent / toml[k]
+                               for k in ("seal_key_file", "federation_key_file"))
+        for path in (keyring, federation):
+            expect(path.is_file(), f"`tools/cluster up` did not make {path} ({config.name})")
+            mode = path.stat().st_mode & 0o777
+            expect(mode == 0o600, f"{path} is mode {mode:o}, not 600")
+        expect(hex64.fullmatch(federation.read_text()),
+               f"{federation} is not 64 hex digits")
+        try:
+            ring = tomllib.loads(keyring.read_text())
+        except tomllib.TOMLDecodeError as e:
+            raise Failure(f"{keyring} is not a TOML keyring: {e}")
+        keys = ring.get("keys", {})
+        expect(hex64.fullmatch(ring.get("lookup", "")), f"{keyring}: no 64-hex lookup key")
+        expect(hex64.fullmatch(keys.get(str(ring.get("writer")), "")),
+               f"{keyring}: its writer {ring.get('writer')!r} is not a 64-hex key of [keys]")
+    tracked = run(["git", "-C", ROOT, "ls-files", "config/examples"]).stdout.split()
+    committed = [f for f in tracked if f.endswith((".key", ".password", ".pem"))]
+    expect(not committed, f"git tracks key files of the examples: {committed}")
 
 
 def expect_redis_acls(folder):

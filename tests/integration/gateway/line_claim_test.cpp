@@ -11,17 +11,13 @@ using namespace simsync::testing;
 
 namespace {
 
-/// The key tests/support writes for every deployment.
-const std::string federation_key = "simsync-test-federation-key-0123456789";
-
-/// Person i's idcode, as the gateway computes it from register's user info.
-std::string idcode_of(int person) {
-  auto user =
-      core::normalize_user_info("Person " + std::to_string(person), id_number_of(person));
-  return core::idcode(federation_key, *user.info);
-}
-
 struct line_claim : shared_deployment<line_claim> {
+  /// Person i's idcode, as the gateway computes it from register's user info.
+  static std::string idcode_of(int person) {
+    auto user = core::normalize_user_info("Person " + std::to_string(person),
+                                          id_number_of(person));
+    return core::idcode(d->federation_key(), *user.info);
+  }
   static deployment* make() {
     deployment::options opts;
     opts.nodes = {{"carrier-a", 2}}; // shard s on node s % 2

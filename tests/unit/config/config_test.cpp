@@ -138,10 +138,9 @@ protected:
 // -- examples ------------------------------------------------------------------
 
 /// A copy of an example deployment as `tools/cluster up` leaves it: its TOML
-/// and key files, plus the pki/ folder that tools/pki makes (never committed)
-/// and the admin keys and Redis passwords (never committed either). One copy
-/// per deployment and
-/// test process, removed at exit.
+/// files, plus what up makes and git never holds: the pki/ folder (tools/pki),
+/// the federation key, each carrier's keyring, admin key and Redis password.
+/// One copy per deployment and test process, removed at exit.
 fs::path prepared_example(const std::string& deployment) {
   struct copies {
     std::map<std::string, fs::path> made;
@@ -162,12 +161,9 @@ fs::path prepared_example(const std::string& deployment) {
   static const std::regex node_line{R"re((?:^|\n)node = "([^"]+)")re"};
   for (const auto& entry : fs::directory_iterator{examples_dir / deployment}) {
     auto name = entry.path().filename().string();
-    if (!entry.is_regular_file() || name.find(".admin.key") != std::string::npos ||
-        name.find(".redis.password") != std::string::npos)
-      continue; // admin keys, Redis passwords: written below, as tools/cluster up does
+    if (!entry.is_regular_file() || entry.path().extension() != ".toml")
+      continue; // keys and passwords a developer's up made there: written below
     fs::copy_file(entry.path(), dir / name);
-    if (entry.path().extension() != ".toml")
-      continue;
     std::ifstream in(entry.path());
     std::string text{std::istreambuf_iterator<char>{in}, {}};
     std::smatch carrier, node;
@@ -178,8 +174,12 @@ fs::path prepared_example(const std::string& deployment) {
           << std::string(43, 'k') << "\n";
       std::ofstream(dir / (carrier[1].str() + ".redis.password"))
           << std::string(43, 'r') << "\n";
+      std::ofstream(dir / (carrier[1].str() + ".seal.key"))
+          << "writer = 1\nlookup = \"" << std::string(64, '1') << "\"\n[keys]\n1 = \""
+          << std::string(64, '2') << "\"\n";
     }
   }
+  std::ofstream(dir / "federation.key") << std::string(64, 'f');
   auto command = (examples_dir.parent_path().parent_path() / "tools" / "pki").string() +
                  " init " + (dir / "pki").string();
   for (const auto& [carrier, ids] : nodes) {
