@@ -34,21 +34,40 @@ struct line_claim : shared_deployment<line_claim> {
       else if (first != 0 && node == 1)
         second = p;
     }
-    // Node 0's gateway learns node 1's shards shortly after both start.
+    // Each node's gateway and admin port learn the other node's shards shortly
+    // after both start: wait until a number whose claim lives on the other
+    // node passes through each (a line id is a keyed hash, so which numbers
+    // those are changes with the deployment's keys).
     gateway_client http{*d};
-    // Node 0's admin port learns them the same way.
-    ASSERT_TRUE(eventually([&] {
+    for (int node : {0, 1}) {
+      auto probe = number_claimed_on(1 - node);
       auto record = nlohmann::json{{"iccid", gateway_client::default_iccid},
                                    {"name", "Person " + std::to_string(second)},
                                    {"id_number", id_number_of(second)}};
-      auto a = http.admin("carrier-a", "PUT", "/admin/subscribers/+8613800000999",
-                          record.dump());
-      return a.status == 201 || a.status == 200;
-    }));
-    ASSERT_TRUE(eventually(
-        [&] { return http.request_code("carrier-a", "+8613800000999").status == 202; }));
-    http.verify("carrier-a", "+8613800000999",
-                d->last_code("carrier-a", "+8613800000999"));
+      ASSERT_TRUE(eventually([&] {
+        auto a = http.admin("carrier-a", "PUT", "/admin/subscribers/" + probe,
+                            record.dump(), "application/json", std::nullopt, node);
+        return a.status == 201 || a.status == 200;
+      }));
+      ASSERT_TRUE(eventually([&] {
+        return http.send("carrier-a", "POST", "/v1/register", "",
+                         nlohmann::json{{"msisdn", probe},
+                                        {"iccid", gateway_client::default_iccid}}
+                             .dump(),
+                         "application/json", {}, node)
+                   .status == 202;
+      }));
+    }
+  }
+  /// A number (+86138000009xx) whose claim lives on node `node`.
+  static std::string number_claimed_on(int node) {
+    for (int i = 10; i < 100; ++i) {
+      auto msisdn = "+86138000009" + std::to_string(i);
+      if (config::shard_of_line(d->line_id("carrier-a", msisdn), d->shards()) % 2 == node)
+        return msisdn;
+    }
+    throw std::runtime_error("no number of 90 has its claim on node " +
+                             std::to_string(node));
   }
   /// The Redis of the node holding msisdn's claim.
   store::redis_client claim_redis(const std::string& msisdn) {

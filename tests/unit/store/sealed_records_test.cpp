@@ -13,8 +13,8 @@ const std::string account = std::string(64, 'a');
 const std::string card = "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Grace Hopper\r\nEND:VCARD\r\n";
 
 core::keyring ring(core::keyring::key_id writer = 1) {
-  return core::keyring({{1, std::string(32, '\x11')}, {2, std::string(32, '\x22')}}, writer,
-                       std::string(32, '\x33'));
+  return core::keyring({{1, std::string(32, '\x11')}, {2, std::string(32, '\x22')}},
+                       writer, std::string(32, '\x33'));
 }
 
 std::string live_record() {
