@@ -264,38 +264,6 @@ inline std::string card(const std::string& uid, const std::string& name,
 
 /// A test suite sharing one deployment of `Suite::carriers()`: started once
 /// for the suite, since real processes are slow to start.
-/// Every key and value of a Redis (read as its admin user), type by type,
-/// one per line: what a copy of its data would give away.
-inline std::string everything_in(redis_server& redis) {
-  auto client = redis.connect();
-  std::string out;
-  auto keys = client.call({"KEYS", "*"});
-  for (std::size_t i = 0; keys && i < keys->view().size(); ++i) {
-    std::string key(keys->view()[i].str());
-    out += key + "\n";
-    auto type = client.call({"TYPE", key});
-    std::string t(type->view().str());
-    simsync::store::command read =
-        t == "string" ? simsync::store::command{"GET", key}
-        : t == "hash" ? simsync::store::command{"HGETALL", key}
-        : t == "set"  ? simsync::store::command{"SMEMBERS", key}
-        : t == "zset" ? simsync::store::command{"ZRANGE", key, "0", "-1", "WITHSCORES"}
-        : t == "list" ? simsync::store::command{"LRANGE", key, "0", "-1"}
-                      : simsync::store::command{"XRANGE", key, "-", "+"};
-    auto value = client.call(read);
-    std::function<void(simsync::store::reply_view)> flatten = [&](auto v) {
-      if (v.is_array())
-        for (std::size_t k = 0; k < v.size(); ++k)
-          flatten(v[k]);
-      else if (!v.is_nil() && !v.is_integer())
-        out += std::string(v.str()) + "\n";
-    };
-    if (value)
-      flatten(value->view());
-  }
-  return out;
-}
-
 template <class Suite, class Base = ::testing::Test> struct shared_deployment : Base {
   static void SetUpTestSuite() { d = new deployment(Suite::carriers()); }
   static void TearDownTestSuite() {

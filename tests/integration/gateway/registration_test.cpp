@@ -4,6 +4,7 @@
 // Real carrierd and redis-server processes; codes read from the file SMS
 // gateway of each node, as tools/cluster sms does.
 #include "tests/integration/gateway/gateway_fixture.hpp"
+#include "tests/support/at_rest_scan.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -34,17 +35,6 @@ std::string type_of(const http_answer& a) {
 void expect_not_eligible(const http_answer& a) {
   EXPECT_EQ(a.status, 403) << a;
   EXPECT_EQ(type_of(a), "urn:simsync:problem:not-eligible") << a;
-}
-
-/// Every file under `dir`, concatenated.
-std::string files_under(const std::string& dir) {
-  std::string out;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
-    if (entry.is_regular_file()) {
-      std::ifstream in(entry.path(), std::ios::binary);
-      out.append(std::istreambuf_iterator<char>(in), {});
-    }
-  return out;
 }
 
 } // namespace
@@ -87,7 +77,8 @@ TEST_F(registration, a_code_is_sent_once_per_request_and_answers_when_it_expires
   ASSERT_EQ(code.size(), 6u);
   // The answer carries no code; the store holds none in the clear.
   EXPECT_EQ(sent.body.find(code), std::string::npos);
-  EXPECT_EQ(everything_in(d->redis("carrier-a")).find(code), std::string::npos);
+  auto admin = d->redis("carrier-a").connect();
+  EXPECT_TRUE(scan_at_rest(admin, "carrier-a", {{"code", code, true}}).empty());
 }
 
 TEST_F(registration, wrong_and_reused_codes_are_refused_and_register_nothing) {
@@ -278,9 +269,10 @@ TEST_F(registration, the_raw_id_number_never_leaves_its_carrier_in_the_clear) {
   auto c = http.register_line("carrier-c", "+8615000150900", 62);
   ASSERT_FALSE(c.token.empty());
   for (const std::string carrier : {"carrier-a", "carrier-b", "carrier-c"}) {
-    auto stored = everything_in(d->redis(carrier)) + files_under(d->redis(carrier).dir());
-    EXPECT_EQ(stored.find(id_number), std::string::npos) << carrier;
-    EXPECT_EQ(stored.find(name), std::string::npos) << carrier;
+    auto admin = d->redis(carrier).connect();
+    for (const auto& found :
+         scan_at_rest(admin, carrier, {{"ID number", id_number}, {"name", name}}))
+      ADD_FAILURE() << found;
   }
   auto between = d->federation_bytes();
   EXPECT_FALSE(between.empty()); // the relays did carry the replication

@@ -4,9 +4,9 @@
 // its keys. Read through the store, nothing changes for its callers.
 #include "store/outbox.hpp"
 #include "tests/integration/store/store_fixture.hpp"
+#include "tests/support/at_rest_scan.hpp"
 
 #include <chrono>
-#include <functional>
 #include <thread>
 
 using namespace simsync;
@@ -17,36 +17,10 @@ namespace {
 const std::string line_a = "+8613800138000";
 const std::string line_b = "+8618600186000";
 
-/// Every value of every key in `c`'s Redis, as one text to search.
-std::string everything_stored(carrier_store& c) {
-  std::string all;
-  auto keys = c.admin.call({"KEYS", "*"});
-  for (std::size_t i = 0; i < keys->view().size(); ++i) {
-    std::string key(keys->view()[i].str());
-    auto type = std::string(c.admin.call({"TYPE", key})->view().str());
-    std::vector<std::string> read;
-    if (type == "hash")
-      read = {"HGETALL", key};
-    else if (type == "stream")
-      read = {"XRANGE", key, "-", "+"};
-    else if (type == "set")
-      read = {"SMEMBERS", key};
-    else if (type == "string")
-      read = {"GET", key};
-    else
-      continue;
-    std::vector<std::string_view> args(read.begin(), read.end());
-    auto reply = c.admin.call(args);
-    std::function<void(store::reply_view)> collect = [&](store::reply_view v) {
-      if (v.is_array())
-        for (std::size_t j = 0; j < v.size(); ++j)
-          collect(v[j]);
-      else if (!v.is_nil())
-        all += std::string(v.str()) + "\n";
-    };
-    collect(reply->view());
-  }
-  return all;
+/// Where `c`'s Redis holds card text in the clear (none: every card sealed).
+std::vector<finding> clear_cards(carrier_store& c) {
+  return scan_keyspace(c.admin, c.store.carrier(),
+                       {{"card text", "Zqx"}, {"card", "BEGIN:VCARD"}});
 }
 
 struct sealing : ::testing::Test {
@@ -82,15 +56,12 @@ TEST_F(sealing, no_card_text_is_stored_in_the_clear_anywhere) {
          store::upload_mode::snapshot, store::scope::private_backup);
   // Before delivery the outbox holds the batches; after it, carrier-b holds
   // the cards, history and mailbox.
-  auto waiting = everything_stored(a);
-  EXPECT_EQ(waiting.find("Zqx"), std::string::npos) << waiting;
+  for (const auto& found : clear_cards(a))
+    ADD_FAILURE() << "waiting for carrier-b: " << found;
   deliver(a, b);
-  for (auto* c : {&a, &b}) {
-    auto stored = everything_stored(*c);
-    EXPECT_EQ(stored.find("Zqx"), std::string::npos)
-        << c->store.carrier() << ": " << stored;
-    EXPECT_EQ(stored.find("BEGIN:VCARD"), std::string::npos) << c->store.carrier();
-  }
+  for (auto* c : {&a, &b})
+    for (const auto& found : clear_cards(*c))
+      ADD_FAILURE() << found;
 }
 
 TEST_F(sealing, read_through_the_store_every_card_is_clear) {
