@@ -24,6 +24,8 @@ extern const std::string_view lua_put_subscriber;
 extern const std::string_view lua_delete_subscriber;
 extern const std::string_view lua_issue_code;
 extern const std::string_view lua_verify_code;
+extern const std::string_view lua_reseal_hash;
+extern const std::string_view lua_reseal_stream;
 } // namespace detail
 
 namespace {
@@ -50,7 +52,7 @@ compiled_script compile(std::string_view body) {
 }
 
 const compiled_script& compiled(script which) {
-  static const std::array<compiled_script, 14> all{
+  static const std::array<compiled_script, 16> all{
       compile(detail::lua_register_line),  compile(detail::lua_upload),
       compile(detail::lua_apply_incoming), compile(detail::lua_update_request),
       compile(detail::lua_fetch_pending),  compile(detail::lua_ack_pending),
@@ -58,6 +60,7 @@ const compiled_script& compiled(script which) {
       compile(detail::lua_release_claim),  compile(detail::lua_restore),
       compile(detail::lua_put_subscriber), compile(detail::lua_delete_subscriber),
       compile(detail::lua_issue_code),     compile(detail::lua_verify_code),
+      compile(detail::lua_reseal_hash),    compile(detail::lua_reseal_stream),
   };
   return all[static_cast<size_t>(which)];
 }

@@ -25,6 +25,8 @@ enum class script {
   delete_subscriber,
   issue_code,
   verify_code,
+  reseal_hash,
+  reseal_stream,
 };
 
 /// Runs a script with ARGV `args` in one round trip (EVALSHA), loading it

@@ -1,0 +1,137 @@
+// Key rotation in a real Redis: after the writer key changes, re-seal passes
+// leave nothing sealed with the old key but outbox entries (which leave as
+// they are sent), and everything still reads once the old key is dropped.
+#include "store/reseal.hpp"
+#include "store/scripts.hpp"
+#include "tests/integration/store/store_fixture.hpp"
+
+#include <chrono>
+#include <thread>
+
+using namespace simsync;
+using namespace simsync::testing;
+
+namespace {
+
+const std::string line_a = "+8613800138000";
+const std::string line_2 = "+8613800138002";
+
+struct reseal : ::testing::Test {
+  void SetUp() override {
+    register_line(a.store, person, line_a, {"carrier-b"});
+    register_line(a.store, person, line_2);
+    // carrier-b holds an account too: what changes here goes to its outbox.
+    ASSERT_TRUE(a.store.apply_incoming(
+        "carrier-b", {sibling_entry(person, store::outbox_kind::hold)}));
+    upload(a.store, person, line_a, {make_card("u1", "Ada"), make_card("u2", "Bo")});
+    std::this_thread::sleep_for(std::chrono::milliseconds{2});
+    upload(a.store, person, line_a, {make_card("u1", "Ada Byron")},
+           store::upload_mode::delta); // history keeps "Ada"
+    upload(a.store, person, line_a, {make_card("p1", "Private")},
+           store::upload_mode::snapshot, store::scope::private_backup);
+    old_ring = *a.keys->current();
+  }
+
+  /// Key 2 joins the ring and seals from now on; key 1 still opens.
+  void rotate() {
+    new_key = std::string(32, 'n');
+    a.keys->replace(core::keyring({{1, old_ring.seal_keys().at(1)}, {2, new_key}}, 2,
+                                  old_ring.lookup_key()));
+  }
+
+  /// Runs a whole pass; returns its summed steps.
+  store::reseal_step pass() {
+    store::reseal_step total;
+    std::string cursor = "0";
+    do {
+      auto step = store::reseal_step_at(a.client, *a.keys->current(), cursor);
+      EXPECT_TRUE(step) << describe(step.error());
+      if (!step)
+        break;
+      total.scanned += step->scanned;
+      total.resealed += step->resealed;
+      total.changed += step->changed;
+      for (auto [id, n] : step->left)
+        total.left[id] += n;
+      cursor = step->cursor;
+    } while (cursor != "0");
+    return total;
+  }
+
+  carrier_store a{"carrier-a"};
+  core::keyring old_ring;
+  std::string new_key;
+};
+
+} // namespace
+
+TEST_F(reseal, a_pass_seals_everything_again_with_the_writer_key) {
+  rotate();
+  auto first = pass();
+  EXPECT_GT(first.scanned, 0u);
+  // u1, u2 and p1, and the history's replaced "Ada".
+  EXPECT_GE(first.resealed, 4u);
+  EXPECT_EQ(first.changed, 0u);
+  // The outbox for carrier-b holds the uploads' batches, sealed with key 1:
+  // they leave as the link sends them, so key 1 stays until then.
+  EXPECT_GT(first.left[1], 0u);
+  auto second = pass();
+  EXPECT_EQ(second.resealed, 0u) << "a second pass finds nothing more to do";
+
+  // The outbox is sent (trimmed); then key 1 can go and everything reads.
+  auto entries =
+      store::read_outbox(a.client, *a.keys->current(), "carrier-b", "0-0", 100);
+  ASSERT_TRUE(entries);
+  ASSERT_TRUE(store::trim_outbox(a.client, "carrier-b", entries->back().id));
+  EXPECT_TRUE(pass().left.empty());
+  a.keys->replace(core::keyring({{2, new_key}}, 2, old_ring.lookup_key()));
+  auto shared = a.store.read_cards(person, line_a, store::scope::shared);
+  ASSERT_TRUE(shared) << describe(shared.error());
+  EXPECT_EQ(shared->size(), 2u);
+  auto priv = a.store.read_cards(person, line_a, store::scope::private_backup);
+  ASSERT_TRUE(priv) << describe(priv.error());
+  EXPECT_EQ(priv->size(), 1u);
+  auto pending = a.store.fetch_pending(person, line_2);
+  ASSERT_TRUE(pending) << describe(pending.error());
+  EXPECT_EQ(pending->changes.size(), 2u);
+  // The history's replaced version opens with key 2 alone.
+  auto history = a.client.call({"XRANGE", "history:{" + person + "}", "-", "+"});
+  std::string previous_versions;
+  for (std::size_t i = 0; i < history->view().size(); ++i) {
+    auto previous = store::stream_field(history->view()[i][1], "p");
+    if (previous.empty())
+      continue;
+    auto opened = store::open_record(*a.keys->current(), previous, person);
+    ASSERT_TRUE(opened);
+    previous_versions += *opened;
+  }
+  EXPECT_NE(previous_versions.find("FN:Ada\r\n"), std::string::npos);
+}
+
+TEST_F(reseal, a_rewritten_history_keeps_its_entry_ids_for_restore_points) {
+  auto ids_of = [&] {
+    std::vector<std::string> ids;
+    auto r = a.client.call({"XRANGE", "history:{" + person + "}", "-", "+"});
+    for (std::size_t i = 0; i < r->view().size(); ++i)
+      ids.emplace_back(r->view()[i][0].str());
+    return ids;
+  };
+  auto before = ids_of();
+  rotate();
+  pass();
+  EXPECT_EQ(ids_of(), before);
+  // New entries still get later ids than any the stream ever had.
+  upload(a.store, person, line_a, {make_card("u3", "Cy")});
+  auto after = ids_of();
+  EXPECT_GT(store::stream_id_ms(after.back()), 0u);
+  EXPECT_NE(after.back(), before.back());
+}
+
+TEST_F(reseal, a_value_changed_since_it_was_read_is_not_overwritten) {
+  auto key = "shared:{" + person + "}";
+  auto r = store::run_script(a.client, store::script::reseal_hash,
+                             {key, "u1", "not what it holds", "replacement"});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->view()[0].integer(), 0);
+  EXPECT_NE(hash_fields(a.client, key)["u1"], "replacement");
+}
