@@ -3,6 +3,7 @@
 #include "metrics/prometheus_text.hpp"
 #include "net/dead_letter_admin.hpp"
 #include "net/http_date.hpp"
+#include "net/key_admin.hpp"
 #include "net/problem.hpp"
 #include "net/route_table.hpp"
 #include "net/subscriber_admin.hpp"
@@ -54,6 +55,11 @@ std::vector<route_spec> subscriber_routes() {
        "DELETE /admin/dead-letters/{peer}/{id}", handle_drop_dead_letter},
       {http_method_post(), "/admin/dead-letters/:peer/:id/retry",
        "POST /admin/dead-letters/{peer}/{id}/retry", handle_retry_dead_letter},
+      {http_method_get(), "/admin/keys", "GET /admin/keys", handle_key_status},
+      {http_method_post(), "/admin/keys/reload", "POST /admin/keys/reload",
+       handle_key_reload},
+      {http_method_post(), "/admin/keys/reseal", "POST /admin/keys/reseal",
+       handle_key_reseal},
   };
 }
 
@@ -63,7 +69,7 @@ std::unique_ptr<router_t> make_admin_router(const context_ptr& ctx,
   router->http_get("/", [](auto req, auto) {
     return answer(
         req, restinio::status_ok(), "application/json",
-        R"({"routes":["/admin/actors","/metrics","/admin/subscribers","/admin/dead-letters"]})");
+        R"({"routes":["/admin/actors","/metrics","/admin/subscribers","/admin/dead-letters","/admin/keys"]})");
   });
   if (!board)
     return router;
@@ -104,8 +110,15 @@ admin_server::start(caf::actor_system& sys, const config::node_config& cfg,
                     board_ptr board) {
   auto self = std::make_unique<impl>();
   self->ctx = std::make_shared<gateway_context>(
-      sys, cfg, std::move(router), std::move(keys), gateway_limits{},
+      sys, cfg, std::move(router), keys, gateway_limits{},
       std::make_shared<metrics::request_meter>(false));
+  auto redis_at = store::redis_endpoint::parse(cfg.redis_address);
+  if (!redis_at)
+    return std::move(redis_at.error());
+  redis_at->user = cfg.redis_user;
+  redis_at->password = cfg.redis_password;
+  self->ctx->rotation =
+      std::make_shared<key_rotation>(sys, std::move(keys), cfg.keyring_file, *redis_at);
   try {
     self->server = restinio::run_async<admin_traits>(
         restinio::own_io_context(),
@@ -126,6 +139,7 @@ void admin_server::stop() {
   if (!impl_ || impl_->stopped)
     return;
   impl_->stopped = true;
+  impl_->ctx->rotation->stop();
   impl_->server->stop();
   impl_->server->wait();
 }

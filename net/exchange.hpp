@@ -7,6 +7,7 @@
 
 #include "actors/actors.hpp"
 #include "actors/incoming_entries.hpp"
+#include "actors/key_rotation.hpp"
 #include "config/node_config.hpp"
 #include "metrics/request_meter.hpp"
 #include "net/address_limiter.hpp"
@@ -44,6 +45,9 @@ struct gateway_context {
   /// ICCIDs (core/line_id.hpp), and, through the shards, seals contact data;
   /// replaced when the carrier's keys rotate.
   std::shared_ptr<core::shared_keyring> keys;
+  /// Reloads those keys and re-seals the node's Redis (the admin port's; null
+  /// on the terminal gateway).
+  std::shared_ptr<simsync::key_rotation> rotation;
   std::vector<std::string>
       peers; ///< every peer carrier: a new account asks each about the person
   gateway_limits limits;

@@ -4,10 +4,8 @@
 // byte of its append-only or RDB files, holds a card's text, a person's name
 // or ID number, an MSISDN or ICCID, a line token or a registration code.
 //
-// Expected to fail until contact cards are sealed and MSISDNs and ICCIDs are
-// replaced by keyed hashes: each category is asserted on its own, and every
-// finding names the Redis, key and field (or file) still holding it. ctest
-// label at_rest_proof (`ctest -LE at_rest_proof` leaves it out).
+// Each category is asserted on its own, and every finding names the Redis,
+// key and field (or file) holding it.
 #include "net/instant.hpp"
 #include "tests/integration/gateway/gateway_fixture.hpp"
 #include "tests/support/at_rest_scan.hpp"
