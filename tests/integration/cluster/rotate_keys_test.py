@@ -15,7 +15,13 @@ of the three-carrier example moved to free ports, while it runs.
     <file>.new beside it; the line at carrier-a reads its book as uploaded and
     the line at carrier-c still has it pending; each node's GET /admin/keys
     says writer 2, keys [2], a finished pass and nothing left; carrier-a's and
-    carrier-c's passes re-sealed something.
+    carrier-c's passes re-sealed something;
+  - carrier-c stopped (SIGSTOP), a changed book uploaded at carrier-a waits
+    in carrier-a's outbox for it: `rotate-keys --drop-old carrier-a` exits 0
+    saying key 2 stays for those entries (keys 2 and 3 in the file, writer
+    3); once carrier-c runs again and the outbox is empty, the same command
+    finishes that rotation (no key 4) and drops key 2; carrier-c's line
+    then has the change pending.
 
 `down` afterwards whatever happened. SIMSYNC_BUILD_DIR names the build that
 holds carrierd."""
@@ -23,9 +29,11 @@ holds carrierd."""
 import hashlib
 import hmac
 import json
+import os
 import random
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -188,13 +196,58 @@ def test(folder):
                                                f"{ring}")
     print("cluster_rotate_keys: every carrier's data is sealed with its key 2 alone; "
           "the lines read their contacts")
+    return {"carriers": carriers, "outboxes_empty": outboxes_empty, "seal": seal,
+            "line_a": (gateway_a, line_a, token_a), "line_c": (gateway_c, line_c, token_c)}
+
+
+def rotate_carrier_a(folder):
+    r = run([sys.executable, CLUSTER, "rotate-keys", "--drop-old", "carrier-a",
+             "--configs", folder], timeout=120)
+    print(r.stdout, end="")
+    return r.stdout
+
+
+def test_peer_down(folder, deployment, stopped):
+    """A key stays while outbox entries sealed with it wait for a peer that
+    is down; running the command again once they left drops it."""
+    carriers, seal = deployment["carriers"], deployment["seal"]["carrier-a"]
+    gateway_a, line_a, token_a = deployment["line_a"]
+    gateway_c, line_c, token_c = deployment["line_c"]
+    pid = carriers["carrier-c"]["nodes"][0]["pid"]
+    os.kill(pid, signal.SIGSTOP)
+    stopped.append(pid)
+    changed = book().replace("FN:Rotated 0\r\n", "FN:Rotated zero\r\n")
+    uploaded = ok_json("PUT", f"{gateway_a}/v1/lines/{line_a}/contacts?scope=shared",
+                       changed, token_a, "text/vcard")
+    expect(uploaded.get("changed") == 1, f"upload at carrier-a: {uploaded}")
+    out = rotate_carrier_a(folder)
+    expect("key 2 stays" in out and "carrier-c" in out,
+           f"rotate-keys did not keep key 2 for carrier-c's outbox entries:\n{out}")
+    ring = ring_of(seal)
+    expect(ring["writer"] == 3 and sorted(ring["keys"]) == ["2", "3"],
+           f"{seal} with carrier-c down: writer {ring['writer']}, keys {list(ring['keys'])}")
+    os.kill(pid, signal.SIGCONT)
+    stopped.remove(pid)
+    wait("every peer link's outbox emptying once carrier-c runs again",
+         deployment["outboxes_empty"])
+    out = rotate_carrier_a(folder)
+    expect("cluster: carrier-a: key 2 dropped" in out and "a. key" not in out,
+           f"rotate-keys run again did not finish the rotation:\n{out}")
+    ring = ring_of(seal)
+    expect(ring["writer"] == 3 and list(ring["keys"]) == ["3"],
+           f"{seal} after the second run: writer {ring['writer']}, keys {list(ring['keys'])}")
+    pending = ok_json("GET", f"{gateway_c}/v1/lines/{line_c}/pending", token=token_c)
+    expect("FN:Rotated zero" in pending.get("cards", ""),
+           f"the change made while carrier-c was stopped is not pending there: {pending}")
+    print("cluster_rotate_keys: key 2 stayed while carrier-c was down, and went after")
 
 
 def main():
     folder = Path(tempfile.mkdtemp(prefix="simsync-cluster-rotate-"))
+    stopped = []  # a carrierd this test stopped (SIGSTOP): continued before `down`
     try:
         copy_with_free_ports(folder)
-        test(folder)
+        test_peer_down(folder, test(folder), stopped)
         return 0
     except Failure as e:
         print(f"cluster_rotate_keys: FAILED: {e}", file=sys.stderr)
@@ -204,6 +257,8 @@ def main():
                   file=sys.stderr)
         return 1
     finally:
+        for pid in stopped:
+            os.kill(pid, signal.SIGCONT)
         subprocess.run([sys.executable, CLUSTER, "down", "--configs", folder],
                        stdout=subprocess.DEVNULL)
         shutil.rmtree(folder, ignore_errors=True)
