@@ -64,17 +64,6 @@ marked_card marked(const std::string& uid) {
   return out;
 }
 
-/// The cards of a book, in an order that does not depend on the store's.
-std::multiset<std::string> card_set(const std::string& book) {
-  std::multiset<std::string> out;
-  for (auto at = book.find("BEGIN:VCARD"); at != std::string::npos;) {
-    auto next = book.find("BEGIN:VCARD", at + 1);
-    out.insert(book.substr(at, next == std::string::npos ? next : next - at));
-    at = next;
-  }
-  return out;
-}
-
 /// Where a finding is, without what differs from run to run (idcodes,
 /// numbers, uids, stream entry ids, temporary folders, counts): the places
 /// that still hold something in the clear, each named once.

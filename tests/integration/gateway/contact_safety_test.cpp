@@ -53,17 +53,6 @@ struct contact_safety : shared_deployment<contact_safety> {
     return book;
   }
 
-  /// The cards of a book, in an order that does not depend on the store's.
-  static std::multiset<std::string> card_set(const std::string& book) {
-    std::multiset<std::string> out;
-    for (auto at = book.find("BEGIN:VCARD"); at != std::string::npos;) {
-      auto next = book.find("BEGIN:VCARD", at + 1);
-      out.insert(book.substr(at, next == std::string::npos ? next : next - at));
-      at = next;
-    }
-    return out;
-  }
-
   static int cards_in(const http_answer& a) {
     int n = 0;
     for (auto at = a.body.find("BEGIN:VCARD"); at != std::string::npos;

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -253,6 +254,17 @@ private:
 /// A six-digit code that is not `code`: a wrong guess.
 inline std::string another_code(const std::string& code) {
   return code == "000000" ? "111111" : "000000";
+}
+
+/// The cards of a book, in an order that does not depend on the store's.
+inline std::multiset<std::string> card_set(const std::string& book) {
+  std::multiset<std::string> out;
+  for (auto at = book.find("BEGIN:VCARD"); at != std::string::npos;) {
+    auto next = book.find("BEGIN:VCARD", at + 1);
+    out.insert(book.substr(at, next == std::string::npos ? next : next - at));
+    at = next;
+  }
+  return out;
 }
 
 /// A vCard 3.0 card with a UID.
