@@ -1,7 +1,7 @@
 #include "config/keyring_file.hpp"
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include "core/digest.hpp"
+
 #include <toml++/toml.h>
 
 #include <algorithm>
@@ -20,10 +20,6 @@ struct keyring_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-bool is_hex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
 std::string_view without_newlines(std::string_view text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
     text.remove_suffix(1);
@@ -32,28 +28,15 @@ std::string_view without_newlines(std::string_view text) {
 
 /// 64 hex digits as 32 bytes; nullopt otherwise.
 std::optional<std::string> key_of_hex(std::string_view text) {
-  if (text.size() != 2 * key_size || !std::all_of(text.begin(), text.end(), is_hex))
+  if (text.size() != 2 * key_size)
     return std::nullopt;
-  std::string key(key_size, '\0');
-  for (std::size_t i = 0; i < key_size; ++i) {
-    unsigned value = 0;
-    std::from_chars(text.data() + 2 * i, text.data() + 2 * i + 2, value, 16);
-    key[i] = static_cast<char>(value);
-  }
-  return key;
+  return core::bytes_of_hex(text);
 }
 
 /// The lookup key of a ring that names none: HMAC-SHA-256 of a fixed label
 /// under its key 1. Changing the label would move every stored lookup hash.
 std::string derived_lookup_key(const std::string& key_one) {
-  static constexpr std::string_view label = "simsync lookup key v1";
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  if (!HMAC(EVP_sha256(), key_one.data(), static_cast<int>(key_one.size()),
-            reinterpret_cast<const unsigned char*>(label.data()), label.size(), digest,
-            &size))
-    throw keyring_error("HMAC-SHA-256 failed");
-  return {reinterpret_cast<const char*>(digest), size};
+  return core::hmac_sha256(key_one, "simsync lookup key v1");
 }
 
 /// A one-key file: 32 raw bytes, or 64 hex digits and perhaps a newline.

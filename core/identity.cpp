@@ -1,7 +1,6 @@
 #include "core/identity.hpp"
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include "core/digest.hpp"
 
 #include <cstdint>
 #include <cstdlib>
@@ -154,19 +153,7 @@ std::string idcode(std::string_view key, const user_info& normalized) {
   std::string message = "simsync-idcode-v1";
   append_field(message, normalized.name);
   append_field(message, normalized.id_number);
-  unsigned char mac[EVP_MAX_MD_SIZE];
-  unsigned int mac_length = 0;
-  if (HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), bytes_of(message),
-           message.size(), mac, &mac_length) == nullptr)
-    throw std::runtime_error("idcode: HMAC-SHA256 failed");
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * mac_length);
-  for (unsigned int i = 0; i < mac_length; ++i) {
-    out += hex[mac[i] >> 4];
-    out += hex[mac[i] & 0xf];
-  }
-  return out;
+  return hex(hmac_sha256(key, message));
 }
 
 check_result validate_id_number(std::string_view id) {

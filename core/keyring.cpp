@@ -1,10 +1,8 @@
 #include "core/keyring.hpp"
 
 #include "core/base64url.hpp"
+#include "core/digest.hpp"
 #include "core/seal.hpp"
-
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 
 #include <stdexcept>
 
@@ -92,13 +90,7 @@ std::string keyring::lookup_hash(std::string_view domain, std::string_view value
   std::string message(domain);
   message += '\0';
   message.append(value);
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  if (!HMAC(EVP_sha256(), lookup_key_.data(), static_cast<int>(lookup_key_.size()),
-            reinterpret_cast<const unsigned char*>(message.data()), message.size(),
-            digest, &size))
-    throw std::runtime_error("keyring: HMAC-SHA-256 failed");
-  return base64url({reinterpret_cast<const char*>(digest), lookup_hash_bytes});
+  return base64url(hmac_sha256(lookup_key_, message).substr(0, lookup_hash_bytes));
 }
 
 } // namespace simsync::core

@@ -1,7 +1,7 @@
 #include "net/one_time_code.hpp"
 
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
+#include "core/digest.hpp"
+
 #include <openssl/rand.h>
 
 #include <algorithm>
@@ -33,19 +33,7 @@ std::string code_hash(std::string_view key, std::string_view msisdn,
                       std::string_view code) {
   std::string message = "simsync-code-v1|";
   message.append(msisdn).append("|").append(code);
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-            reinterpret_cast<const unsigned char*>(message.data()), message.size(),
-            digest, &size))
-    throw std::runtime_error("HMAC-SHA256 failed");
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned int i = 0; i < size; ++i) {
-    out += hex[digest[i] >> 4];
-    out += hex[digest[i] & 0xf];
-  }
-  return out;
+  return core::hex(core::hmac_sha256(key, message));
 }
 
 std::string code_message(std::string_view code, std::chrono::seconds valid_for) {

@@ -1,10 +1,10 @@
 #include "net/token.hpp"
 
 #include "core/base64url.hpp"
+#include "core/digest.hpp"
 
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
-#include <openssl/sha.h>
 
 #include <array>
 #include <cctype>
@@ -30,15 +30,7 @@ bool is_base64url(char c) {
 } // namespace
 
 std::string sha256_hex(std::string_view text) {
-  std::array<unsigned char, SHA256_DIGEST_LENGTH> digest{};
-  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest.data());
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out;
-  for (auto b : digest) {
-    out += hex[b >> 4];
-    out += hex[b & 0xf];
-  }
-  return out;
+  return core::hex(core::sha256(text));
 }
 
 issued_token issue_token(const std::string& idcode) {

@@ -1,5 +1,7 @@
 #include "tests/support/at_rest_scan.hpp"
 
+#include "core/digest.hpp"
+
 #include <algorithm>
 #include <fstream>
 #include <iterator>
@@ -21,16 +23,12 @@ std::string folded(std::string_view text) {
 
 /// `text` with every byte that is not printable ASCII as \xNN.
 std::string printable(std::string_view text) {
-  static constexpr char hex[] = "0123456789abcdef";
   std::string out;
-  for (unsigned char c : text) {
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out += static_cast<char>(c);
-    } else {
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 0xf];
-    }
+  for (char c : text) {
+    if (c >= 0x20 && c < 0x7f && c != '\\')
+      out += c;
+    else
+      out += "\\x" + core::hex({&c, 1});
   }
   return out;
 }

@@ -1,8 +1,7 @@
 #include "tests/support/redis_server.hpp"
 
+#include "core/digest.hpp"
 #include "tests/support/random_hex.hpp"
-
-#include <openssl/evp.h>
 
 #include <arpa/inet.h>
 #include <chrono>
@@ -52,18 +51,7 @@ int first_ephemeral_port() {
 
 /// "#<SHA-256 hex>": a password as an ACL file holds it.
 std::string acl_hash(const std::string& password) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int size = 0;
-  if (EVP_Digest(password.data(), password.size(), digest, &size, EVP_sha256(),
-                 nullptr) != 1)
-    throw std::runtime_error("SHA-256 failed");
-  static constexpr char hex[] = "0123456789abcdef";
-  std::string out = "#";
-  for (unsigned int i = 0; i < size; ++i) {
-    out += hex[digest[i] >> 4];
-    out += hex[digest[i] & 0xf];
-  }
-  return out;
+  return "#" + core::hex(core::sha256(password));
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 // pass runs, and the old key is dropped once nothing is left under it. No
 // acknowledged change is lost, at the carrier or at its sibling, and only the
 // admin credential may do any of it.
+#include "core/digest.hpp"
 #include "tests/integration/gateway/gateway_fixture.hpp"
 #include "tests/support/random_hex.hpp"
 
@@ -17,23 +18,13 @@ using namespace simsync::testing;
 
 namespace {
 
-std::string hex_of(const std::string& bytes) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += digits[c >> 4];
-    out += digits[c & 0xf];
-  }
-  return out;
-}
-
 /// A keyring file's text: `keys` (id -> bytes), `writer` seals, the lookup key kept.
 std::string keyring_text(const std::map<int, std::string>& keys, int writer,
                          const std::string& lookup) {
   std::string out = "writer = " + std::to_string(writer) + "\nlookup = \"" +
-                    hex_of(lookup) + "\"\n[keys]\n";
+                    core::hex(lookup) + "\"\n[keys]\n";
   for (const auto& [id, key] : keys)
-    out += std::to_string(id) + " = \"" + hex_of(key) + "\"\n";
+    out += std::to_string(id) + " = \"" + core::hex(key) + "\"\n";
   return out;
 }
 
