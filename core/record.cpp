@@ -87,6 +87,10 @@ std::size_t record_body_at(std::string_view bytes) {
   return line_end == none ? none : line_end + 1;
 }
 
+bool record_is_tombstone(std::string_view record) {
+  return record[hlc_width + 1 + hash_width + 1] == 'D';
+}
+
 std::optional<stamped_card> decode_record(std::string_view bytes) {
   constexpr std::size_t flag_at = hlc_width + 1 + hash_width + 1;
   if (bytes.size() < flag_at + 2 || bytes[hlc_width] != '|' ||

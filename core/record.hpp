@@ -42,6 +42,9 @@ std::string encode_record(const stamped_card& rec);
 /// with a record's head (the store seals and opens the card in place).
 std::size_t record_body_at(std::string_view bytes);
 
+/// Whether a record whose head record_body_at() accepted is a tombstone.
+bool record_is_tombstone(std::string_view record);
+
 /// Parses encode_record's output; nullopt if the bytes are not a record.
 std::optional<stamped_card> decode_record(std::string_view bytes);
 

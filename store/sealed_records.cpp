@@ -7,13 +7,6 @@ namespace simsync::store {
 
 namespace {
 
-/// Whether a record (its head checked) is a tombstone: its flag sits at a
-/// fixed place (core/record.hpp).
-bool is_tombstone(std::string_view record) {
-  constexpr std::size_t flag_at = 16 + 1 + 32 + 1;
-  return record[flag_at] == 'D';
-}
-
 /// `record` with its live card replaced by `transform(card)`; nullopt if it
 /// is not a record or the transform fails.
 template <class Transform>
@@ -21,7 +14,7 @@ std::optional<std::string> with_card(std::string_view record, Transform&& transf
   auto body_at = core::record_body_at(record);
   if (body_at == std::string_view::npos)
     return std::nullopt;
-  if (is_tombstone(record))
+  if (core::record_is_tombstone(record))
     return std::string(record);
   std::optional<std::string> card = transform(record.substr(body_at));
   if (!card)

@@ -77,6 +77,20 @@ TEST(record, head_is_fixed_width_so_lua_can_compare_it) {
       "0000000000000007|00000000000000000000000000000000|D|c|l|0000000000000005|d|m");
 }
 
+TEST(record, its_body_and_tombstone_flag_are_found_without_parsing_it) {
+  auto live = encode_record(sample());
+  auto at = record_body_at(live);
+  ASSERT_NE(at, std::string_view::npos);
+  EXPECT_EQ(live.substr(at), sample().card);
+  EXPECT_FALSE(record_is_tombstone(live));
+  stamped_card removal{stamp{42, "carrier-b", "+8618600186000"}, true, content_hash{}, "",
+                       stamp{17, "carrier-a", "+8613800138000"}};
+  auto tombstone = encode_record(removal);
+  ASSERT_NE(record_body_at(tombstone), std::string_view::npos);
+  EXPECT_TRUE(record_is_tombstone(tombstone));
+  EXPECT_EQ(record_body_at("not a record"), std::string_view::npos);
+}
+
 TEST(record, rejects_garbage) {
   auto good = encode_record(sample());
   std::vector<std::string> bad{
