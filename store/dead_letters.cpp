@@ -28,11 +28,13 @@ keep_dead_letters(redis_client& redis, const core::keyring& keys, const std::str
   // A command holds views: every string it names outlives the pipeline.
   auto key = dead_letter_key(peer);
   auto at = std::to_string(now_ms);
-  // A letter's batch may not even parse, so it is sealed whole, not card by card.
+  // A letter's batch may not even parse, so it is sealed whole, not card by
+  // card. A directory entry's is empty: nothing to seal.
   std::vector<std::string> sealed;
   sealed.reserve(letters.size());
   for (const auto& l : letters)
-    sealed.push_back(keys.seal(l.entry.batch, l.entry.idcode));
+    sealed.push_back(l.entry.batch.empty() ? std::string()
+                                           : keys.seal(l.entry.batch, l.entry.idcode));
   for (std::size_t i = 0; i < letters.size(); ++i) {
     const auto& l = letters[i];
     commands.push_back({"XADD", key, "MAXLEN", "~", kept_letters, "*", "entry",
