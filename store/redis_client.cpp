@@ -2,7 +2,9 @@
 
 #include <hiredis/hiredis.h>
 
+#include <cerrno>
 #include <charconv>
+#include <sys/socket.h>
 #include <sys/time.h>
 
 namespace simsync::store {
@@ -178,11 +180,27 @@ caf::error redis_client::io_error(const char* what) {
                                                     ctx_->errstr);
 }
 
+bool redis_client::closed_while_idle() const {
+  // Between round trips Redis owes no byte: end of stream or an error means
+  // it closed the connection, and a byte means it is out of step.
+  char byte;
+  auto n = recv(ctx_->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
 caf::expected<std::vector<reply>>
 redis_client::pipeline(const std::vector<command>& commands) {
   if (!healthy_)
     return caf::make_error(ec::store_unavailable,
                            "connection to Redis at " + where_.to_string() + " is broken");
+  if (closed_while_idle()) {
+    auto fresh = connect(where_);
+    if (!fresh) {
+      healthy_ = false;
+      return std::move(fresh.error());
+    }
+    std::swap(ctx_, fresh->ctx_);
+  }
   std::vector<const char*> argv;
   std::vector<size_t> argv_len;
   for (const auto& cmd : commands) {

@@ -87,7 +87,10 @@ public:
   ~redis_client();
 
   /// Sends every command in one write and reads every reply. Redis error
-  /// replies come back as replies; a broken connection is an error.
+  /// replies come back as replies; a broken connection is an error. A
+  /// connection Redis closed while nothing was asked of it (ACL LOAD after a
+  /// password rotation, CLIENT KILL, a timeout) is opened again first: no
+  /// command can have been lost with it.
   caf::expected<std::vector<reply>> pipeline(const std::vector<command>& commands);
   caf::expected<reply> call(const command& cmd);
 
@@ -99,6 +102,7 @@ public:
 private:
   redis_client(redisContext* ctx, redis_endpoint where);
   caf::error io_error(const char* what);
+  bool closed_while_idle() const;
 
   redisContext* ctx_ = nullptr;
   redis_endpoint where_;
