@@ -35,12 +35,10 @@ import tempfile
 import threading
 import time
 import tomllib
-import urllib.error
-import urllib.request
 from pathlib import Path
 
-from example_deployment import (CLUSTER, ROOT, Failure, add_subscriber, copy_with_free_ports,
-                                expect, expect_pki, last_code, resident_id, run)
+from example_deployment import (CLUSTER, ROOT, Failure, Unavailable, copy_with_free_ports,
+                                expect, expect_pki, ok_json, register, resident_id, run)
 
 CONSOLE = ROOT / "tools" / "console"
 RUN = os.getpid()
@@ -66,42 +64,6 @@ def node_of(snapshot, carrier):
 
 def digits(n):
     return "".join(random.choice("0123456789") for _ in range(n))
-
-
-class Unavailable(Failure):
-    """A 503: the gateway shed the request; a phone retries after Retry-After."""
-
-    def __init__(self, message, retry_after_s):
-        super().__init__(message)
-        self.retry_after_s = retry_after_s
-
-
-def http(method, url, body=None, token=None, content_type="application/json"):
-    data = body if isinstance(body, bytes) else \
-        (json.dumps(body).encode() if body is not None else None)
-    req = urllib.request.Request(url, data=data, method=method)
-    if data is not None:
-        req.add_header("Content-Type", content_type)
-    if token:
-        req.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return json.loads(r.read() or b"{}")
-    except urllib.error.HTTPError as e:
-        message = f"{method} {url}: {e.code} {e.read().decode(errors='replace')}"
-        if e.code == 503:
-            raise Unavailable(message, float(e.headers.get("Retry-After", "1")))
-        raise Failure(message)
-
-
-def register(folder, carrier, gateway, msisdn, name, id_number):
-    """The operator adds the SIM; the phone asks for a code and sends it back."""
-    iccid = f"898600{digits(14)}"
-    add_subscriber(folder, carrier, msisdn, iccid, name, id_number)
-    sent = http("POST", f"{gateway}/v1/register", {"msisdn": msisdn, "iccid": iccid})
-    expect(sent.get("status") == "code-sent", f"register {msisdn}: {sent}")
-    return http("POST", f"{gateway}/v1/register/verify",
-                {"msisdn": msisdn, "code": last_code(folder, msisdn)})
 
 
 def book(round_, persons=5):
@@ -130,7 +92,7 @@ class Pusher(threading.Thread):
                 round_ += 1
                 for msisdn, token in self.lines:
                     try:
-                        http("PUT",
+                        ok_json("PUT",
                              f"{self.gateway}/v1/lines/{msisdn}/contacts?scope=shared",
                              book(round_), token, "text/vcard")
                         self.pushed += 1

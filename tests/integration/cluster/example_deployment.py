@@ -3,15 +3,18 @@ folder with every port moved to a free one, so that a test's deployment runs
 beside anything else on this machine (the example's fixed ports included),
 the check that `tools/cluster up` made the TLS and signing files the configs
 name (pki/ of the test's folder), running a command whose failure fails the
-test, and the operator's side of registration (a subscriber record, the code
-the carrier texted)."""
+test, the operator's side of registration (a subscriber record, the code
+the carrier texted) and the phone's (HTTP requests, a line registered)."""
 
+import json
 import random
 import re
 import socket
 import subprocess
 import sys
 import tomllib
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -209,3 +212,51 @@ def last_code(folder, msisdn, cluster_args=(), timeout=30):
                timeout=timeout).stdout.strip()
     expect(re.fullmatch(r"\d{6}", code), f"tools/cluster sms {msisdn} printed {code!r}")
     return code
+
+
+class Unavailable(Failure):
+    """A 503: the gateway shed the request; a phone retries after Retry-After."""
+
+    def __init__(self, message, retry_after_s):
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+def http(method, url, body=None, token=None, content_type="application/json", timeout=20):
+    """One request: (status, body text, headers). body: text, bytes, or a
+    dict or list sent as JSON; token: the bearer token."""
+    if isinstance(body, (dict, list)):
+        body = json.dumps(body)
+    data = body.encode() if isinstance(body, str) else body
+    request = urllib.request.Request(url, data=data, method=method)
+    if data is not None:
+        request.add_header("Content-Type", content_type)
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as r:
+            return r.status, r.read().decode(), r.headers
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode(errors="replace"), e.headers
+
+
+def ok_json(method, url, body=None, token=None, content_type="application/json"):
+    """The JSON answer of a request that must succeed: a 503 is Unavailable,
+    any other status but 2xx a Failure."""
+    status, text, headers = http(method, url, body, token, content_type)
+    if status == 503:
+        raise Unavailable(f"{method} {url}: 503 {text}",
+                          float(headers.get("Retry-After", "1")))
+    expect(200 <= status < 300, f"{method} {url}: {status} {text}")
+    return json.loads(text or "{}")
+
+
+def register(folder, carrier, gateway, msisdn, name, id_number, cluster_args=()):
+    """The operator adds the SIM; the phone asks for a code and sends it back.
+    Returns the verification's answer (the line's token and idcode)."""
+    iccid = "8986" + "".join(random.choice("0123456789") for _ in range(16))
+    add_subscriber(folder, carrier, msisdn, iccid, name, id_number, cluster_args)
+    sent = ok_json("POST", f"{gateway}/v1/register", {"msisdn": msisdn, "iccid": iccid})
+    expect(sent.get("status") == "code-sent", f"register {msisdn} at {carrier}: {sent}")
+    return ok_json("POST", f"{gateway}/v1/register/verify",
+                   {"msisdn": msisdn, "code": last_code(folder, msisdn, cluster_args)})

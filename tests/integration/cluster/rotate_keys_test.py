@@ -39,48 +39,12 @@ import sys
 import tempfile
 import time
 import tomllib
-import urllib.error
-import urllib.request
 from pathlib import Path
 
-from example_deployment import (CLUSTER, Failure, add_subscriber, copy_with_free_ports,
-                                expect, expect_data_keys, last_code, resident_id, run)
+from example_deployment import (CLUSTER, Failure, copy_with_free_ports, expect,
+                                expect_data_keys, http, ok_json, register, resident_id, run)
 
 CARDS = 12
-
-
-def http(method, url, body=None, token=None, content_type="application/json"):
-    """(status, body text) of one request."""
-    data = body.encode() if isinstance(body, str) else body
-    request = urllib.request.Request(url, data=data, method=method)
-    if data is not None:
-        request.add_header("Content-Type", content_type)
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with urllib.request.urlopen(request, timeout=20) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode(errors="replace")
-
-
-def ok_json(method, url, body=None, token=None, content_type="application/json"):
-    status, text = http(method, url, body, token, content_type)
-    expect(200 <= status < 300, f"{method} {url}: {status} {text}")
-    return json.loads(text)
-
-
-def register(folder, carrier, gateway, msisdn, name, id_number):
-    """The operator adds the SIM; the phone asks for a code and sends it back.
-    Returns the line's token."""
-    iccid = "8986" + "".join(random.choice("0123456789") for _ in range(16))
-    add_subscriber(folder, carrier, msisdn, iccid, name, id_number)
-    sent = ok_json("POST", f"{gateway}/v1/register",
-                   json.dumps({"msisdn": msisdn, "iccid": iccid}))
-    expect(sent.get("status") == "code-sent", f"register {msisdn} at {carrier}: {sent}")
-    verified = ok_json("POST", f"{gateway}/v1/register/verify",
-                       json.dumps({"msisdn": msisdn, "code": last_code(folder, msisdn)}))
-    return verified["token"]
 
 
 def book():
@@ -115,7 +79,7 @@ def test(folder):
     admin_key = {c: Path(carriers[c]["admin_key_file"]).read_text().strip() for c in carriers}
 
     def keys_of(carrier, node):
-        status_, text = http("GET", f"{node['admin']}/admin/keys", token=admin_key[carrier])
+        status_, text, _ = http("GET", f"{node['admin']}/admin/keys", token=admin_key[carrier])
         expect(status_ == 200, f"GET /admin/keys of {carrier}/{node['id']}: {status_} {text}"
                                " (carrierd without the key rotation endpoints?)")
         return json.loads(text)
@@ -134,8 +98,8 @@ def test(folder):
     line_a = "+86138" + "".join(random.choice("0123456789") for _ in range(8))
     line_c = "+86186" + "".join(random.choice("0123456789") for _ in range(8))
     gateway_a, gateway_c = carriers["carrier-a"]["gateway"], carriers["carrier-c"]["gateway"]
-    token_a = register(folder, "carrier-a", gateway_a, line_a, name, id_number)
-    token_c = register(folder, "carrier-c", gateway_c, line_c, name, id_number)
+    token_a = register(folder, "carrier-a", gateway_a, line_a, name, id_number)["token"]
+    token_c = register(folder, "carrier-c", gateway_c, line_c, name, id_number)["token"]
     uploaded = ok_json("PUT", f"{gateway_a}/v1/lines/{line_a}/contacts?scope=shared",
                        book(), token_a, "text/vcard")
     expect(uploaded.get("added") == CARDS, f"upload at carrier-a: {uploaded}")
@@ -146,7 +110,7 @@ def test(folder):
     def outboxes_empty():
         for carrier, c in carriers.items():
             for node in c["nodes"]:
-                status_, text = http("GET", f"{node['admin']}/admin/actors")
+                status_, text, _ = http("GET", f"{node['admin']}/admin/actors")
                 if status_ != 200 or any(link.get("outbox") for link in
                                          json.loads(text).get("links", [])):
                     return False
@@ -173,7 +137,7 @@ def test(folder):
         expect(not path.with_name(path.name + ".new").exists(), f"{path}.new was left")
 
     # The lines still read what was stored before the rotation.
-    status_, cards = http("GET", f"{gateway_a}/v1/lines/{line_a}/contacts?scope=shared",
+    status_, cards, _ = http("GET", f"{gateway_a}/v1/lines/{line_a}/contacts?scope=shared",
                           token=token_a)
     expect(status_ == 200, f"reading the line at carrier-a: {status_} {cards}")
     expect(cards.count("BEGIN:VCARD") == CARDS and all(f"FN:Rotated {i}\r\n" in cards
