@@ -1,5 +1,7 @@
 #include "core/content_hash.hpp"
 
+#include "core/digest.hpp"
+
 #include <xxhash.h>
 
 namespace simsync::core {
@@ -7,16 +9,6 @@ namespace simsync::core {
 namespace {
 
 constexpr char hex_digits[] = "0123456789abcdef";
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
 
 } // namespace
 
@@ -34,7 +26,7 @@ bool content_hash::from_hex(std::string_view text, content_hash* out) {
     return false;
   content_hash h;
   for (std::size_t i = 0; i < 32; ++i) {
-    int v = hex_value(text[i]);
+    int v = hex_digit_value(text[i]);
     if (v < 0)
       return false;
     std::uint64_t& half = i < 16 ? h.hi : h.lo;

@@ -9,9 +9,7 @@
 
 namespace simsync::core {
 
-namespace {
-
-int value_of_digit(char c) {
+int hex_digit_value(char c) {
   if (c >= '0' && c <= '9')
     return c - '0';
   if (c >= 'a' && c <= 'f')
@@ -20,6 +18,8 @@ int value_of_digit(char c) {
     return c - 'A' + 10;
   return -1;
 }
+
+namespace {
 
 // SHA-256 and HMAC, looked up once: OpenSSL 3 looks an algorithm up again at
 // every call that names it by EVP_sha256() or HMAC(), which cost more than
@@ -72,7 +72,7 @@ std::optional<std::string> bytes_of_hex(std::string_view text) {
   std::string out;
   out.reserve(text.size() / 2);
   for (std::size_t i = 0; i < text.size(); i += 2) {
-    int high = value_of_digit(text[i]), low = value_of_digit(text[i + 1]);
+    int high = hex_digit_value(text[i]), low = hex_digit_value(text[i + 1]);
     if (high < 0 || low < 0)
       return std::nullopt;
     out += static_cast<char>((high << 4) | low);

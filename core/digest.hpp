@@ -6,6 +6,9 @@
 
 namespace simsync::core {
 
+/// The value of one hex digit (either case); -1 if `c` is not one.
+int hex_digit_value(char c);
+
 /// Lower-case hex of `bytes`: the text form of idcodes, token and code
 /// hashes, and keys in files.
 std::string hex(std::string_view bytes);

@@ -3,6 +3,8 @@
 // transfer encodings and charset conversion. Header-only because core/ builds
 // only its top-level .cpp files.
 
+#include "core/digest.hpp"
+
 #include <array>
 #include <cerrno>
 #include <cstdint>
@@ -142,16 +144,6 @@ inline bool is_valid_utf8(std::string_view text) {
 }
 
 // -- transfer encodings -------------------------------------------------------
-
-inline int hex_digit_value(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  return -1;
-}
 
 /// Decodes QUOTED-PRINTABLE into *out; false on a malformed escape. Soft line
 /// breaks left in the text are dropped and an encoded CRLF becomes LF, so the

@@ -12,6 +12,7 @@ import re
 import socket
 import subprocess
 import sys
+import time
 import tomllib
 import urllib.error
 import urllib.request
@@ -166,6 +167,14 @@ def expect_redis_acls(folder):
         expect(hashes == 2, f"{acl}: expected the hashes of two passwords, found {hashes}")
 
 
+def show_carrierd_logs(folder, pattern="data/**/carrierd.log", lines=15, file=sys.stderr):
+    """The last lines of each carrierd's log under folder: what a failed test
+    shows besides its own message."""
+    for log in sorted(Path(folder).glob(pattern)):
+        print(f"--- {log.relative_to(folder)} (last lines)", file=file)
+        print("\n".join(log.read_text(errors="replace").splitlines()[-lines:]), file=file)
+
+
 class Failure(Exception):
     """What a test reports as its failure."""
 
@@ -187,6 +196,14 @@ def run(argv, timeout=60, check=True, **kw):
         raise Failure(f"`{' '.join(map(str, argv))}` exited {r.returncode}:\n"
                       f"{r.stdout}{r.stderr}")
     return r
+
+
+def wait(what, condition, seconds=30):
+    """Polls condition until it holds; a Failure naming `what` after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        expect(time.monotonic() < deadline, f"{what} did not happen in {seconds} s")
+        time.sleep(0.3)
 
 
 def resident_id():

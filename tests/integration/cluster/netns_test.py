@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 from example_deployment import (CLUSTER, EXAMPLE, ROOT, Failure, add_subscriber, expect,
-                                expect_pki, last_code, named_files)
+                                expect_pki, last_code, named_files, show_carrierd_logs)
 from example_deployment import run as run_command
 BUILD = Path(os.environ.get("SIMSYNC_BUILD_DIR", ROOT / "build"))
 PHONE = BUILD / "tools" / "phone"
@@ -264,10 +264,7 @@ def main():
         if leftovers and not failed:
             failed = f"down left namespaces behind: {leftovers}"
         if failed:
-            logs = sorted((folder / "data" / "netns").glob("*/*/carrierd.log"))
-            for log in logs:
-                print(f"--- {log.relative_to(folder)} (last lines)")
-                print("\n".join(log.read_text(errors="replace").splitlines()[-15:]))
+            show_carrierd_logs(folder, "data/netns/*/*/carrierd.log", file=sys.stdout)
         shutil.rmtree(folder, ignore_errors=True)
     if failed:
         print(f"cluster_netns: FAILED: {failed}", file=sys.stderr)

@@ -31,11 +31,10 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from example_deployment import (CLUSTER, Failure, copy_with_free_ports, expect, ok_json,
-                                register, resident_id, run)
+                                register, resident_id, run, show_carrierd_logs, wait)
 
 CARDS = 5
 
@@ -78,13 +77,6 @@ def up(folder):
     run([sys.executable, CLUSTER, "up", "--configs", folder], timeout=120)
     return {c["id"]: c for c in json.loads(run([sys.executable, CLUSTER, "status", "--json",
                                                 "--configs", folder]).stdout)["carriers"]}
-
-
-def wait(what, condition, seconds=30):
-    deadline = time.monotonic() + seconds
-    while not condition():
-        expect(time.monotonic() < deadline, f"{what} did not happen in {seconds} s")
-        time.sleep(0.3)
 
 
 def test(folder):
@@ -182,10 +174,7 @@ def main():
         return 0
     except Failure as e:
         print(f"cluster_redis_password: FAILED: {e}", file=sys.stderr)
-        for log in sorted(folder.glob("data/**/carrierd.log")):
-            print(f"--- {log.relative_to(folder)} (last lines)", file=sys.stderr)
-            print("\n".join(log.read_text(errors="replace").splitlines()[-15:]),
-                  file=sys.stderr)
+        show_carrierd_logs(folder)
         return 1
     finally:
         subprocess.run([sys.executable, CLUSTER, "down", "--configs", folder],

@@ -37,12 +37,12 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 import tomllib
 from pathlib import Path
 
 from example_deployment import (CLUSTER, Failure, copy_with_free_ports, expect,
-                                expect_data_keys, http, ok_json, register, resident_id, run)
+                                expect_data_keys, http, ok_json, register, resident_id, run,
+                                show_carrierd_logs, wait)
 
 CARDS = 12
 
@@ -55,13 +55,6 @@ def book():
 
 def ring_of(path):
     return tomllib.loads(path.read_text())
-
-
-def wait(what, condition, seconds=30):
-    deadline = time.monotonic() + seconds
-    while not condition():
-        expect(time.monotonic() < deadline, f"{what} did not happen in {seconds} s")
-        time.sleep(0.3)
 
 
 def test(folder):
@@ -215,10 +208,7 @@ def main():
         return 0
     except Failure as e:
         print(f"cluster_rotate_keys: FAILED: {e}", file=sys.stderr)
-        for log in sorted(folder.glob("data/**/carrierd.log")):
-            print(f"--- {log.relative_to(folder)} (last lines)", file=sys.stderr)
-            print("\n".join(log.read_text(errors="replace").splitlines()[-15:]),
-                  file=sys.stderr)
+        show_carrierd_logs(folder)
         return 1
     finally:
         for pid in stopped:
