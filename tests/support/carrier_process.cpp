@@ -18,8 +18,8 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <regex>
-#include <spawn.h>
 #include <stdexcept>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -215,16 +215,24 @@ void deployment::start_node(const std::string& carrier, int index) {
   for (auto& a : args)
     argv.push_back(a.data());
   argv.push_back(nullptr);
-  posix_spawn_file_actions_t files;
-  posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, log.c_str(),
-                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&files, STDOUT_FILENO, STDERR_FILENO);
-  int rc =
-      ::posix_spawn(&n.pid, SIMSYNC_CARRIERD_PATH, &files, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&files);
-  if (rc != 0)
+  auto parent = ::getpid();
+  n.pid = ::fork();
+  if (n.pid < 0)
     throw std::runtime_error("cannot start carrierd " + name);
+  if (n.pid == 0) {
+    // carrierd dies with the test, even a crashed one (a test that aborted
+    // left its nodes running), and writes to its log, not the test's output.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent)
+      ::_exit(127);
+    int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    int null = ::open("/dev/null", O_RDONLY);
+    ::dup2(null, STDIN_FILENO);
+    ::dup2(out, STDOUT_FILENO);
+    ::dup2(out, STDERR_FILENO);
+    ::execv(SIMSYNC_CARRIERD_PATH, argv.data());
+    ::_exit(127);
+  }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{15};
   while (std::chrono::steady_clock::now() < deadline) {
     int status = 0;
