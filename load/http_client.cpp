@@ -3,10 +3,14 @@
 #include "load/progress.hpp"
 
 #include <curl/curl.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 namespace simsync::load {
@@ -38,9 +42,18 @@ http_driver::http_driver(std::size_t connections) : connections_(connections) {
   multi_ = curl_multi_init();
   if (!multi_)
     throw std::runtime_error("curl_multi_init failed");
+  epoll_ = epoll_create1(EPOLL_CLOEXEC);
+  if (epoll_ < 0) {
+    curl_multi_cleanup(static_cast<CURLM*>(multi_));
+    throw std::runtime_error(std::string("epoll_create1: ") + std::strerror(errno));
+  }
   auto* m = static_cast<CURLM*>(multi_);
   curl_multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, static_cast<long>(connections));
   curl_multi_setopt(m, CURLMOPT_MAXCONNECTS, static_cast<long>(connections));
+  curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, &http_driver::on_socket);
+  curl_multi_setopt(m, CURLMOPT_SOCKETDATA, this);
+  curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, &http_driver::on_timer);
+  curl_multi_setopt(m, CURLMOPT_TIMERDATA, this);
 }
 
 http_driver::~http_driver() {
@@ -49,6 +62,34 @@ http_driver::~http_driver() {
   for (auto* h : idle_handles_)
     curl_easy_cleanup(static_cast<CURL*>(h));
   curl_multi_cleanup(m);
+  close(epoll_);
+}
+
+int http_driver::on_socket(void*, int socket, int what, void* self, void*) {
+  auto* d = static_cast<http_driver*>(self);
+  if (what == CURL_POLL_REMOVE) {
+    epoll_ctl(d->epoll_, EPOLL_CTL_DEL, socket, nullptr);
+    return 0;
+  }
+  epoll_event ev{};
+  ev.events =
+      (what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u);
+  ev.data.fd = socket;
+  if (epoll_ctl(d->epoll_, EPOLL_CTL_MOD, socket, &ev) != 0 && errno == ENOENT)
+    epoll_ctl(d->epoll_, EPOLL_CTL_ADD, socket, &ev);
+  return 0;
+}
+
+int http_driver::on_timer(void*, long timeout_ms, void* self) {
+  auto* d = static_cast<http_driver*>(self);
+  d->curl_due_ = timeout_ms < 0 ? clock::time_point::max()
+                                : clock::now() + std::chrono::milliseconds{timeout_ms};
+  return 0;
+}
+
+void http_driver::act(int socket, int events) {
+  int running = 0;
+  curl_multi_socket_action(static_cast<CURLM*>(multi_), socket, events, &running);
 }
 
 void http_driver::submit(http_request request, http_callback done) {
@@ -68,10 +109,16 @@ void http_driver::submit_at(clock::time_point when, http_request request,
 }
 
 void http_driver::watch_fd(int fd, std::function<void()> on_readable) {
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = fd;
+  if (epoll_ctl(epoll_, EPOLL_CTL_ADD, fd, &ev) != 0)
+    throw std::runtime_error(std::string("epoll_ctl: ") + std::strerror(errno));
   fds_[fd] = std::move(on_readable);
 }
 
 void http_driver::unwatch_fd(int fd) {
+  epoll_ctl(epoll_, EPOLL_CTL_DEL, fd, nullptr);
   fds_.erase(fd);
 }
 
@@ -162,7 +209,7 @@ void http_driver::harvest() {
   }
 }
 
-void http_driver::poll(std::chrono::milliseconds max_wait) {
+void http_driver::poll(clock::duration max_wait) {
   if (interrupted())
     throw interrupted_error();
   auto now = clock::now();
@@ -171,32 +218,36 @@ void http_driver::poll(std::chrono::milliseconds max_wait) {
     delayed_.erase(delayed_.begin());
   }
   start_queued();
-  auto* m = static_cast<CURLM*>(multi_);
-  int running = 0;
-  curl_multi_perform(m, &running);
-  harvest();
-  start_queued();
-
-  auto wait = max_wait;
-  if (!delayed_.empty()) {
-    auto until = std::chrono::duration_cast<std::chrono::milliseconds>(
-        delayed_.begin()->first - clock::now());
-    wait = std::clamp(until, std::chrono::milliseconds{0}, wait);
+  if (curl_due_ <= clock::now()) {
+    act(CURL_SOCKET_TIMEOUT, 0);
+    harvest();
+    start_queued();
   }
-  std::vector<curl_waitfd> extra;
-  extra.reserve(fds_.size());
-  for (const auto& entry : fds_)
-    extra.push_back(curl_waitfd{entry.first, CURL_WAIT_POLLIN, 0});
-  int ready = 0;
-  curl_multi_poll(m, extra.data(), static_cast<unsigned>(extra.size()),
-                  static_cast<int>(wait.count()), &ready);
-  for (const auto& w : extra)
-    if (w.revents != 0) {
-      auto it = fds_.find(w.fd);
-      if (it != fds_.end())
-        it->second();
+
+  // Wait for a socket, libcurl's next timeout or the next delayed request.
+  auto until = std::min(curl_due_, clock::now() + max_wait);
+  if (!delayed_.empty())
+    until = std::min(until, delayed_.begin()->first);
+  auto wait = std::clamp(until - clock::now(), clock::duration::zero(), max_wait);
+  auto wait_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(wait).count();
+  timespec timeout{static_cast<time_t>(wait_ns / 1'000'000'000),
+                   static_cast<long>(wait_ns % 1'000'000'000)};
+  epoll_event events[256];
+  int ready = epoll_pwait2(epoll_, events, 256, &timeout, nullptr);
+  for (int i = 0; i < ready; ++i) {
+    int fd = events[i].data.fd;
+    auto watched = fds_.find(fd);
+    if (watched != fds_.end()) {
+      watched->second();
+      continue;
     }
-  curl_multi_perform(m, &running);
+    int flags = (events[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
+                (events[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+                (events[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+    act(fd, flags);
+  }
+  if (curl_due_ <= clock::now())
+    act(CURL_SOCKET_TIMEOUT, 0);
   harvest();
   start_queued();
 }

@@ -144,9 +144,8 @@ result run_interactive(context& ctx) {
         issue(next);
       auto wait = next < schedule.total() ? schedule.due(next) - clock::now()
                                           : clock::duration::zero();
-      auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(wait);
-      ctx.http.poll(
-          std::clamp(ms, std::chrono::milliseconds{0}, std::chrono::milliseconds{2}));
+      ctx.http.poll(std::clamp(wait, clock::duration::zero(),
+                               clock::duration{std::chrono::milliseconds{2}}));
       ctx.watch.tick();
       if (tick()) {
         rss_max = std::max(rss_max, max_resident_kib(ctx.dep));
