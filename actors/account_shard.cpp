@@ -95,9 +95,10 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
         return with_store(self, [&](store::account_store& s) { return s.upload(req); });
       },
       [=](atom::history, const std::string& idcode, const std::string& line,
-          store::scope where, const std::string& before, std::uint64_t limit) {
+          const std::string& proof, store::scope where, const std::string& before,
+          std::uint64_t limit) {
         return with_store(self, [&](store::account_store& s) {
-          return s.read_history(idcode, line, where, before, limit);
+          return s.read_history(idcode, line, proof, where, before, limit);
         });
       },
       [=](atom::restore,
@@ -113,9 +114,10 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
           return s.apply_incoming(origin, entries);
         });
       },
-      [=](atom::update, const std::string& idcode, const std::string& line) {
+      [=](atom::update, const std::string& idcode, const std::string& line,
+          const std::string& proof) {
         return with_store(self, [&](store::account_store& s) {
-          return s.request_update(idcode, line);
+          return s.request_update(idcode, line, proof);
         });
       },
       [=](atom::fetch, const store::pending_request& req) {
@@ -123,24 +125,26 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
                           [&](store::account_store& s) { return s.fetch_page(req); });
       },
       [=](atom::ack, const std::string& idcode, const std::string& line,
-          const std::string& cursor, store::decision what) {
+          const std::string& proof, const std::string& cursor, store::decision what) {
         return with_store(self,
                           [&](store::account_store& s) -> caf::expected<std::uint64_t> {
-                            auto n = s.ack_pending(idcode, line, cursor, what);
+                            auto n = s.ack_pending(idcode, line, proof, cursor, what);
                             if (!n)
                               return std::move(n.error());
                             return static_cast<std::uint64_t>(*n);
                           });
       },
       [=](atom::read_cards, const std::string& idcode, const std::string& line,
-          store::scope where) {
+          const std::string& proof, store::scope where) {
         return with_store(self, [&](store::account_store& s) {
-          return s.read_cards(idcode, line, where);
+          return s.read_cards(idcode, line, proof, where);
         });
       },
-      [=](atom::remove_line, const std::string& idcode, const std::string& line) {
-        return with_store(
-            self, [&](store::account_store& s) { return s.remove_line(idcode, line); });
+      [=](atom::remove_line, const std::string& idcode, const std::string& line,
+          const std::string& proof) {
+        return with_store(self, [&](store::account_store& s) {
+          return s.remove_line(idcode, line, proof);
+        });
       },
       [=](atom::claim, const std::string& line, const std::string& idcode,
           std::uint64_t now_ms, const std::string& take_over_from) {

@@ -29,24 +29,29 @@ using account_shard_actor = caf::typed_actor<
     /// for this shard's accounts, applied in order in one store script.
     caf::replies_to<atom::replicate, std::string,
                     std::vector<store::outbox_entry>>::with<store::replicate_result>,
-    /// F5: the pending counts of (idcode, line).
-    caf::replies_to<atom::update, std::string, std::string>::with<store::pending_counts>,
+    /// Every request of a line carries the proof that opens it, the SHA-256 of
+    /// its SIM token (store::operator_proof: the carrier's own), which the
+    /// store checks in the same round trip as the work (ec::bad_token).
+    /// F5: the pending counts of (idcode, line, proof).
+    caf::replies_to<atom::update, std::string, std::string,
+                    std::string>::with<store::pending_counts>,
     /// F6: one page of a fetch (a limit, the previous page's next, If-None-Match).
     caf::replies_to<atom::fetch, store::pending_request>::with<store::pending_fetch>,
-    /// F6: acknowledge (idcode, line, cursor, decision); replies with the changes done.
-    caf::replies_to<atom::ack, std::string, std::string, std::string,
+    /// F6: acknowledge (idcode, line, proof, cursor, decision); replies with the
+    /// changes done.
+    caf::replies_to<atom::ack, std::string, std::string, std::string, std::string,
                     store::decision>::with<std::uint64_t>,
-    /// The live cards of (idcode, line)'s shared store or private backup.
-    caf::replies_to<atom::read_cards, std::string, std::string,
+    /// The live cards of (idcode, line, proof)'s shared store or private backup.
+    caf::replies_to<atom::read_cards, std::string, std::string, std::string,
                     store::scope>::with<std::vector<store::stored_card>>,
-    /// A page of the changes of (idcode, line)'s shared store or private
+    /// A page of the changes of (idcode, line, proof)'s shared store or private
     /// backup, newest first, before a change id (empty: the newest), at most N.
-    caf::replies_to<atom::history, std::string, std::string, store::scope, std::string,
-                    std::uint64_t>::with<store::history_page>,
+    caf::replies_to<atom::history, std::string, std::string, std::string, store::scope,
+                    std::string, std::uint64_t>::with<store::history_page>,
     /// Point-in-time restore (or its preview) of a line's book.
     caf::replies_to<atom::restore, store::restore_request>::with<store::upload_result>,
-    /// Removes (idcode, line) and its data; true if the account went with it.
-    caf::replies_to<atom::remove_line, std::string, std::string>::with<bool>,
+    /// Removes (idcode, line, proof) and its data; true if the account went with it.
+    caf::replies_to<atom::remove_line, std::string, std::string, std::string>::with<bool>,
     /// F1's first step, at the shard a line routes to: claims (line id,
     /// idcode, now_ms, take_over_from) for the carrier's one owner.
     caf::replies_to<atom::claim, std::string, std::string, std::uint64_t,

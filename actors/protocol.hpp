@@ -69,8 +69,9 @@ typename Inspector::result_type inspect(Inspector& f, mass_deletion_guard& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, upload_request& x) {
-  return f(caf::meta::type_name("upload_request"), x.idcode, x.line, x.scope, x.mode,
-           x.cards, x.uids, x.allow_removals, x.now_ms, x.guard, x.confirm_removals);
+  return f(caf::meta::type_name("upload_request"), x.idcode, x.line, x.token_hash,
+           x.scope, x.mode, x.cards, x.uids, x.allow_removals, x.now_ms, x.guard,
+           x.confirm_removals);
 }
 
 template <class Inspector>
@@ -97,8 +98,8 @@ typename Inspector::result_type inspect(Inspector& f, history_page& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, restore_request& x) {
-  return f(caf::meta::type_name("restore_request"), x.idcode, x.line, x.scope, x.at_ms,
-           x.preview, x.now_ms);
+  return f(caf::meta::type_name("restore_request"), x.idcode, x.line, x.token_hash,
+           x.scope, x.at_ms, x.preview, x.now_ms);
 }
 
 template <class Inspector>
@@ -119,8 +120,8 @@ typename Inspector::result_type inspect(Inspector& f, pending_change& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, pending_request& x) {
-  return f(caf::meta::type_name("pending_request"), x.idcode, x.line, x.limit, x.next,
-           x.known_tag);
+  return f(caf::meta::type_name("pending_request"), x.idcode, x.line, x.token_hash,
+           x.limit, x.next, x.known_tag);
 }
 
 template <class Inspector>

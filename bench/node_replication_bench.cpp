@@ -90,6 +90,7 @@ void BM_replication(benchmark::State& state) {
       store::upload_request req;
       req.idcode = idcode_of(p);
       req.line = "+861380000" + std::to_string(p);
+      req.token_hash = "h"; // what the registration stored
       req.cards = book;
       req.now_ms = 1'700'000'000'000;
       at_a.upload(req);
@@ -105,7 +106,8 @@ void BM_replication(benchmark::State& state) {
       break;
     }
     for (int p = 0; p < persons; ++p) {
-      auto counts = at_b.request_update(idcode_of(p), "+861860000" + std::to_string(p));
+      auto counts =
+          at_b.request_update(idcode_of(p), "+861860000" + std::to_string(p), "h");
       if (!counts || counts->added != static_cast<std::size_t>(cards)) {
         state.SkipWithError("a line at B does not hold exactly the book");
         return;

@@ -38,6 +38,7 @@ void shared_upload(benchmark::State& state, store::upload_mode mode) {
     store::upload_request req;
     req.idcode = id;
     req.line = "+8613800138000" + id;
+    req.token_hash = "h"; // what the registration stored
     req.mode = mode;
     req.cards = books[account % 2];
     req.now_ms = ++now_ms;

@@ -14,6 +14,8 @@ const char* to_string(ec code) {
     return "store_corrupt";
   case ec::unknown_line:
     return "unknown_line";
+  case ec::bad_token:
+    return "bad_token";
   case ec::line_taken:
     return "line_taken";
   case ec::stale_cursor:

@@ -49,6 +49,10 @@ enum class ec : std::uint8_t {
   /// Registration: the code had its most wrong attempts and is void; the
   /// context is when it would have expired, in ms from now.
   too_many_attempts,
+  /// The SIM token presented does not open the line (the store compared its
+  /// hash with the line's); the gateway tells a revoked token from another
+  /// line's.
+  bad_token,
 };
 
 /// Stable, lower-case name of a code, used in logs and problem+json types.

@@ -24,9 +24,7 @@ problem forbidden() {
 
 } // namespace
 
-void authorize(
-    const exchange_ptr& ex,
-    std::function<void(const std::string& idcode, const std::string& line)> next) {
+void authorize(const exchange_ptr& ex, std::function<void(const line_access&)> next) {
   auto header = ex->request().header().opt_value_of(restinio::http_field::authorization);
   auto token = header ? bearer_token(std::string_view(header->data(), header->size()))
                       : std::nullopt;
@@ -36,27 +34,24 @@ void authorize(
         "send Authorization: Bearer <token> as issued by POST /v1/register/verify"});
     return;
   }
-  auto idcode = std::string(token_idcode(*token));
-  auto line_id = core::line_id_of(*ex->ctx().keys->current(), ex->param(0));
+  line_access access{std::string(token_idcode(*token)),
+                     core::line_id_of(*ex->ctx().keys->current(), ex->param(0)),
+                     sha256_hex(*token)};
+  ex->presented_token(std::move(*token));
+  next(access);
+}
+
+void refuse_token(const exchange_ptr& ex) {
+  const auto& token = ex->presented_token();
   ex->ask(
-      idcode,
-      [ex, idcode, line_id, token = *token,
-       next](const caf::optional<store::line_info>& line) {
-        if (line && line->idcode == idcode && token_matches(token, line->token_hash))
-          return next(idcode, line_id);
-        // Not this line's token: a live token of another line of the same
-        // account is 403; a revoked or unknown one is 401.
-        ex->ask(
-            idcode,
-            [ex, token](const std::vector<std::string>& hashes) {
-              bool live = std::any_of(hashes.begin(), hashes.end(), [&](const auto& h) {
-                return token_matches(token, h);
-              });
-              ex->fail(live ? forbidden() : invalid_token());
-            },
-            atom::token_hashes_v, idcode);
+      std::string(token_idcode(token)),
+      [ex](const std::vector<std::string>& hashes) {
+        const auto& token = ex->presented_token();
+        bool live = std::any_of(hashes.begin(), hashes.end(),
+                                [&](const auto& h) { return token_matches(token, h); });
+        ex->fail(live ? forbidden() : invalid_token());
       },
-      atom::find_line_v, line_id);
+      atom::token_hashes_v, std::string(token_idcode(token)));
 }
 
 } // namespace simsync::net

@@ -1,6 +1,7 @@
 #include "net/exchange.hpp"
 
 #include "core/error.hpp"
+#include "net/auth.hpp"
 #include "net/content_coding.hpp"
 #include "net/http_date.hpp"
 #include "net/http_status.hpp"
@@ -213,6 +214,9 @@ void exchange::fail(const problem& p) {
 }
 
 void exchange::fail(const caf::error& err) {
+  // The store refused the token: which answer depends on what it opens.
+  if (err == ec::bad_token && !token_.empty())
+    return refuse_token(shared_from_this());
   if (err == ec::replication_behind)
     ctx_->meter->shed();
   auto p = problem_of(err);

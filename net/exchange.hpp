@@ -140,6 +140,10 @@ public:
   /// writes that must reach several shards or none.
   void with_shards(const std::vector<int>& indices, std::function<void()> next);
 
+  /// The SIM token the request presented (authorize), for refuse_token.
+  void presented_token(std::string token) { token_ = std::move(token); }
+  const std::string& presented_token() const { return token_; }
+
   /// Runs `work` on a thread of its own (it may block, as an SMS gateway's
   /// answer does), then `on_done` with its result on this request's actor;
   /// answers 504 if it takes longer than `limit`.
@@ -190,6 +194,7 @@ private:
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::vector<std::string> params_;
   std::string decoded_body_;
+  std::string token_;
   bool decoded_ = false;
   bool answered_ = false;
 };

@@ -26,7 +26,7 @@ void release_claim(const exchange_ptr& ex, const std::string& line,
 } // namespace
 
 void retire_line(const exchange_ptr& ex, const std::string& line,
-                 const std::string& owner,
+                 const std::string& owner, const std::string& proof,
                  std::function<void(bool line_removed, bool account_removed)> done) {
   if (!routable(owner))
     return release_claim(ex, line, owner, [done] { done(false, false); });
@@ -44,7 +44,7 @@ void retire_line(const exchange_ptr& ex, const std::string& line,
           return ex->fail(err);
         release_claim(ex, line, owner, [done] { done(false, false); });
       },
-      atom::remove_line_v, owner, line);
+      atom::remove_line_v, owner, line, proof);
 }
 
 } // namespace simsync::net

@@ -11,10 +11,11 @@ namespace simsync::net {
 /// data go (its token stops working, and the account goes with its last
 /// line), then the line's claim, so the number may be registered afresh. A line that is
 /// already gone is no error. Then `done(line_removed, account_removed)`.
-/// Used when the phone deletes its line and when the carrier's registry ends
-/// or reassigns the subscription.
+/// Used when the phone deletes its line (`proof`: its token's hash) and when
+/// the carrier's registry ends or reassigns the subscription
+/// (store::operator_proof).
 void retire_line(const exchange_ptr& ex, const std::string& line,
-                 const std::string& owner,
+                 const std::string& owner, const std::string& proof,
                  std::function<void(bool line_removed, bool account_removed)> done);
 
 } // namespace simsync::net

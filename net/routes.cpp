@@ -219,14 +219,15 @@ void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
                             std::to_string(ex->body().size()) + " bytes; at most " +
                                 std::to_string(limits.max_body_bytes)});
   authorize(ex, [ex, mode, scope = *scope, confirmed = *confirmed,
-                 empty = *empty](const std::string& idcode, const std::string& line) {
+                 empty = *empty](const line_access& who) {
     auto book = check_book(ex->body(), ex->ctx().limits, empty);
     if (book.error)
       return ex->fail(*book.error);
     auto assigned = assigned_uids_json(book.entries);
     store::upload_request req;
-    req.idcode = idcode;
-    req.line = line;
+    req.idcode = who.idcode;
+    req.line = who.line;
+    req.token_hash = who.proof;
     req.scope = scope;
     req.mode = mode;
     req.cards = std::move(book.entries);
@@ -236,7 +237,7 @@ void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
     // Emptying a book on purpose confirms its removals.
     req.confirm_removals = empty ? std::numeric_limits<std::uint64_t>::max() : confirmed;
     ex->ask(
-        idcode,
+        who.idcode,
         [ex, rejected = std::move(book.rejected), assigned = std::move(assigned)](
             const store::upload_result& r) { answer_upload(ex, r, rejected, assigned); },
         atom::upload_v, std::move(req));
@@ -247,16 +248,17 @@ void handle_delete_card(const exchange_ptr& ex) {
   auto scope = requested_scope(ex);
   if (!scope)
     return;
-  authorize(ex, [ex, scope = *scope](const std::string& idcode, const std::string& line) {
+  authorize(ex, [ex, scope = *scope](const line_access& who) {
     store::upload_request req;
-    req.idcode = idcode;
-    req.line = line;
+    req.idcode = who.idcode;
+    req.line = who.line;
+    req.token_hash = who.proof;
     req.scope = scope;
     req.mode = store::upload_mode::remove;
     req.uids = {ex->param(1)};
     req.now_ms = core::unix_now_ms();
     ex->ask(
-        idcode, [ex](const store::upload_result& r) { answer_upload(ex, r, {}); },
+        who.idcode, [ex](const store::upload_result& r) { answer_upload(ex, r, {}); },
         atom::upload_v, std::move(req));
   });
 }
@@ -271,10 +273,9 @@ void handle_read_contacts(const exchange_ptr& ex) {
   std::optional<core::vcard_version> version;
   if (!version_of(ex, *query, version))
     return;
-  authorize(ex, [ex, scope = *scope, version](const std::string& idcode,
-                                              const std::string& line) {
+  authorize(ex, [ex, scope = *scope, version](const line_access& who) {
     ex->ask(
-        idcode,
+        who.idcode,
         [ex, version](const std::vector<store::stored_card>& cards) {
           std::string body;
           for (const auto& c : cards)
@@ -282,18 +283,18 @@ void handle_read_contacts(const exchange_ptr& ex) {
               body += render_card(c.record.card, version, c.uid);
           ex->reply(200, "text/vcard; charset=utf-8", std::move(body));
         },
-        atom::read_cards_v, idcode, line, scope);
+        atom::read_cards_v, who.idcode, who.line, who.proof, scope);
   });
 }
 
 // -- F5, F6 -------------------------------------------------------------------
 
 void handle_update(const exchange_ptr& ex) {
-  authorize(ex, [ex](const std::string& idcode, const std::string& line) {
+  authorize(ex, [ex](const line_access& who) {
     ex->ask(
-        idcode,
+        who.idcode,
         [ex](const store::pending_counts& c) { ex->reply_json(200, counts_json(c)); },
-        atom::update_v, idcode, line);
+        atom::update_v, who.idcode, who.line, who.proof);
   });
 }
 
@@ -329,13 +330,14 @@ void handle_pending(const exchange_ptr& ex) {
       req.known_tag = known_mailbox_tag(std::string_view(header->data(), header->size()),
                                         version_name);
   }
-  authorize(ex, [ex, version, version_name, req = std::move(req)](
-                    const std::string& idcode, const std::string& line) {
+  authorize(ex, [ex, version, version_name,
+                 req = std::move(req)](const line_access& who) {
     auto ask = req;
-    ask.idcode = idcode;
-    ask.line = line;
+    ask.idcode = who.idcode;
+    ask.line = who.line;
+    ask.token_hash = who.proof;
     ex->ask(
-        idcode,
+        who.idcode,
         [ex, version, version_name](const store::pending_fetch& fetch) {
           std::vector<std::pair<std::string, std::string>> headers{
               {"ETag", pending_etag(fetch.tag, version_name)}};
@@ -376,14 +378,13 @@ void handle_ack(const exchange_ptr& ex) {
   if (*decision != "apply" && *decision != "discard")
     return ex->fail(bad_field("decision", "must be apply or discard"));
   auto what = *decision == "apply" ? store::decision::apply : store::decision::discard;
-  authorize(ex, [ex, cursor = *cursor, what](const std::string& idcode,
-                                             const std::string& line) {
+  authorize(ex, [ex, cursor = *cursor, what](const line_access& who) {
     ex->ask(
-        idcode,
+        who.idcode,
         [ex](std::uint64_t done) {
           ex->reply_json(200, {{"acknowledged", done}});
         },
-        atom::ack_v, idcode, line, cursor, what);
+        atom::ack_v, who.idcode, who.line, who.proof, cursor, what);
   });
 }
 
@@ -404,11 +405,10 @@ void handle_history(const exchange_ptr& ex) {
   std::string before{query_value(*query, "next").value_or("")};
   if (!before.empty() && !history_next(before))
     return ex->fail(bad_field("next", "is not a value an earlier page gave"));
-  authorize(ex, [ex, scope = *scope, limit = *limit, before](const std::string& idcode,
-                                                             const std::string& line) {
+  authorize(ex, [ex, scope = *scope, limit = *limit, before](const line_access& who) {
     ex->ask(
-        idcode,
-        [ex, idcode](const store::history_page& page) {
+        who.idcode,
+        [ex, idcode = who.idcode](const store::history_page& page) {
           auto numbers = opened_msisdns(*ex->ctx().keys->current(), page, idcode);
           auto changes = nlohmann::json::array();
           for (const auto& c : page.changes) {
@@ -425,7 +425,7 @@ void handle_history(const exchange_ptr& ex) {
             answer["next"] = page.next;
           ex->reply_json(200, answer);
         },
-        atom::history_v, idcode, line, scope, before, limit);
+        atom::history_v, who.idcode, who.line, who.proof, scope, before, limit);
   });
 }
 
@@ -455,11 +455,12 @@ void handle_restore(const exchange_ptr& ex) {
   req.at_ms = *at;
   req.preview = preview.get<bool>();
   req.now_ms = now;
-  authorize(ex, [ex, req](const std::string& idcode, const std::string& line) mutable {
-    req.idcode = idcode;
-    req.line = line;
+  authorize(ex, [ex, req](const line_access& who) mutable {
+    req.idcode = who.idcode;
+    req.line = who.line;
+    req.token_hash = who.proof;
     ex->ask(
-        idcode,
+        who.idcode,
         [ex, preview = req.preview](const store::upload_result& r) {
           auto answer = upload_json(r, {});
           answer["preview"] = preview;
@@ -470,8 +471,8 @@ void handle_restore(const exchange_ptr& ex) {
 }
 
 void handle_delete_line(const exchange_ptr& ex) {
-  authorize(ex, [ex](const std::string& idcode, const std::string& line) {
-    retire_line(ex, line, idcode, [ex](bool, bool account_removed) {
+  authorize(ex, [ex](const line_access& who) {
+    retire_line(ex, who.line, who.idcode, who.proof, [ex](bool, bool account_removed) {
       ex->reply_json(200, {{"line_removed", true}, {"account_removed", account_removed}});
     });
   });

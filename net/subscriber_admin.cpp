@@ -50,10 +50,11 @@ void retire_all(const exchange_ptr& ex, std::shared_ptr<import_tally> tally,
   if (i == tally->to_retire.size())
     return done();
   const auto& [line, owner] = tally->to_retire[i];
-  retire_line(ex, line, owner, [ex, tally, i, done](bool removed, bool) {
-    tally->lines_retired += removed ? 1 : 0;
-    retire_all(ex, tally, i + 1, done);
-  });
+  retire_line(ex, line, owner, std::string(store::operator_proof),
+              [ex, tally, i, done](bool removed, bool) {
+                tally->lines_retired += removed ? 1 : 0;
+                retire_all(ex, tally, i + 1, done);
+              });
 }
 
 /// Writes the batches one after the other (each to its lines' shard),
@@ -162,7 +163,7 @@ void handle_delete_subscriber(const exchange_ptr& ex) {
         };
         if (o.retire_owner.empty())
           return answer(false);
-        retire_line(ex, line, o.retire_owner,
+        retire_line(ex, line, o.retire_owner, std::string(store::operator_proof),
                     [answer](bool removed, bool) { answer(removed); });
       },
       atom::delete_subscriber_v, line);

@@ -18,6 +18,26 @@ caf::error corrupt(const std::string& what) {
   return caf::make_error(ec::store_corrupt, what);
 }
 
+/// The line's owner and token hash (sim:<line>), read in the same pipeline
+/// as a read done here: the rule of lib.lua's access_refused, for the reads
+/// that run no script.
+command access_read(const std::string& sim_key) {
+  return {"HMGET", sim_key, "id", "token"};
+}
+
+/// Whether `proof` opens the line, given the reply of access_read;
+/// ec::bad_token when not.
+std::optional<caf::error> access_refusal(const reply& owner_and_token,
+                                         std::string_view idcode,
+                                         std::string_view proof) {
+  auto v = owner_and_token.view();
+  if (!v.is_array() || v.size() != 2)
+    return corrupt("HMGET answered an unexpected reply");
+  if (v[0].is_nil() || v[0].str() != idcode || v[1].is_nil() || v[1].str() != proof)
+    return caf::make_error(ec::bad_token);
+  return std::nullopt;
+}
+
 /// Reads an array reply of integers (a script's counts).
 bool read_counts(reply_view v, std::size_t n, std::uint64_t* out) {
   if (!v.is_array() || v.size() < n)
@@ -139,8 +159,10 @@ caf::expected<register_result> account_store::register_line(const register_reque
 }
 
 caf::expected<bool> account_store::remove_line(const std::string& idcode,
-                                               const std::string& line) {
-  auto v = script_counts<2>(redis_, script::remove_line, {idcode, line}, "remove_line");
+                                               const std::string& line,
+                                               std::string_view token_hash) {
+  auto v = script_counts<2>(redis_, script::remove_line, {idcode, line, token_hash},
+                            "remove_line");
   if (!v)
     return std::move(v.error());
   return (*v)[1] != 0;
@@ -222,18 +244,11 @@ caf::expected<upload_result> account_store::upload(const upload_request& req) {
   auto mass_percent = std::to_string(req.guard.percent);
   auto keep_ms = std::to_string(history_.keep_ms);
   auto keep_count = std::to_string(history_.keep_count);
-  std::vector<std::string_view> args{req.idcode,
-                                     req.line,
-                                     scope_name(req.scope),
-                                     mode_name(req.mode),
-                                     hlc,
-                                     carrier_,
-                                     req.allow_removals ? "1" : "0",
-                                     confirmed,
-                                     mass_min,
-                                     mass_percent,
-                                     keep_ms,
-                                     keep_count};
+  std::vector<std::string_view> args{
+      req.idcode,          req.line, req.token_hash, scope_name(req.scope),
+      mode_name(req.mode), hlc,      carrier_,       req.allow_removals ? "1" : "0",
+      confirmed,           mass_min, mass_percent,   keep_ms,
+      keep_count};
   // Views into these: reserved up front, so that no push moves what a view names.
   std::vector<std::string> hashes;
   std::vector<std::string> sealed;
@@ -267,7 +282,8 @@ caf::expected<upload_result> account_store::upload(const upload_request& req) {
 
 caf::expected<history_page>
 account_store::read_history(const std::string& idcode, const std::string& line,
-                            scope where, const std::string& before, std::size_t limit) {
+                            std::string_view token_hash, scope where,
+                            const std::string& before, std::size_t limit) {
   auto key = where == scope::shared ? keys::history(idcode)
                                     : keys::private_history(idcode, line);
   // `before` is "<entry id>.<n>": that entry, less its first n changes, then older ones.
@@ -280,10 +296,14 @@ account_store::read_history(const std::string& idcode, const std::string& line,
   // Every entry holds at least one change: one more entry than asked tells
   // whether there is a next page.
   auto count = std::to_string(limit + 1);
-  auto r = redis_.call({"XREVRANGE", key, from, "-", "COUNT", count});
-  if (!r)
-    return std::move(r.error());
-  auto v = r->view();
+  auto sim_key = keys::sim(line);
+  auto replies = redis_.pipeline(
+      {access_read(sim_key), {"XREVRANGE", key, from, "-", "COUNT", count}});
+  if (!replies)
+    return std::move(replies.error());
+  if (auto refused = access_refusal((*replies)[0], idcode, token_hash))
+    return std::move(*refused);
+  auto v = (*replies)[1].view();
   if (!v.is_array())
     return corrupt("XREVRANGE answered an unexpected reply");
   history_page page;
@@ -332,10 +352,11 @@ caf::expected<upload_result> account_store::restore(const restore_request& req) 
   auto hlc = hlc_of(req.now_ms);
   auto keep_ms = std::to_string(history_.keep_ms);
   auto keep_count = std::to_string(history_.keep_count);
-  auto n = script_counts<4>(redis_, script::restore,
-                            {req.idcode, req.line, scope_name(req.scope), at,
-                             req.preview ? "1" : "0", hlc, carrier_, keep_ms, keep_count},
-                            "restore");
+  auto n =
+      script_counts<4>(redis_, script::restore,
+                       {req.idcode, req.line, req.token_hash, scope_name(req.scope), at,
+                        req.preview ? "1" : "0", hlc, carrier_, keep_ms, keep_count},
+                       "restore");
   if (!n)
     return std::move(n.error());
   upload_result out;
@@ -382,23 +403,26 @@ account_store::apply_incoming(const std::string& origin,
 }
 
 caf::expected<pending_counts> account_store::request_update(const std::string& idcode,
-                                                            const std::string& line) {
-  auto v =
-      script_counts<3>(redis_, script::update_request, {idcode, line}, "update_request");
+                                                            const std::string& line,
+                                                            std::string_view token_hash) {
+  auto v = script_counts<3>(redis_, script::update_request, {idcode, line, token_hash},
+                            "update_request");
   if (!v)
     return std::move(v.error());
   return pending_counts{(*v)[0], (*v)[1], (*v)[2]};
 }
 
 caf::expected<pending_fetch> account_store::fetch_pending(const std::string& idcode,
-                                                          const std::string& line) {
-  return fetch_page(pending_request{idcode, line, 0, "", ""});
+                                                          const std::string& line,
+                                                          std::string_view token_hash) {
+  return fetch_page(pending_request{idcode, line, std::string(token_hash), 0, "", ""});
 }
 
 caf::expected<pending_fetch> account_store::fetch_page(const pending_request& req) {
   auto limit = std::to_string(req.limit);
-  auto r = run_script(redis_, script::fetch_pending,
-                      {req.idcode, req.line, limit, req.next, req.known_tag});
+  auto r =
+      run_script(redis_, script::fetch_pending,
+                 {req.idcode, req.line, req.token_hash, limit, req.next, req.known_tag});
   if (!r)
     return std::move(r.error());
   auto v = r->view();
@@ -434,11 +458,12 @@ caf::expected<pending_fetch> account_store::fetch_page(const pending_request& re
 
 caf::expected<std::size_t> account_store::ack_pending(const std::string& idcode,
                                                       const std::string& line,
+                                                      std::string_view token_hash,
                                                       const std::string& cursor,
                                                       decision what) {
   auto v = script_counts<1>(
       redis_, script::ack_pending,
-      {idcode, line, cursor, what == decision::apply ? "apply" : "discard"},
+      {idcode, line, token_hash, cursor, what == decision::apply ? "apply" : "discard"},
       "ack_pending");
   if (!v)
     return std::move(v.error());
@@ -447,13 +472,16 @@ caf::expected<std::size_t> account_store::ack_pending(const std::string& idcode,
 
 caf::expected<std::vector<stored_card>>
 account_store::read_cards(const std::string& idcode, const std::string& line,
-                          scope where) {
+                          std::string_view token_hash, scope where) {
   auto key =
       where == scope::shared ? keys::shared(idcode) : keys::private_backup(idcode, line);
-  auto r = redis_.call({"HGETALL", key});
-  if (!r)
-    return std::move(r.error());
-  auto v = r->view();
+  auto sim_key = keys::sim(line);
+  auto replies = redis_.pipeline({access_read(sim_key), {"HGETALL", key}});
+  if (!replies)
+    return std::move(replies.error());
+  if (auto refused = access_refusal((*replies)[0], idcode, token_hash))
+    return std::move(*refused);
+  auto v = (*replies)[1].view();
   std::vector<stored_card> out;
   out.reserve(v.size() / 2);
   for (std::size_t i = 0; i + 1 < v.size(); i += 2) {

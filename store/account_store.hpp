@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace simsync::store {
@@ -54,9 +55,18 @@ struct mass_deletion_guard {
   std::uint32_t percent = 30;
 };
 
+/// A line-scoped request proves its right to the line with the SHA-256 (hex)
+/// of the SIM token it presented (net/token.hpp); the store compares it with
+/// the line's own in the same script or pipeline that does the work
+/// (ec::bad_token when it differs), so an authorized request costs one round
+/// trip. operator_proof, which no SHA-256 in hex equals, is the carrier's own
+/// access, for retiring a line (remove_line) and nothing else.
+inline constexpr std::string_view operator_proof = "operator";
+
 struct upload_request {
   std::string idcode;
-  std::string line; ///< line id of the uploading line
+  std::string line;       ///< line id of the uploading line
+  std::string token_hash; ///< the proof (operator_proof)
   store::scope scope = scope::shared;
   upload_mode mode = upload_mode::snapshot;
   std::vector<core::book_entry> cards; ///< snapshot and delta
@@ -126,6 +136,7 @@ struct history_page {
 struct restore_request {
   std::string idcode;
   std::string line;
+  std::string token_hash; ///< the proof (operator_proof)
   store::scope scope = scope::shared;
   std::uint64_t at_ms = 0;
   bool preview = true;
@@ -159,6 +170,7 @@ struct pending_change {
 struct pending_request {
   std::string idcode;
   std::string line;
+  std::string token_hash;  ///< the proof (operator_proof)
   std::uint32_t limit = 0; ///< changes per page; 0: everything (left) in one page
   std::string next;        ///< "" starts a new fetch; else the previous page's next
   /// The mailbox tag the phone holds (If-None-Match), or "": when it is
@@ -215,7 +227,8 @@ public:
   caf::expected<std::vector<std::string>> token_hashes(const std::string& idcode);
   /// Removes a line and its data; the last line removes the account and
   /// tells the siblings. Returns whether the account went too.
-  caf::expected<bool> remove_line(const std::string& idcode, const std::string& line);
+  caf::expected<bool> remove_line(const std::string& idcode, const std::string& line,
+                                  std::string_view token_hash);
   /// Claims the line id `line` for `idcode` in this store, which must be that
   /// of the shard the line routes to (config::shard_of_line): idempotent for
   /// the owner; another idcode's claim is kept (claimed false) unless it is
@@ -235,7 +248,8 @@ public:
   /// The changes of the shared store or of the line's private backup, newest
   /// first, from `before` (a page's next; empty: the newest) on.
   caf::expected<history_page> read_history(const std::string& idcode,
-                                           const std::string& line, scope where,
+                                           const std::string& line,
+                                           std::string_view token_hash, scope where,
                                            const std::string& before, std::size_t limit);
   /// Brings the book back to what it held at req.at_ms, as an upload from the
   /// line; with preview, only counts what that would change. Fails
@@ -257,10 +271,12 @@ public:
 
   // -- F5, F6 -----------------------------------------------------------------
   caf::expected<pending_counts> request_update(const std::string& idcode,
-                                               const std::string& line);
+                                               const std::string& line,
+                                               std::string_view token_hash);
   /// Everything pending in one page (a fetch without a limit).
   caf::expected<pending_fetch> fetch_pending(const std::string& idcode,
-                                             const std::string& line);
+                                             const std::string& line,
+                                             std::string_view token_hash);
   /// One page of a fetch: the first starts it (a new cursor), the following
   /// ones take its `next`; a `next` of an older fetch is ec::stale_cursor.
   caf::expected<pending_fetch> fetch_page(const pending_request& req);
@@ -270,12 +286,15 @@ public:
   /// fetch had delivered.
   caf::expected<std::size_t> ack_pending(const std::string& idcode,
                                          const std::string& line,
+                                         std::string_view token_hash,
                                          const std::string& cursor, decision what);
 
   // -- reads ------------------------------------------------------------------
   /// The live cards of the shared store, or of the line's private backup (F7 restore).
-  caf::expected<std::vector<stored_card>>
-  read_cards(const std::string& idcode, const std::string& line, scope where);
+  caf::expected<std::vector<stored_card>> read_cards(const std::string& idcode,
+                                                     const std::string& line,
+                                                     std::string_view token_hash,
+                                                     scope where);
 
   const std::string& carrier() const { return carrier_; }
   redis_client& redis() { return redis_; }

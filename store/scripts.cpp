@@ -72,6 +72,7 @@ struct script_code {
 
 constexpr script_code script_codes[] = {
     {"unknown_line", ec::unknown_line},
+    {"bad_token", ec::bad_token},
     {"line_taken", ec::line_taken},
     {"stale_cursor", ec::stale_cursor},
     {"bad_batch", ec::invalid_request},

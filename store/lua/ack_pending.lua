@@ -4,9 +4,11 @@
 -- was fetched: a line that uploaded its own version of a uid since holds
 -- that one, and its base says so already. Discard means "keep mine": the
 -- fetched uids are remembered, and the line's next upload re-asserts them.
--- ARGV: idcode, line, cursor, decision (apply|discard). Returns {entries}.
-local id, line, cursor, decision = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-if redis.call('SISMEMBER', sims_key(id), line) == 0 then return fail('unknown_line') end
+-- ARGV: idcode, line, token hash (access_refused), cursor, decision
+-- (apply|discard). Returns {entries}.
+local id, line, token_hash, cursor, decision = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local refusal = access_refused(id, line, token_hash)
+if refusal then return refusal end
 local lkey = line_key(id, line)
 if redis.call('HGET', lkey, 'fetched') ~= cursor then return fail('stale_cursor') end
 

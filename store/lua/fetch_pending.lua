@@ -3,14 +3,16 @@
 -- new cursor; each page then delivers the current change of its uids and
 -- records what it delivered, so the ack removes exactly what the phone saw on
 -- every page and nothing that came later.
--- ARGV: idcode, line, limit (0: everything left), next ('' starts a new fetch,
+-- ARGV: idcode, line, token hash (access_refused), limit (0: everything left), next ('' starts a new fetch,
 --       else "<cursor>.<offset>" from the previous page), known ('' or the
 --       mailbox tag the phone holds, from If-None-Match).
 -- Returns {state, cursor, next, tag, added, changed, removed,
 --          uid, kind, record, uid, kind, record, ...}: state 'page', or
 -- 'not_modified' (nothing else but cursor and tag) when `known` is current.
-local id, line, limit, next, known = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5]
-if redis.call('SISMEMBER', sims_key(id), line) == 0 then return fail('unknown_line') end
+local id, line, token_hash = ARGV[1], ARGV[2], ARGV[3]
+local limit, next, known = tonumber(ARGV[4]), ARGV[5], ARGV[6]
+local refusal = access_refused(id, line, token_hash)
+if refusal then return refusal end
 if not limit or limit < 0 then return fail('bad_request') end
 
 local pkey, fkey, lkey, okey =

@@ -36,6 +36,22 @@ local function codes_sent_key(line) return 'codes_sent:' .. line end
 -- Errors the C++ side maps to simsync::ec (store/account_store.cpp).
 local function fail(code) return redis.error_reply('SIMSYNC ' .. code) end
 
+-- Who may act on a line: the request carries the SHA-256 (hex) of the SIM
+-- token it presented, and the script that does the work compares it with the
+-- line's own (sim:<line>: id, token), so an authorized request costs one
+-- round trip. A plain comparison is safe here: timing could at most reveal
+-- the stored hash, and a token cannot be made from its hash.
+-- account_store.cpp's access_refusal applies the same rule to the reads done
+-- in C++. Returns the error to answer, or nil.
+local function access_refused(id, line, token_hash)
+  local owner, token = unpack(redis.call('HMGET', sim_key(line), 'id', 'token'))
+  if owner ~= id or token ~= token_hash then return fail('bad_token') end
+  return nil
+end
+-- The carrier's own access, for retiring a line (remove_line.lua): no SHA-256
+-- in hex equals it, so no token presented can.
+local OPERATOR_PROOF = 'operator'
+
 -- Records: HLC(16)|HASH(32)|L or D|carrier|line|card, where a tombstone's
 -- card is the stamp of the version it removes: HLC(16)|carrier|line.
 local TOMBSTONE_HASH = string.rep('0', 32)

@@ -4,9 +4,16 @@
 -- line takes the account with it, and only the sibling carriers are told, so
 -- they stop replicating here (and answer the ask if the person registers here
 -- again).
--- ARGV: idcode, line id. Returns {line_removed, account_removed}.
-local id, line = ARGV[1], ARGV[2]
-if redis.call('SREM', sims_key(id), line) == 0 then return fail('unknown_line') end
+-- ARGV: idcode, line id, token hash (access_refused) or OPERATOR_PROOF when
+-- the carrier retires the line. Returns {line_removed, account_removed}.
+local id, line, token_hash = ARGV[1], ARGV[2], ARGV[3]
+if token_hash == OPERATOR_PROOF then
+  if redis.call('SREM', sims_key(id), line) == 0 then return fail('unknown_line') end
+else
+  local refusal = access_refused(id, line, token_hash)
+  if refusal then return refusal end
+  redis.call('SREM', sims_key(id), line)
+end
 redis.call('DEL', sim_key(line), pending_key(id, line), base_key(id, line),
            fetched_key(id, line), fetchlist_key(id, line), line_key(id, line),
            private_key(id, line), reassert_key(id, line))

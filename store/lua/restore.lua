@@ -3,15 +3,16 @@
 -- rolled back from its history. With preview it is only counted; otherwise
 -- it is written as an upload from the line would be (shared: offered to the
 -- other lines and sent to the siblings).
--- ARGV: idcode, line, scope (shared|private), at_ms, preview (1|0), now_hlc,
---       carrier, history keep_ms, history keep_count.
+-- ARGV: idcode, line, token hash (access_refused), scope (shared|private), at_ms,
+--       preview (1|0), now_hlc, carrier, history keep_ms, history keep_count.
 -- Returns {version, added, changed, removed}; fails 'beyond_history <ms>' when
 -- the history no longer reaches back to the instant.
-local id, line, scope = ARGV[1], ARGV[2], ARGV[3]
-local at_ms, preview, now_hlc, carrier = tonumber(ARGV[4]), ARGV[5] == '1',
-  tonumber(ARGV[6]), ARGV[7]
-local keep_ms, keep_count = tonumber(ARGV[8]), tonumber(ARGV[9])
-if redis.call('SISMEMBER', sims_key(id), line) == 0 then return fail('unknown_line') end
+local id, line, token_hash, scope = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local at_ms, preview, now_hlc, carrier = tonumber(ARGV[5]), ARGV[6] == '1',
+  tonumber(ARGV[7]), ARGV[8]
+local keep_ms, keep_count = tonumber(ARGV[9]), tonumber(ARGV[10])
+local refusal = access_refused(id, line, token_hash)
+if refusal then return refusal end
 
 local private = scope == 'private'
 local hkey = private and private_history_key(id, line) or history_key(id)

@@ -2,9 +2,10 @@
 -- reach the mailbox when they reach the account (F2 for the account's other
 -- lines, F4 from siblings, F1 for a line added later), atomically, so there
 -- is nothing to catch up here, only to count.
--- ARGV: idcode, line. Returns {added, changed, removed}.
-local id, line = ARGV[1], ARGV[2]
-if redis.call('SISMEMBER', sims_key(id), line) == 0 then return fail('unknown_line') end
+-- ARGV: idcode, line, token hash (access_refused). Returns {added, changed, removed}.
+local id, line, token_hash = ARGV[1], ARGV[2], ARGV[3]
+local refusal = access_refused(id, line, token_hash)
+if refusal then return refusal end
 
 local counts = {added = 0, changed = 0, removed = 0}
 local uids, _, records = read_pending(id, line)

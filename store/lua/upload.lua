@@ -1,5 +1,6 @@
 -- F2 shared upload and F7 private upload, atomically.
--- ARGV: idcode, line, scope (shared|private), mode (snapshot|delta|remove),
+-- ARGV: idcode, line, token hash (access_refused), scope (shared|private),
+--       mode (snapshot|delta|remove),
 --       now_hlc, carrier, allow_removals (1|0), confirm_removals (a count the
 --       phone confirmed), mass_min_cards, mass_percent, history keep_ms,
 --       history keep_count, then the items: uid, hash, card triples; for mode
@@ -8,14 +9,15 @@
 -- with conflicts as uid, reason pairs; or, having stored nothing,
 -- {0, 0, 0, 0, 0, would_remove, book_size} for a snapshot that would remove
 -- more of the book than the line confirmed (the mass-deletion guard).
-local id, line, scope, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local now_hlc, carrier, allow_removals = tonumber(ARGV[5]), ARGV[6], ARGV[7] == '1'
-local confirmed, mass_min, mass_percent = tonumber(ARGV[8]), tonumber(ARGV[9]),
-  tonumber(ARGV[10])
-local keep_ms, keep_count = tonumber(ARGV[11]), tonumber(ARGV[12])
-local FIRST = 13
+local id, line, token_hash, scope, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local now_hlc, carrier, allow_removals = tonumber(ARGV[6]), ARGV[7], ARGV[8] == '1'
+local confirmed, mass_min, mass_percent = tonumber(ARGV[9]), tonumber(ARGV[10]),
+  tonumber(ARGV[11])
+local keep_ms, keep_count = tonumber(ARGV[12]), tonumber(ARGV[13])
+local FIRST = 14
 
-if redis.call('SISMEMBER', sims_key(id), line) == 0 then return fail('unknown_line') end
+local refusal = access_refused(id, line, token_hash)
+if refusal then return refusal end
 
 local added, changed, removed, unchanged = 0, 0, 0, 0
 local hlc = tick_clock(id, now_hlc)

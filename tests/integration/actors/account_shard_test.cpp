@@ -63,25 +63,27 @@ TEST_F(account_shard_fixture, runs_the_flows_for_its_accounts) {
   store::upload_request up;
   up.idcode = person;
   up.line = line1;
+  up.token_hash = "h"; // what the registration stored
   up.cards = {make_card("u1", "Li"), make_card("u2", "Wang")};
   up.now_ms = 1'700'000'000'000;
   auto uploaded = ask<store::upload_result>(atom::upload_v, up);
   ASSERT_TRUE(uploaded) << describe(uploaded.error());
   EXPECT_EQ(uploaded->added, 2u);
 
-  auto counts = ask<store::pending_counts>(atom::update_v, person, line2);
+  auto counts =
+      ask<store::pending_counts>(atom::update_v, person, line2, std::string("h"));
   ASSERT_TRUE(counts);
   EXPECT_EQ(counts->added, 2u);
   auto fetched = ask<store::pending_fetch>(
-      atom::fetch_v, store::pending_request{person, line2, 0, "", ""});
+      atom::fetch_v, store::pending_request{person, line2, "h", 0, "", ""});
   ASSERT_TRUE(fetched);
   ASSERT_EQ(fetched->changes.size(), 2u);
-  auto acked = ask<std::uint64_t>(atom::ack_v, person, line2, fetched->cursor,
-                                  store::decision::apply);
+  auto acked = ask<std::uint64_t>(atom::ack_v, person, line2, std::string("h"),
+                                  fetched->cursor, store::decision::apply);
   ASSERT_TRUE(acked);
   EXPECT_EQ(*acked, 2u);
-  auto cards = ask<std::vector<store::stored_card>>(atom::read_cards_v, person, line2,
-                                                    store::scope::shared);
+  auto cards = ask<std::vector<store::stored_card>>(
+      atom::read_cards_v, person, line2, std::string("h"), store::scope::shared);
   ASSERT_TRUE(cards);
   EXPECT_EQ(cards->size(), 2u);
   auto line = ask<caf::optional<store::line_info>>(atom::find_line_v, line1);
@@ -96,6 +98,7 @@ TEST_F(account_shard_fixture, refuses_shared_uploads_while_replication_is_behind
   store::upload_request up;
   up.idcode = person;
   up.line = line1;
+  up.token_hash = "h"; // what the registration stored
   up.cards = {make_card("u1", "Li")};
   up.now_ms = 1'700'000'000'000;
   auto now = core::unix_now_ms();
@@ -107,8 +110,8 @@ TEST_F(account_shard_fixture, refuses_shared_uploads_while_replication_is_behind
   EXPECT_NE(describe(refused.error()).find("replication to carrier-b is"),
             std::string::npos)
       << describe(refused.error());
-  auto cards = ask<std::vector<store::stored_card>>(atom::read_cards_v, person, line1,
-                                                    store::scope::shared);
+  auto cards = ask<std::vector<store::stored_card>>(
+      atom::read_cards_v, person, line1, std::string("h"), store::scope::shared);
   ASSERT_TRUE(cards);
   EXPECT_TRUE(cards->empty()); // nothing was stored
 
@@ -123,10 +126,10 @@ TEST_F(account_shard_fixture, refuses_shared_uploads_while_replication_is_behind
 }
 
 TEST_F(account_shard_fixture, a_store_error_reaches_the_caller_as_its_code) {
-  auto r = ask<store::pending_fetch>(atom::fetch_v,
-                                     store::pending_request{person, line1, 0, "", ""});
+  auto r = ask<store::pending_fetch>(
+      atom::fetch_v, store::pending_request{person, line1, "h", 0, "", ""});
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error(), ec::unknown_line);
+  EXPECT_EQ(r.error(), ec::bad_token); // no such line: no token opens it
 }
 
 TEST_F(account_shard_fixture, reconnects_after_redis_comes_back) {

@@ -9,7 +9,9 @@ struct auth : shared_deployment<auth> {
   static std::vector<std::string> carriers() { return {"carrier-a", "carrier-b"}; }
 };
 
-/// Every /v1/lines route of a line, with a body where it needs one.
+/// Every /v1/lines route of a line, with a body where it needs one. The store
+/// checks the token in the same round trip as the work, so each route is
+/// tried: none may act before the check.
 struct route {
   std::string method;
   std::string suffix;
@@ -26,6 +28,8 @@ std::vector<route> routes_of() {
           {"GET", "/pending", "", ""},
           {"POST", "/pending/ack", R"({"cursor":"1","decision":"apply"})",
            "application/json"},
+          {"GET", "/history", "", ""},
+          {"POST", "/restore", R"({"at":"2026-01-01T00:00:00Z"})", "application/json"},
           {"DELETE", "", "", ""}};
 }
 

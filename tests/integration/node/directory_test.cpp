@@ -96,8 +96,10 @@ TEST_F(directory, a_line_retired_and_registered_again_gets_the_book_of_a_later_s
   client.register_line("carrier-a", person, line_a, peers_of("carrier-a"));
   client.upload("carrier-a", person, line_a, {make_card("old", "Before")});
   // The person's only line at carrier-a goes, and with it the account.
-  ASSERT_TRUE(
-      client.ask<bool>("carrier-a", person, atom::remove_line_v, person, line_a).value());
+  ASSERT_TRUE(client
+                  .ask<bool>("carrier-a", person, atom::remove_line_v, person, line_a,
+                             client.proof)
+                  .value());
   // Then they register at carrier-c, and keep a book there.
   client.register_line("carrier-c", person, line_c, peers_of("carrier-c"));
   client.upload("carrier-c", person, line_c,
@@ -130,8 +132,10 @@ TEST_F(directory, a_carrier_without_a_line_of_the_person_keeps_no_key_naming_the
   EXPECT_EQ(directory_outcomes(d, "carrier-c")["answered"], 0);
   EXPECT_EQ(keys_naming(d, "carrier-c", person), std::vector<std::string>{});
   // carrier-b retires its line: only its sibling, carrier-a, is told.
-  ASSERT_TRUE(
-      client.ask<bool>("carrier-b", person, atom::remove_line_v, person, line_b).value());
+  ASSERT_TRUE(client
+                  .ask<bool>("carrier-b", person, atom::remove_line_v, person, line_b,
+                             client.proof)
+                  .value());
   ASSERT_TRUE(eventually(
       [&] { return directory_outcomes(d, "carrier-a")["siblings_removed"] == 1; }));
   EXPECT_EQ(directory_outcomes(d, "carrier-c")["siblings_removed"], 0);

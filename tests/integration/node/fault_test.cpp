@@ -26,10 +26,11 @@ struct sibling_outage : ::testing::Test {
     // Line b takes the book, so later edits show as changed / removed.
     auto f = client.ask<store::pending_fetch>(
         "carrier-b", person, atom::fetch_v,
-        store::pending_request{person, line_b, 0, "", ""});
+        store::pending_request{person, line_b, client.proof, 0, "", ""});
     ASSERT_TRUE(f);
     ASSERT_TRUE(client.ask<std::uint64_t>("carrier-b", person, atom::ack_v, person,
-                                          line_b, f->cursor, store::decision::apply));
+                                          line_b, client.proof, f->cursor,
+                                          store::decision::apply));
   }
 
   /// While carrier-b is away: change u1, add n1..n3, remove u2 (three uploads).
@@ -43,6 +44,7 @@ struct sibling_outage : ::testing::Test {
     store::upload_request rm;
     rm.idcode = person;
     rm.line = line_a;
+    rm.token_hash = client.proof;
     rm.mode = store::upload_mode::remove;
     rm.uids = {"u2"};
     rm.now_ms = 1;
@@ -57,7 +59,7 @@ struct sibling_outage : ::testing::Test {
     })) << "carrier-b did not converge";
     auto f = client.ask<store::pending_fetch>(
         "carrier-b", person, atom::fetch_v,
-        store::pending_request{person, line_b, 0, "", ""});
+        store::pending_request{person, line_b, client.proof, 0, "", ""});
     ASSERT_TRUE(f) << describe(f.error());
     EXPECT_EQ(kinds(*f), (std::map<std::string, std::string>{{"u1", "changed"},
                                                              {"n1", "added"},

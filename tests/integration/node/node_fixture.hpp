@@ -94,9 +94,12 @@ public:
     return out;
   }
 
+  /// The proof every test line presents: the token hash it registers with.
+  const std::string proof = "h";
+
   void register_line(const std::string& carrier, const std::string& idcode,
                      const std::string& line, std::vector<std::string> peers) {
-    store::register_request req{idcode,   line, "iccid-hash",     "h",
+    store::register_request req{idcode,   line, "iccid-hash",     proof,
                                 "sealed", 1,    std::move(peers), "sealed-msisdn"};
     auto r = ask<store::register_result>(carrier, idcode, atom::register_line_v, req);
     ASSERT_TRUE(r) << describe(r.error());
@@ -109,6 +112,7 @@ public:
     store::upload_request req;
     req.idcode = idcode;
     req.line = line;
+    req.token_hash = proof;
     req.mode = mode;
     req.cards = std::move(cards);
     req.now_ms = static_cast<std::uint64_t>(
@@ -123,8 +127,8 @@ public:
   /// uid -> card of the live shared store at `carrier`.
   std::map<std::string, std::string>
   shared(const std::string& carrier, const std::string& idcode, const std::string& line) {
-    auto r = ask<std::vector<store::stored_card>>(carrier, idcode, atom::read_cards_v,
-                                                  idcode, line, store::scope::shared);
+    auto r = ask<std::vector<store::stored_card>>(
+        carrier, idcode, atom::read_cards_v, idcode, line, proof, store::scope::shared);
     std::map<std::string, std::string> out;
     if (r)
       for (auto& c : *r)
@@ -134,7 +138,8 @@ public:
 
   store::pending_counts counts(const std::string& carrier, const std::string& idcode,
                                const std::string& line) {
-    auto r = ask<store::pending_counts>(carrier, idcode, atom::update_v, idcode, line);
+    auto r =
+        ask<store::pending_counts>(carrier, idcode, atom::update_v, idcode, line, proof);
     return r ? *r : store::pending_counts{};
   }
 

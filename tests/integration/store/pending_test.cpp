@@ -18,7 +18,7 @@ struct mailbox : ::testing::Test {
     upload(a.store, person, line1, {make_card("u1", "Li"), make_card("u2", "Wang")});
   }
   store::pending_fetch fetch(const std::string& line) {
-    auto f = a.store.fetch_pending(person, line);
+    auto f = a.store.fetch_pending(person, line, proof_of(line));
     EXPECT_TRUE(f) << describe(f.error());
     return f ? *f : store::pending_fetch{};
   }
@@ -66,7 +66,8 @@ TEST_F(mailbox, an_entry_in_the_old_format_is_fetched_and_acked) {
   // A newer u2 arrives between fetch and ack: it replaces the old-format
   // entry and stays pending; the fetched u1 leaves.
   upload(a.store, person, line1, {make_card("u1", "Li"), make_card("u2", "Wang Wu")});
-  auto n = a.store.ack_pending(person, line2, f.cursor, store::decision::apply);
+  auto n = a.store.ack_pending(person, line2, proof_of(line2), f.cursor,
+                               store::decision::apply);
   ASSERT_TRUE(n);
   EXPECT_EQ(*n, 2u);
   auto entries = pending_entries(a.client, person, line2);
@@ -80,7 +81,7 @@ TEST_F(mailbox, an_entry_in_the_old_format_is_fetched_and_acked) {
 
 TEST_F(mailbox, an_entry_whose_card_is_not_in_the_shared_store_is_dropped) {
   ASSERT_TRUE(a.client.call({"HSET", "pending:{" + person + "}:" + line2, "ghost", "7"}));
-  EXPECT_EQ(a.store.request_update(person, line2)->added, 2u);
+  EXPECT_EQ(a.store.request_update(person, line2, proof_of(line2))->added, 2u);
   EXPECT_EQ(kinds(fetch(line2)),
             (std::map<std::string, std::string>{{"u1", "added"}, {"u2", "added"}}));
   EXPECT_EQ(pending_entries(a.client, person, line2).count("ghost"), 0u);
@@ -88,7 +89,8 @@ TEST_F(mailbox, an_entry_whose_card_is_not_in_the_shared_store_is_dropped) {
 
 TEST_F(mailbox, apply_moves_the_base_and_empties_the_mailbox) {
   auto f = fetch(line2);
-  auto n = a.store.ack_pending(person, line2, f.cursor, store::decision::apply);
+  auto n = a.store.ack_pending(person, line2, proof_of(line2), f.cursor,
+                               store::decision::apply);
   ASSERT_TRUE(n);
   EXPECT_EQ(*n, 2u);
   EXPECT_TRUE(fetch(line2).changes.empty());
@@ -101,9 +103,10 @@ TEST_F(mailbox, apply_moves_the_base_and_empties_the_mailbox) {
 
 TEST_F(mailbox, discard_empties_the_mailbox_and_leaves_the_base) {
   auto f = fetch(line2);
-  ASSERT_TRUE(a.store.ack_pending(person, line2, f.cursor, store::decision::discard));
+  ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), f.cursor,
+                                  store::decision::discard));
   EXPECT_TRUE(fetch(line2).changes.empty());
-  auto counts = a.store.request_update(person, line2);
+  auto counts = a.store.request_update(person, line2, proof_of(line2));
   EXPECT_EQ(counts->added, 0u);
   // A later edit of a discarded card shows up as added: the line never took it.
   upload(a.store, person, line1, {make_card("u1", "Li Lei"), make_card("u2", "Wang")});
@@ -115,7 +118,8 @@ TEST_F(mailbox, changes_after_the_fetch_stay_pending) {
   // Arrives between fetch and ack: a new version of u1 and a new card u3.
   upload(a.store, person, line1,
          {make_card("u1", "Li Lei"), make_card("u2", "Wang"), make_card("u3", "Zhao")});
-  ASSERT_TRUE(a.store.ack_pending(person, line2, f.cursor, store::decision::apply));
+  ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), f.cursor,
+                                  store::decision::apply));
   auto next = fetch(line2);
   // u1 was applied in its fetched version, so the newer one is a change.
   EXPECT_EQ(kinds(next),
@@ -125,20 +129,23 @@ TEST_F(mailbox, changes_after_the_fetch_stay_pending) {
 TEST_F(mailbox, an_old_cursor_is_refused_and_changes_nothing) {
   auto first = fetch(line2);
   auto second = fetch(line2);
-  auto r = a.store.ack_pending(person, line2, first.cursor, store::decision::apply);
+  auto r = a.store.ack_pending(person, line2, proof_of(line2), first.cursor,
+                               store::decision::apply);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error(), ec::stale_cursor);
   EXPECT_EQ(fetch(line2).changes.size(), 2u);
-  auto bogus =
-      a.store.ack_pending(person, line2, "not-a-cursor", store::decision::discard);
+  auto bogus = a.store.ack_pending(person, line2, proof_of(line2), "not-a-cursor",
+                                   store::decision::discard);
   ASSERT_FALSE(bogus);
   EXPECT_EQ(bogus.error(), ec::stale_cursor);
 }
 
 TEST_F(mailbox, an_ack_is_used_once) {
   auto f = fetch(line2);
-  ASSERT_TRUE(a.store.ack_pending(person, line2, f.cursor, store::decision::apply));
-  auto again = a.store.ack_pending(person, line2, f.cursor, store::decision::apply);
+  ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), f.cursor,
+                                  store::decision::apply));
+  auto again = a.store.ack_pending(person, line2, proof_of(line2), f.cursor,
+                                   store::decision::apply);
   ASSERT_FALSE(again);
   EXPECT_EQ(again.error(), ec::stale_cursor);
 }
@@ -167,9 +174,9 @@ TEST_F(mailbox, a_line_own_upload_clears_what_was_pending_for_it) {
 }
 
 TEST_F(mailbox, fetch_of_another_account_line_is_refused) {
-  auto r = a.store.fetch_pending(other_person, line2);
+  auto r = a.store.fetch_pending(other_person, line2, proof_of(line2));
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error(), ec::unknown_line);
+  EXPECT_EQ(r.error(), ec::bad_token);
 }
 
 // -- pages ---------------------------------------------------------------------
@@ -191,8 +198,8 @@ struct pages : ::testing::Test {
   }
   store::pending_fetch page(std::uint32_t limit, const std::string& next = "",
                             const std::string& known = "") {
-    auto f =
-        a.store.fetch_page(store::pending_request{person, line2, limit, next, known});
+    auto f = a.store.fetch_page(
+        store::pending_request{person, line2, proof_of(line2), limit, next, known});
     EXPECT_TRUE(f) << describe(f.error());
     return f ? *f : store::pending_fetch{};
   }
@@ -261,7 +268,8 @@ TEST_F(pages, the_ack_removes_exactly_what_the_pages_delivered) {
   // After the last page: one more.
   edited.push_back(make_card("u9", "Card 9"));
   upload(a.store, person, line1, edited);
-  auto n = a.store.ack_pending(person, line2, p1.cursor, store::decision::apply);
+  auto n = a.store.ack_pending(person, line2, proof_of(line2), p1.cursor,
+                               store::decision::apply);
   ASSERT_TRUE(n) << describe(n.error());
   EXPECT_EQ(*n, 7u);
   EXPECT_EQ(kinds(page(0)),
@@ -289,14 +297,16 @@ TEST_F(pages, a_change_to_a_card_of_a_later_page_comes_in_its_new_version) {
       EXPECT_EQ(c.record.card, make_card(later, "Edited").card);
     }
   EXPECT_TRUE(seen);
-  ASSERT_TRUE(a.store.ack_pending(person, line2, p1.cursor, store::decision::apply));
+  ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), p1.cursor,
+                                  store::decision::apply));
   EXPECT_TRUE(page(0).changes.empty());
   EXPECT_EQ(base_of(later), make_card(later, "Edited").hash.hex());
 }
 
 TEST_F(pages, an_ack_before_the_last_page_leaves_the_undelivered_changes) {
   auto p1 = page(3);
-  auto n = a.store.ack_pending(person, line2, p1.cursor, store::decision::apply);
+  auto n = a.store.ack_pending(person, line2, proof_of(line2), p1.cursor,
+                               store::decision::apply);
   ASSERT_TRUE(n);
   EXPECT_EQ(*n, 3u);
   auto rest = page(0);
@@ -308,14 +318,16 @@ TEST_F(pages, an_ack_before_the_last_page_leaves_the_undelivered_changes) {
 TEST_F(pages, a_next_of_an_older_fetch_is_refused) {
   auto old = page(3);
   auto fresh = page(3);
-  auto r = a.store.fetch_page(store::pending_request{person, line2, 3, old.next, ""});
+  auto r = a.store.fetch_page(
+      store::pending_request{person, line2, proof_of(line2), 3, old.next, ""});
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error(), ec::stale_cursor);
   auto after_ack = page(3, fresh.next);
   EXPECT_EQ(after_ack.cursor, fresh.cursor);
-  ASSERT_TRUE(a.store.ack_pending(person, line2, fresh.cursor, store::decision::apply));
-  auto late =
-      a.store.fetch_page(store::pending_request{person, line2, 3, fresh.next, ""});
+  ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), fresh.cursor,
+                                  store::decision::apply));
+  auto late = a.store.fetch_page(
+      store::pending_request{person, line2, proof_of(line2), 3, fresh.next, ""});
   ASSERT_FALSE(late);
   EXPECT_EQ(late.error(), ec::stale_cursor);
 }
@@ -335,14 +347,16 @@ TEST_F(pages, a_current_tag_is_not_modified_and_keeps_the_fetch_open) {
   EXPECT_NE(moved.tag, f.tag);
   EXPECT_NE(moved.cursor, f.cursor);
   // The ack shrinks the mailbox: the tag moves again.
-  ASSERT_TRUE(a.store.ack_pending(person, line2, moved.cursor, store::decision::apply));
+  ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), moved.cursor,
+                                  store::decision::apply));
   EXPECT_FALSE(page(0, "", moved.tag).not_modified);
 }
 
 TEST_F(pages, a_not_modified_answer_leaves_the_previous_cursor_valid) {
   auto f = page(0);
   ASSERT_TRUE(page(0, "", f.tag).not_modified);
-  auto n = a.store.ack_pending(person, line2, f.cursor, store::decision::apply);
+  auto n = a.store.ack_pending(person, line2, proof_of(line2), f.cursor,
+                               store::decision::apply);
   ASSERT_TRUE(n) << describe(n.error());
   EXPECT_EQ(*n, 7u);
 }
@@ -351,15 +365,16 @@ TEST_F(pages, a_not_modified_answer_leaves_the_previous_cursor_valid) {
 
 TEST_F(mailbox, apply_does_not_move_the_base_over_the_line_own_newer_upload) {
   // line2 holds u1 as "Li" (v1); line1 edits it to "Li Lei" (v2).
-  ASSERT_TRUE(
-      a.store.ack_pending(person, line2, fetch(line2).cursor, store::decision::apply));
+  ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), fetch(line2).cursor,
+                                  store::decision::apply));
   upload(a.store, person, line1, {make_card("u1", "Li Lei"), make_card("u2", "Wang Wu")});
   auto f = fetch(line2);
   ASSERT_EQ(kinds(f),
             (std::map<std::string, std::string>{{"u1", "changed"}, {"u2", "changed"}}));
   // Before acking, line2 uploads its own u1, "Li Si" (v3).
   upload(a.store, person, line2, {make_card("u1", "Li Si")}, store::upload_mode::delta);
-  ASSERT_TRUE(a.store.ack_pending(person, line2, f.cursor, store::decision::apply));
+  ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), f.cursor,
+                                  store::decision::apply));
   auto base = hash_fields(a.client, "base:{" + person + "}:" + line2);
   EXPECT_EQ(base["u1"], make_card("u1", "Li Si").hash.hex()) << "the ack undid v3";
   EXPECT_EQ(base["u2"], make_card("u2", "Wang Wu").hash.hex()) << "u2 was applied";
@@ -375,7 +390,8 @@ TEST_F(mailbox, apply_does_not_move_the_base_over_the_line_own_newer_upload) {
 TEST_F(pages, discard_remembers_exactly_the_fetched_uids_for_reassertion) {
   auto p1 = page(3);
   auto p2 = page(2, p1.next);
-  ASSERT_TRUE(a.store.ack_pending(person, line2, p1.cursor, store::decision::discard));
+  ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), p1.cursor,
+                                  store::decision::discard));
   auto expected = uids(p1);
   for (const auto& uid : uids(p2))
     expected.insert(uid);
@@ -386,15 +402,17 @@ TEST_F(pages, discard_remembers_exactly_the_fetched_uids_for_reassertion) {
 TEST_F(pages, apply_leaves_the_reassert_set_alone) {
   ASSERT_TRUE(a.client.call({"SADD", "reassert:{" + person + "}:" + line2, "older"}));
   auto f = page(0);
-  ASSERT_TRUE(a.store.ack_pending(person, line2, f.cursor, store::decision::apply));
+  ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), f.cursor,
+                                  store::decision::apply));
   EXPECT_EQ(reassert_set(), (std::set<std::string>{"older"}));
 }
 
 TEST_F(pages, removing_the_line_forgets_its_reassert_set_and_open_fetch) {
   auto f = page(3);
-  ASSERT_TRUE(a.store.ack_pending(person, line2, f.cursor, store::decision::discard));
+  ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), f.cursor,
+                                  store::decision::discard));
   page(3); // an open paged fetch
-  ASSERT_TRUE(a.store.remove_line(person, line2));
+  ASSERT_TRUE(a.store.remove_line(person, line2, proof_of(line2)));
   for (const auto* key : {"reassert:{", "fetchlist:{", "fetched:{"}) {
     auto r = a.client.call({"EXISTS", key + person + "}:" + line2});
     EXPECT_EQ(r->view().integer(), 0) << key;

@@ -66,7 +66,8 @@ TEST(register_line, a_line_added_later_gets_the_shared_book_pending) {
   upload(a.store, person, "+8613800138000",
          {make_card("u1", "Li"), make_card("u2", "Wang")});
   register_line(a.store, person, "+8613900139000");
-  auto fetch = a.store.fetch_pending(person, "+8613900139000");
+  auto fetch =
+      a.store.fetch_pending(person, "+8613900139000", proof_of("+8613900139000"));
   ASSERT_TRUE(fetch);
   EXPECT_EQ(kinds(*fetch),
             (std::map<std::string, std::string>{{"u1", "added"}, {"u2", "added"}}));
@@ -89,7 +90,7 @@ TEST(remove_line, removes_the_line_and_its_data_but_not_the_other_lines) {
   upload(a.store, person, "+8613800138000", {make_card("u1", "Li")});
   upload(a.store, person, "+8613900139000", {make_card("p1", "Bank")},
          store::upload_mode::snapshot, store::scope::private_backup);
-  auto gone = a.store.remove_line(person, "+8613900139000");
+  auto gone = a.store.remove_line(person, "+8613900139000", proof_of("+8613900139000"));
   ASSERT_TRUE(gone) << describe(gone.error());
   EXPECT_FALSE(*gone); // the account keeps its other line
   EXPECT_FALSE(a.store.find_line("+8613900139000")->has_value());
@@ -98,10 +99,16 @@ TEST(remove_line, removes_the_line_and_its_data_but_not_the_other_lines) {
                           "base:{" + person + "}:+8613900139000"})
     EXPECT_EQ(a.client.call({"EXISTS", key})->view().integer(), 0) << key;
   EXPECT_TRUE(a.store.find_line("+8613800138000")->has_value());
-  EXPECT_EQ(a.store.read_cards(person, "+8613800138000", store::scope::shared)->size(),
+  EXPECT_EQ(a.store
+                .read_cards(person, "+8613800138000", proof_of("+8613800138000"),
+                            store::scope::shared)
+                ->size(),
             1u);
-  // Once removed, the line is unknown.
-  auto again = a.store.remove_line(person, "+8613900139000");
+  // Once removed, its token opens nothing, and the carrier finds no line.
+  auto again = a.store.remove_line(person, "+8613900139000", proof_of("+8613900139000"));
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error(), ec::bad_token);
+  again = a.store.remove_line(person, "+8613900139000", store::operator_proof);
   ASSERT_FALSE(again);
   EXPECT_EQ(again.error(), ec::unknown_line);
 }
@@ -111,7 +118,7 @@ TEST(remove_line, the_last_line_takes_the_account_and_tells_the_siblings) {
   register_line(a.store, person, "+8613800138000");
   ASSERT_TRUE(a.store.apply_incoming("carrier-b", {sibling_entry(person)}));
   upload(a.store, person, "+8613800138000", {make_card("u1", "Li")});
-  auto gone = a.store.remove_line(person, "+8613800138000");
+  auto gone = a.store.remove_line(person, "+8613800138000", proof_of("+8613800138000"));
   ASSERT_TRUE(gone);
   EXPECT_TRUE(*gone);
   for (std::string key : {"acct:{" + person + "}", "shared:{" + person + "}",
@@ -126,7 +133,11 @@ TEST(remove_line, the_last_line_takes_the_account_and_tells_the_siblings) {
 TEST(remove_line, a_line_of_another_account_is_not_removed) {
   carrier_store a("carrier-a");
   register_line(a.store, other_person, "+8613800138000");
-  auto r = a.store.remove_line(person, "+8613800138000");
+  // Neither with that line's own token nor as the carrier.
+  auto r = a.store.remove_line(person, "+8613800138000", proof_of("+8613800138000"));
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error(), ec::bad_token);
+  r = a.store.remove_line(person, "+8613800138000", store::operator_proof);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error(), ec::unknown_line);
   EXPECT_TRUE(a.store.find_line("+8613800138000")->has_value());
@@ -182,7 +193,7 @@ TEST(register_line, a_line_is_claimed_found_and_retired_by_its_line_id) {
   store::register_request req{person,
                               line,
                               core::iccid_hash_of(*keys, "89860012345678901234"),
-                              "h",
+                              proof_of(line),
                               "sealed",
                               1,
                               {},
@@ -196,14 +207,15 @@ TEST(register_line, a_line_is_claimed_found_and_retired_by_its_line_id) {
   EXPECT_FALSE(a.store.find_line(msisdn)->has_value()); // never by the number
   // The history names the line by its id, with its number sealed for the gateway.
   upload(a.store, person, line, {make_card("u1", "Li")});
-  auto page = a.store.read_history(person, line, store::scope::shared, "", 10);
+  auto page =
+      a.store.read_history(person, line, proof_of(line), store::scope::shared, "", 10);
   ASSERT_TRUE(page) << describe(page.error());
   ASSERT_EQ(page->changes.size(), 1u);
   EXPECT_EQ(page->changes[0].line, line);
   ASSERT_EQ(page->sealed_msisdns.count(line), 1u);
   EXPECT_EQ(keys->open(page->sealed_msisdns.at(line), person), msisdn);
 
-  auto removed = a.store.remove_line(person, line);
+  auto removed = a.store.remove_line(person, line, proof_of(line));
   ASSERT_TRUE(removed) << describe(removed.error());
   EXPECT_TRUE(*removed); // its last line: the account went too
   EXPECT_FALSE(a.store.find_line(line)->has_value());

@@ -78,7 +78,7 @@ TEST_F(two_carriers, a_shared_upload_reaches_the_sibling_pending_mailbox) {
   auto r = deliver(a, b);
   EXPECT_EQ(r.applied, 2u);
   EXPECT_EQ(*store::outbox_depth(a.client, "carrier-b"), 0u);
-  auto f = b.store.fetch_pending(person, line_b);
+  auto f = b.store.fetch_pending(person, line_b, proof_of(line_b));
   EXPECT_EQ(kinds(*f),
             (std::map<std::string, std::string>{{"u1", "added"}, {"u2", "added"}}));
   EXPECT_EQ(opened_records(a, person), opened_records(b, person));
@@ -92,7 +92,7 @@ TEST_F(two_carriers, the_sibling_mailbox_holds_a_reference_to_its_shared_store) 
   ASSERT_EQ(entries.size(), 1u);
   EXPECT_TRUE(is_sequence_number(entries["u1"])) << entries["u1"];
   EXPECT_EQ(entries["u1"].find(card.card), std::string::npos);
-  auto f = b.store.fetch_pending(person, line_b);
+  auto f = b.store.fetch_pending(person, line_b, proof_of(line_b));
   ASSERT_TRUE(f);
   ASSERT_EQ(f->changes.size(), 1u);
   EXPECT_EQ(f->changes[0].uid, "u1");
@@ -103,14 +103,15 @@ TEST_F(two_carriers, the_sibling_mailbox_holds_a_reference_to_its_shared_store) 
 TEST_F(two_carriers, a_duplicate_delivery_changes_nothing) {
   upload(a.store, person, line_a, {make_card("u1", "Li")});
   deliver(a, b, false);
-  auto f = b.store.fetch_pending(person, line_b);
-  ASSERT_TRUE(b.store.ack_pending(person, line_b, f->cursor, store::decision::apply));
+  auto f = b.store.fetch_pending(person, line_b, proof_of(line_b));
+  ASSERT_TRUE(b.store.ack_pending(person, line_b, proof_of(line_b), f->cursor,
+                                  store::decision::apply));
   auto before = opened_records(b, person);
   auto again = deliver(a, b);
   EXPECT_EQ(again.applied, 0u);
   EXPECT_EQ(again.identical, 1u);
   EXPECT_EQ(opened_records(b, person), before);
-  EXPECT_TRUE(b.store.fetch_pending(person, line_b)->changes.empty());
+  EXPECT_TRUE(b.store.fetch_pending(person, line_b, proof_of(line_b))->changes.empty());
 }
 
 TEST_F(two_carriers, private_uploads_do_not_travel) {
@@ -129,17 +130,19 @@ TEST_F(two_carriers, concurrent_edits_converge_and_the_loser_is_kept) {
   auto sa = opened_records(a, person);
   EXPECT_EQ(sa, opened_records(b, person));
   EXPECT_NE(sa["u1"].find("Li B"), std::string::npos); // the later stamp wins
-  auto kinds_of = [](carrier_store& c) {
+  auto kinds_of = [](carrier_store& c, const std::string& line) {
     std::vector<std::string> out;
-    auto page = c.store.read_history(person, "", store::scope::shared, "", 10);
+    auto page =
+        c.store.read_history(person, line, proof_of(line), store::scope::shared, "", 10);
     EXPECT_TRUE(page);
     for (const auto& change : page->changes)
       out.push_back(change.kind + ":" + change.carrier);
     return out;
   };
   // Newest first. A's edit lost at B and is kept there; at A it was replaced.
-  EXPECT_EQ(kinds_of(b), (std::vector<std::string>{"lost:carrier-a", "added:carrier-b"}));
-  EXPECT_EQ(kinds_of(a),
+  EXPECT_EQ(kinds_of(b, line_b),
+            (std::vector<std::string>{"lost:carrier-a", "added:carrier-b"}));
+  EXPECT_EQ(kinds_of(a, line_a),
             (std::vector<std::string>{"changed:carrier-b", "added:carrier-a"}));
   auto replaced = a.client.call({"XREVRANGE", "history:{" + person + "}", "+", "-"});
   auto previous =
@@ -153,8 +156,9 @@ TEST_F(two_carriers, a_removal_never_takes_an_edit_its_line_had_not_seen) {
   // later by the clock. Whatever the order of arrival, v2 stays everywhere.
   upload(a.store, person, line_a, {make_card("u1", "v1")});
   deliver(a, b);
-  auto f = b.store.fetch_pending(person, line_b);
-  ASSERT_TRUE(b.store.ack_pending(person, line_b, f->cursor, store::decision::apply));
+  auto f = b.store.fetch_pending(person, line_b, proof_of(line_b));
+  ASSERT_TRUE(b.store.ack_pending(person, line_b, proof_of(line_b), f->cursor,
+                                  store::decision::apply));
   upload(a.store, person, line_a, {make_card("u1", "v2")}, store::upload_mode::snapshot,
          store::scope::shared, 1'700'000'001'000);
   auto removal =
@@ -168,19 +172,23 @@ TEST_F(two_carriers, a_removal_never_takes_an_edit_its_line_had_not_seen) {
   EXPECT_NE(sa["u1"].find("v2"), std::string::npos);
   EXPECT_EQ(sa["u1"].substr(50, 1), "L");
   // B's line is offered v2 back.
-  EXPECT_EQ(kinds(*b.store.fetch_pending(person, line_b))["u1"], "added");
+  EXPECT_EQ(kinds(*b.store.fetch_pending(person, line_b, proof_of(line_b)))["u1"],
+            "added");
 }
 
 TEST_F(two_carriers, a_removal_travels_and_shows_as_removed) {
   upload(a.store, person, line_a, {make_card("u1", "Li"), make_card("u2", "Wang")});
   deliver(a, b);
-  auto f = b.store.fetch_pending(person, line_b);
-  ASSERT_TRUE(b.store.ack_pending(person, line_b, f->cursor, store::decision::apply));
+  auto f = b.store.fetch_pending(person, line_b, proof_of(line_b));
+  ASSERT_TRUE(b.store.ack_pending(person, line_b, proof_of(line_b), f->cursor,
+                                  store::decision::apply));
   upload(a.store, person, line_a, {make_card("u1", "Li")});
   deliver(a, b);
-  EXPECT_EQ(kinds(*b.store.fetch_pending(person, line_b)),
+  EXPECT_EQ(kinds(*b.store.fetch_pending(person, line_b, proof_of(line_b))),
             (std::map<std::string, std::string>{{"u2", "removed"}}));
-  EXPECT_EQ(b.store.read_cards(person, line_b, store::scope::shared)->size(), 1u);
+  EXPECT_EQ(
+      b.store.read_cards(person, line_b, proof_of(line_b), store::scope::shared)->size(),
+      1u);
 }
 
 TEST_F(two_carriers, a_new_sibling_is_bootstrapped_with_the_whole_store) {
@@ -191,7 +199,9 @@ TEST_F(two_carriers, a_new_sibling_is_bootstrapped_with_the_whole_store) {
   auto r = deliver(a, c);
   EXPECT_EQ(r.applied, 2u);
   EXPECT_TRUE(is_sibling(a, person, "carrier-c"));
-  EXPECT_EQ(c.store.fetch_pending(person, "+8615000150000")->changes.size(), 2u);
+  EXPECT_EQ(c.store.fetch_pending(person, "+8615000150000", proof_of("+8615000150000"))
+                ->changes.size(),
+            2u);
   // The answer's hold makes carrier-a known at carrier-c, which sends back
   // its own (empty) store: nothing more to apply.
   EXPECT_TRUE(is_sibling(c, person, "carrier-a"));
@@ -289,15 +299,16 @@ TEST_F(two_carriers, an_entry_written_as_an_announcement_is_read_as_an_ask) {
 TEST_F(two_carriers, a_retired_sibling_gets_nothing_more_until_it_registers_again) {
   upload(a.store, person, line_a, {make_card("u1", "Li")});
   deliver(a, b);
-  ASSERT_TRUE(*b.store.remove_line(person, line_b)); // B's only line: the account goes
-  deliver(b, a);                                     // the retirement
+  ASSERT_TRUE(*b.store.remove_line(person, line_b,
+                                   proof_of(line_b))); // B's only line: the account goes
+  deliver(b, a);                                       // the retirement
   upload(a.store, person, line_a, {make_card("u1", "Li"), make_card("u2", "Wang")});
   EXPECT_EQ(*store::outbox_depth(a.client, "carrier-b"), 0u);
   // The person registers at B again: B asks, A answers with the whole store.
   register_line(b.store, person, line_b, {"carrier-a"});
   deliver(b, a);
   deliver(a, b);
-  EXPECT_EQ(kinds(*b.store.fetch_pending(person, line_b)),
+  EXPECT_EQ(kinds(*b.store.fetch_pending(person, line_b, proof_of(line_b))),
             (std::map<std::string, std::string>{{"u1", "added"}, {"u2", "added"}}));
 }
 
@@ -352,9 +363,9 @@ TEST_F(two_carriers, one_call_applies_several_accounts_each_in_stream_order) {
   EXPECT_EQ(opened_records(b, person), opened_records(a, person));
   EXPECT_EQ(opened_records(b, other_person), opened_records(a, other_person));
   EXPECT_NE(opened_records(b, person)["u1"].find("Li new"), std::string::npos);
-  EXPECT_EQ(kinds(*b.store.fetch_pending(person, line_b)),
+  EXPECT_EQ(kinds(*b.store.fetch_pending(person, line_b, proof_of(line_b))),
             (std::map<std::string, std::string>{{"u1", "added"}, {"u2", "added"}}));
-  EXPECT_EQ(kinds(*b.store.fetch_pending(other_person, other_b)),
+  EXPECT_EQ(kinds(*b.store.fetch_pending(other_person, other_b, proof_of(other_b))),
             (std::map<std::string, std::string>{{"v1", "added"}}));
 }
 
@@ -373,7 +384,7 @@ TEST_F(two_carriers, a_stale_batch_after_a_newer_one_in_the_same_call_is_not_app
   EXPECT_EQ(r->stale, 1u);
   EXPECT_EQ(opened_records(b, person), opened_records(a, person));
   EXPECT_NE(opened_records(b, person)["u1"].find("Li new"), std::string::npos);
-  auto f = b.store.fetch_pending(person, line_b);
+  auto f = b.store.fetch_pending(person, line_b, proof_of(line_b));
   ASSERT_EQ(f->changes.size(), 1u);
   EXPECT_NE(f->changes[0].record.card.find("Li new"), std::string::npos);
   // The whole window again (the link resends it after a lost ack): no change.

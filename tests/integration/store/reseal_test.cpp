@@ -85,13 +85,15 @@ TEST_F(reseal, a_pass_seals_everything_again_with_the_writer_key) {
   ASSERT_TRUE(store::trim_outbox(a.client, "carrier-b", entries->back().id));
   EXPECT_TRUE(pass().left.empty());
   a.keys->replace(core::keyring({{2, new_key}}, 2, old_ring.lookup_key()));
-  auto shared = a.store.read_cards(person, line_a, store::scope::shared);
+  auto shared =
+      a.store.read_cards(person, line_a, proof_of(line_a), store::scope::shared);
   ASSERT_TRUE(shared) << describe(shared.error());
   EXPECT_EQ(shared->size(), 2u);
-  auto priv = a.store.read_cards(person, line_a, store::scope::private_backup);
+  auto priv =
+      a.store.read_cards(person, line_a, proof_of(line_a), store::scope::private_backup);
   ASSERT_TRUE(priv) << describe(priv.error());
   EXPECT_EQ(priv->size(), 1u);
-  auto pending = a.store.fetch_pending(person, line_2);
+  auto pending = a.store.fetch_pending(person, line_2, proof_of(line_2));
   ASSERT_TRUE(pending) << describe(pending.error());
   EXPECT_EQ(pending->changes.size(), 2u);
   // The history's replaced version opens with key 2 alone.

@@ -36,6 +36,7 @@ struct safe_upload : ::testing::Test {
     store::upload_request req;
     req.idcode = person;
     req.line = line;
+    req.token_hash = proof_of(line);
     req.scope = where;
     req.mode = mode;
     req.cards = std::move(book);
@@ -50,6 +51,7 @@ struct safe_upload : ::testing::Test {
     store::upload_request req;
     req.idcode = person;
     req.line = line;
+    req.token_hash = proof_of(line);
     req.mode = store::upload_mode::remove;
     req.uids = {uid};
     req.now_ms = core::unix_now_ms();
@@ -60,15 +62,16 @@ struct safe_upload : ::testing::Test {
 
   /// Fetches and applies everything pending for `line`.
   void take_pending(const std::string& line) {
-    auto f = a.store.fetch_pending(person, line);
+    auto f = a.store.fetch_pending(person, line, proof_of(line));
     ASSERT_TRUE(f);
-    ASSERT_TRUE(a.store.ack_pending(person, line, f->cursor, store::decision::apply));
+    ASSERT_TRUE(a.store.ack_pending(person, line, proof_of(line), f->cursor,
+                                    store::decision::apply));
   }
 
   std::map<std::string, std::string> live_cards(const std::string& line,
                                                 store::scope where) {
     std::map<std::string, std::string> out;
-    auto held = a.store.read_cards(person, line, where);
+    auto held = a.store.read_cards(person, line, proof_of(line), where);
     EXPECT_TRUE(held);
     for (auto& c : *held)
       out[c.uid] = c.record.card;
@@ -86,7 +89,8 @@ struct safe_upload : ::testing::Test {
   store::upload_result restore(std::uint64_t at, bool preview,
                                store::scope where = store::scope::shared,
                                const std::string& line = line1) {
-    store::restore_request req{person, line, where, at, preview, core::unix_now_ms()};
+    store::restore_request req{person, line,    proof_of(line),     where,
+                               at,     preview, core::unix_now_ms()};
     auto r = a.store.restore(req);
     EXPECT_TRUE(r) << describe(r.error());
     return r ? *r : store::upload_result{};
@@ -148,10 +152,10 @@ TEST_F(safe_upload,
   EXPECT_EQ(stale.conflicts[0].reason, "changed-since-seen");
   EXPECT_EQ(live_cards(line2, store::scope::shared)["k1"], make_card("k1", "v2").card);
   // The newer version is offered to line 2 again, as a card it does not hold.
-  auto offered = a.store.fetch_pending(person, line2);
+  auto offered = a.store.fetch_pending(person, line2, proof_of(line2));
   EXPECT_EQ(kinds(*offered), (std::map<std::string, std::string>{{"k1", "added"}}));
   // Line 1 was told nothing: nothing changed for it.
-  EXPECT_TRUE(a.store.fetch_pending(person, line1)->changes.empty());
+  EXPECT_TRUE(a.store.fetch_pending(person, line1, proof_of(line1))->changes.empty());
 }
 
 TEST_F(safe_upload, a_removal_of_the_version_the_line_saw_takes_effect) {
@@ -181,14 +185,15 @@ TEST_F(safe_upload, an_upload_reasserts_the_cards_whose_change_the_line_discarde
   send(line1, {make_card("k1", "v1"), make_card("k2", "x")});
   take_pending(line2);
   send(line2, {make_card("k2", "x")}); // line 2 removes k1
-  auto f = a.store.fetch_pending(person, line1);
+  auto f = a.store.fetch_pending(person, line1, proof_of(line1));
   EXPECT_EQ(kinds(*f)["k1"], "removed");
-  ASSERT_TRUE(a.store.ack_pending(person, line1, f->cursor, store::decision::discard));
+  ASSERT_TRUE(a.store.ack_pending(person, line1, proof_of(line1), f->cursor,
+                                  store::decision::discard));
   // Line 1 keeps k1 and uploads its book again: k1 comes back everywhere.
   auto again = send(line1, {make_card("k1", "v1"), make_card("k2", "x")});
   EXPECT_EQ(again.added, 1u);
   EXPECT_EQ(live_cards(line1, store::scope::shared).count("k1"), 1u);
-  EXPECT_EQ(kinds(*a.store.fetch_pending(person, line2))["k1"], "added");
+  EXPECT_EQ(kinds(*a.store.fetch_pending(person, line2, proof_of(line2)))["k1"], "added");
   // Once re-asserted, the same book again is a no-op.
   EXPECT_EQ(send(line1, {make_card("k1", "v1"), make_card("k2", "x")}).unchanged, 2u);
 }
@@ -198,7 +203,8 @@ TEST_F(safe_upload, an_upload_reasserts_the_cards_whose_change_the_line_discarde
 TEST_F(safe_upload, history_lists_every_change_newest_first_in_pages) {
   send(line1, {make_card("k1", "v1"), make_card("k2", "x")});
   send(line1, {make_card("k1", "v2")}, 0);
-  auto page = a.store.read_history(person, line1, store::scope::shared, "", 3);
+  auto page =
+      a.store.read_history(person, line1, proof_of(line1), store::scope::shared, "", 3);
   ASSERT_TRUE(page) << describe(page.error());
   ASSERT_EQ(page->changes.size(), 3u);
   EXPECT_FALSE(page->next.empty());
@@ -213,7 +219,8 @@ TEST_F(safe_upload, history_lists_every_change_newest_first_in_pages) {
   // script's. The first upload's additions are one entry, in the book's order.
   std::sort(seen.begin(), seen.begin() + 2);
   EXPECT_EQ(seen, (std::vector<std::string>{"changed:k1", "removed:k2", "added:k1"}));
-  auto rest = a.store.read_history(person, line1, store::scope::shared, page->next, 3);
+  auto rest = a.store.read_history(person, line1, proof_of(line1), store::scope::shared,
+                                   page->next, 3);
   ASSERT_EQ(rest->changes.size(), 1u);
   EXPECT_EQ(rest->changes[0].kind + ":" + rest->changes[0].uid, "added:k2");
   EXPECT_EQ(rest->changes[0].at_ms, page->changes[2].at_ms);
@@ -228,7 +235,8 @@ TEST_F(safe_upload, a_bulk_upload_is_one_history_entry_listed_change_by_change) 
   std::string next;
   int pages = 0;
   do {
-    auto page = a.store.read_history(person, line1, store::scope::shared, next, 120);
+    auto page = a.store.read_history(person, line1, proof_of(line1), store::scope::shared,
+                                     next, 120);
     ASSERT_TRUE(page) << describe(page.error());
     for (const auto& c : page->changes) {
       EXPECT_EQ(c.kind, "added");
@@ -256,7 +264,7 @@ TEST_F(safe_upload, restore_previews_and_then_brings_the_shared_book_back) {
   EXPECT_EQ(done.added + done.changed + done.removed, 3u);
   EXPECT_EQ(live_cards(line1, store::scope::shared), book_then);
   // Like an upload from line 1: the other line is offered the changes.
-  EXPECT_EQ(kinds(*a.store.fetch_pending(person, line2)),
+  EXPECT_EQ(kinds(*a.store.fetch_pending(person, line2, proof_of(line2))),
             (std::map<std::string, std::string>{
                 {"k1", "added"}, {"k2", "added"}, {"k3", "added"}}));
   // Restoring to the same instant again changes nothing.
@@ -276,7 +284,9 @@ TEST_F(safe_upload, restore_brings_a_private_backup_back_and_leaves_the_shared_a
                                                 {"k2", make_card("k2", "x").card}}));
   EXPECT_TRUE(shared_records(a.client, person).empty());
   // Another line's private history is its own.
-  EXPECT_TRUE(a.store.read_history(person, line2, store::scope::private_backup, "", 10)
+  EXPECT_TRUE(a.store
+                  .read_history(person, line2, proof_of(line2),
+                                store::scope::private_backup, "", 10)
                   ->changes.empty());
 }
 
@@ -288,13 +298,14 @@ TEST_F(safe_upload, history_is_bounded_and_a_restore_beyond_it_is_refused) {
     store::upload_request req;
     req.idcode = person;
     req.line = line1;
+    req.token_hash = proof_of(line1);
     req.cards = {make_card("k1", "v" + std::to_string(round)), make_card("k2", "x")};
     req.now_ms = core::unix_now_ms();
     ASSERT_TRUE(small.upload(req));
   }
   auto len = a.client.call({"XLEN", "history:{" + person + "}"});
   EXPECT_EQ(len->view().integer(), 4);
-  store::restore_request req{person, line1, store::scope::shared,
+  store::restore_request req{person, line1, proof_of(line1),    store::scope::shared,
                              early,  true,  core::unix_now_ms()};
   auto refused = small.restore(req);
   ASSERT_FALSE(refused);

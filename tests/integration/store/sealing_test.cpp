@@ -69,11 +69,12 @@ TEST_F(sealing, read_through_the_store_every_card_is_clear) {
   upload(a.store, person, line_a, {make_card("p1", "Private")},
          store::upload_mode::snapshot, store::scope::private_backup);
   deliver(a, b);
-  auto pending = b.store.fetch_pending(person, line_b);
+  auto pending = b.store.fetch_pending(person, line_b, proof_of(line_b));
   ASSERT_TRUE(pending) << describe(pending.error());
   ASSERT_EQ(pending->changes.size(), 1u);
   EXPECT_EQ(pending->changes[0].record.card, make_card("u1", "Ada").card);
-  auto priv = a.store.read_cards(person, line_a, store::scope::private_backup);
+  auto priv =
+      a.store.read_cards(person, line_a, proof_of(line_a), store::scope::private_backup);
   ASSERT_TRUE(priv);
   ASSERT_EQ(priv->size(), 1u);
   EXPECT_EQ((*priv)[0].record.card, make_card("p1", "Private").card);
@@ -102,6 +103,7 @@ TEST_F(sealing, a_restore_moves_sealed_versions_without_opening_them) {
   store::restore_request req;
   req.idcode = person;
   req.line = line_a;
+  req.token_hash = proof_of(line_a);
   req.scope = store::scope::shared;
   req.preview = false;
   req.at_ms = store::stream_id_ms(
@@ -110,7 +112,7 @@ TEST_F(sealing, a_restore_moves_sealed_versions_without_opening_them) {
                       .str()));
   req.now_ms = 1'700'000'200'000;
   ASSERT_TRUE(a.store.restore(req));
-  auto cards = a.store.read_cards(person, line_a, store::scope::shared);
+  auto cards = a.store.read_cards(person, line_a, proof_of(line_a), store::scope::shared);
   ASSERT_TRUE(cards);
   ASSERT_EQ(cards->size(), 1u);
   EXPECT_EQ((*cards)[0].record.card, make_card("u1", "First").card);
@@ -120,7 +122,7 @@ TEST_F(sealing, a_card_sealed_with_a_key_the_ring_lacks_is_refused_with_the_reas
   upload(a.store, person, line_a, {make_card("u1", "Ada")});
   // The node lost its keyring file's key 1 (an operator's slip): reads say why.
   a.keys->replace(core::keyring({{2, std::string(32, 'x')}}, 2, std::string(32, 'l')));
-  auto cards = a.store.read_cards(person, line_a, store::scope::shared);
+  auto cards = a.store.read_cards(person, line_a, proof_of(line_a), store::scope::shared);
   ASSERT_FALSE(cards);
   EXPECT_EQ(cards.error(), ec::store_corrupt);
   EXPECT_NE(describe(cards.error()).find("sealed with key 1"), std::string::npos)

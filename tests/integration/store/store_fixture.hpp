@@ -46,9 +46,14 @@ struct carrier_store {
 inline const std::string person = std::string(64, 'a'); // an idcode
 inline const std::string other_person = std::string(64, 'b');
 
+/// The proof a line presents (its token's hash): what register_line stored.
+inline std::string proof_of(const std::string& line) {
+  return "token-hash-" + line;
+}
+
 inline void register_line(store::account_store& s, const std::string& idcode,
                           const std::string& line, std::vector<std::string> peers = {}) {
-  store::register_request req{idcode,   line, "iccid-hash",     "token-hash-" + line,
+  store::register_request req{idcode,   line, "iccid-hash",     proof_of(line),
                               "sealed", 1,    std::move(peers), "sealed-msisdn"};
   auto r = s.register_line(req);
   ASSERT_TRUE(r) << describe(r.error());
@@ -63,6 +68,7 @@ inline store::upload_result upload(store::account_store& s, const std::string& i
   store::upload_request req;
   req.idcode = idcode;
   req.line = line;
+  req.token_hash = proof_of(line);
   req.scope = where;
   req.mode = mode;
   req.cards = std::move(cards);

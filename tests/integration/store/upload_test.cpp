@@ -33,7 +33,7 @@ TEST_F(two_lines, snapshot_counts_added_changed_removed_unchanged) {
   EXPECT_EQ(second.removed, 1u);
   EXPECT_EQ(second.unchanged, 1u);
   EXPECT_EQ(second.version, 2u);
-  auto shared = a.store.read_cards(person, line1, store::scope::shared);
+  auto shared = a.store.read_cards(person, line1, proof_of(line1), store::scope::shared);
   ASSERT_TRUE(shared);
   std::map<std::string, std::string> cards;
   for (auto& c : *shared)
@@ -47,8 +47,9 @@ TEST_F(two_lines, identical_reupload_changes_nothing_and_fills_no_mailbox) {
   std::vector<core::book_entry> book{make_card("u1", "Li"), make_card("u2", "Wang")};
   upload(a.store, person, line1, book);
   auto before = shared_records(a.client, person);
-  auto ack = a.store.fetch_pending(person, line2);
-  ASSERT_TRUE(a.store.ack_pending(person, line2, ack->cursor, store::decision::apply));
+  auto ack = a.store.fetch_pending(person, line2, proof_of(line2));
+  ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), ack->cursor,
+                                  store::decision::apply));
 
   auto again = upload(a.store, person, line1, book, store::upload_mode::snapshot,
                       store::scope::shared, 1'800'000'000'000);
@@ -56,16 +57,16 @@ TEST_F(two_lines, identical_reupload_changes_nothing_and_fills_no_mailbox) {
   EXPECT_EQ(again.added + again.changed + again.removed, 0u);
   EXPECT_EQ(again.version, 1u);
   EXPECT_EQ(shared_records(a.client, person), before);
-  auto pending = a.store.fetch_pending(person, line2);
+  auto pending = a.store.fetch_pending(person, line2, proof_of(line2));
   EXPECT_TRUE(pending->changes.empty());
 }
 
 TEST_F(two_lines, other_line_gets_the_changes_and_the_uploader_never_gets_its_own) {
   upload(a.store, person, line1, {make_card("u1", "Li"), make_card("u2", "Wang")});
-  auto mine = a.store.fetch_pending(person, line1);
+  auto mine = a.store.fetch_pending(person, line1, proof_of(line1));
   ASSERT_TRUE(mine);
   EXPECT_TRUE(mine->changes.empty());
-  auto theirs = a.store.request_update(person, line2);
+  auto theirs = a.store.request_update(person, line2, proof_of(line2));
   ASSERT_TRUE(theirs);
   EXPECT_EQ(theirs->added, 2u);
   EXPECT_EQ(theirs->changed + theirs->removed, 0u);
@@ -79,25 +80,29 @@ TEST_F(two_lines, a_snapshot_without_cards_the_line_never_applied_deletes_nothin
   EXPECT_EQ(r.removed, 0u);
   EXPECT_EQ(shared_records(a.client, person).size(), 3u);
   // After a discard the same holds: discarding leaves the base alone.
-  auto f = a.store.fetch_pending(person, line2);
-  ASSERT_TRUE(a.store.ack_pending(person, line2, f->cursor, store::decision::discard));
+  auto f = a.store.fetch_pending(person, line2, proof_of(line2));
+  ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), f->cursor,
+                                  store::decision::discard));
   r = upload(a.store, person, line2, {make_card("u9", "Sun")});
   EXPECT_EQ(r.removed, 0u);
   EXPECT_EQ(r.unchanged, 1u);
-  EXPECT_EQ(a.store.read_cards(person, line2, store::scope::shared)->size(), 3u);
+  EXPECT_EQ(
+      a.store.read_cards(person, line2, proof_of(line2), store::scope::shared)->size(),
+      3u);
 }
 
 TEST_F(two_lines, applied_cards_missing_from_a_snapshot_are_deleted) {
   upload(a.store, person, line1, {make_card("u1", "Li"), make_card("u2", "Wang")});
-  auto f = a.store.fetch_pending(person, line2);
-  ASSERT_TRUE(a.store.ack_pending(person, line2, f->cursor, store::decision::apply));
+  auto f = a.store.fetch_pending(person, line2, proof_of(line2));
+  ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), f->cursor,
+                                  store::decision::apply));
   auto r = upload(a.store, person, line2, {make_card("u1", "Li")});
   EXPECT_EQ(r.removed, 1u);
   EXPECT_EQ(r.unchanged, 1u);
-  auto live = a.store.read_cards(person, line1, store::scope::shared);
+  auto live = a.store.read_cards(person, line1, proof_of(line1), store::scope::shared);
   ASSERT_EQ(live->size(), 1u);
   EXPECT_EQ(live->front().uid, "u1");
-  auto back = a.store.fetch_pending(person, line1);
+  auto back = a.store.fetch_pending(person, line1, proof_of(line1));
   EXPECT_EQ(kinds(*back), (std::map<std::string, std::string>{{"u2", "removed"}}));
 }
 
@@ -106,6 +111,7 @@ TEST_F(two_lines, a_book_with_rejected_cards_removes_nothing) {
   store::upload_request req;
   req.idcode = person;
   req.line = line1;
+  req.token_hash = proof_of(line1);
   req.cards = {make_card("u1", "Li")};
   req.allow_removals = false; // u2 may be the card that failed to parse
   auto r = a.store.upload(req);
@@ -123,23 +129,49 @@ TEST_F(two_lines, delta_adds_and_changes_and_remove_deletes_by_uid) {
   store::upload_request req;
   req.idcode = person;
   req.line = line1;
+  req.token_hash = proof_of(line1);
   req.mode = store::upload_mode::remove;
   req.uids = {"u1", "no-such-uid"};
   auto r = a.store.upload(req);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->removed, 1u);
-  EXPECT_EQ(a.store.read_cards(person, line1, store::scope::shared)->size(), 2u);
+  EXPECT_EQ(
+      a.store.read_cards(person, line1, proof_of(line1), store::scope::shared)->size(),
+      2u);
 }
 
 TEST_F(two_lines, upload_of_an_unknown_line_is_refused_and_changes_nothing) {
   store::upload_request req;
   req.idcode = person;
   req.line = "+8618600186000";
+  req.token_hash = proof_of(req.line);
   req.cards = {make_card("u1", "Li")};
   auto r = a.store.upload(req);
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error(), ec::unknown_line);
+  EXPECT_EQ(r.error(), ec::bad_token);
   EXPECT_TRUE(shared_records(a.client, person).empty());
+}
+
+TEST_F(two_lines, upload_with_another_token_is_refused_and_changes_nothing) {
+  for (std::string proof : {proof_of(line2), std::string("x"), std::string()}) {
+    store::upload_request req;
+    req.idcode = person;
+    req.line = line1;
+    req.token_hash = proof;
+    req.cards = {make_card("u1", "Li")};
+    auto r = a.store.upload(req);
+    ASSERT_FALSE(r) << "proof '" << proof << "'";
+    EXPECT_EQ(r.error(), ec::bad_token);
+  }
+  EXPECT_TRUE(shared_records(a.client, person).empty());
+  // The carrier's own access is no way in for an upload either: it is not
+  // this line's token.
+  store::upload_request req;
+  req.idcode = person;
+  req.line = line1;
+  req.token_hash = std::string(store::operator_proof);
+  req.cards = {make_card("u1", "Li")};
+  EXPECT_FALSE(a.store.upload(req));
 }
 
 TEST_F(two_lines, a_line_of_another_account_cannot_be_written_through_this_one) {
@@ -147,10 +179,11 @@ TEST_F(two_lines, a_line_of_another_account_cannot_be_written_through_this_one) 
   store::upload_request req;
   req.idcode = person; // the line belongs to other_person
   req.line = "+8618600186000";
+  req.token_hash = proof_of(req.line); // that line's own token
   req.cards = {make_card("u1", "Li")};
   auto r = a.store.upload(req);
   ASSERT_FALSE(r);
-  EXPECT_EQ(r.error(), ec::unknown_line);
+  EXPECT_EQ(r.error(), ec::bad_token);
 }
 
 TEST_F(two_lines, private_upload_stays_private_and_is_restorable) {
@@ -159,16 +192,22 @@ TEST_F(two_lines, private_upload_stays_private_and_is_restorable) {
              store::upload_mode::snapshot, store::scope::private_backup);
   EXPECT_EQ(r.added, 2u);
   EXPECT_TRUE(shared_records(a.client, person).empty());
-  EXPECT_TRUE(a.store.fetch_pending(person, line2)->changes.empty());
-  EXPECT_TRUE(a.store.read_cards(person, line2, store::scope::private_backup)->empty());
-  auto restored = a.store.read_cards(person, line1, store::scope::private_backup);
+  EXPECT_TRUE(a.store.fetch_pending(person, line2, proof_of(line2))->changes.empty());
+  EXPECT_TRUE(
+      a.store.read_cards(person, line2, proof_of(line2), store::scope::private_backup)
+          ->empty());
+  auto restored =
+      a.store.read_cards(person, line1, proof_of(line1), store::scope::private_backup);
   ASSERT_EQ(restored->size(), 2u);
   // A later snapshot replaces the backup.
   auto again = upload(a.store, person, line1, {make_card("p1", "Doctor")},
                       store::upload_mode::snapshot, store::scope::private_backup);
   EXPECT_EQ(again.removed, 1u);
   EXPECT_EQ(again.unchanged, 1u);
-  EXPECT_EQ(a.store.read_cards(person, line1, store::scope::private_backup)->size(), 1u);
+  EXPECT_EQ(
+      a.store.read_cards(person, line1, proof_of(line1), store::scope::private_backup)
+          ->size(),
+      1u);
 }
 
 TEST_F(two_lines, a_thousand_card_upload_is_one_round_trip) {

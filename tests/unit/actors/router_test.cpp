@@ -88,7 +88,7 @@ fake_shard(account_shard_actor::stateful_pointer<fake_shard_state> self,
             }));
         return r;
       },
-      [=](atom::remove_line, const std::string&,
+      [=](atom::remove_line, const std::string&, const std::string&,
           const std::string&) -> caf::result<bool> { return unused(); },
       [=](atom::register_line, const store::register_request&)
           -> caf::result<store::register_result> { return unused(); },
@@ -96,14 +96,17 @@ fake_shard(account_shard_actor::stateful_pointer<fake_shard_state> self,
           -> caf::result<caf::optional<store::line_info>> { return unused(); },
       [=](atom::upload, const store::upload_request&)
           -> caf::result<store::upload_result> { return unused(); },
-      [=](atom::update, const std::string&,
+      [=](atom::update, const std::string&, const std::string&,
           const std::string&) -> caf::result<store::pending_counts> { return unused(); },
       [=](atom::ack, const std::string&, const std::string&, const std::string&,
-          store::decision) -> caf::result<std::uint64_t> { return unused(); },
-      [=](atom::read_cards, const std::string&, const std::string&, store::scope)
-          -> caf::result<std::vector<store::stored_card>> { return unused(); },
-      [=](atom::history, const std::string&, const std::string&, store::scope,
           const std::string&,
+          store::decision) -> caf::result<std::uint64_t> { return unused(); },
+      [=](atom::read_cards, const std::string&, const std::string&, const std::string&,
+          store::scope) -> caf::result<std::vector<store::stored_card>> {
+        return unused();
+      },
+      [=](atom::history, const std::string&, const std::string&, const std::string&,
+          store::scope, const std::string&,
           std::uint64_t) -> caf::result<store::history_page> { return unused(); },
       [=](atom::restore, const store::restore_request&)
           -> caf::result<store::upload_result> { return unused(); },

@@ -381,6 +381,7 @@ std::vector<store::upload_request> samples(tag<store::upload_request>, const act
   store::upload_request x;
   x.idcode = "idcode";
   x.line = "bGluZS1pZC1vZi1hLWxpbmU";
+  x.token_hash = "token-hash";
   x.scope = store::scope::private_backup;
   x.mode = store::upload_mode::remove;
   x.cards = pair_of<core::book_entry>(book_entry);
@@ -404,8 +405,8 @@ std::vector<store::history_page> samples(tag<store::history_page>, const actors&
 }
 
 std::vector<store::restore_request> samples(tag<store::restore_request>, const actors&) {
-  return {
-      {"idcode", "bGluZS1pZC1vZi1hLWxpbmU", store::scope::private_backup, 1, false, 2}};
+  return {{"idcode", "bGluZS1pZC1vZi1hLWxpbmU", "token-hash",
+           store::scope::private_backup, 1, false, 2}};
 }
 
 std::vector<store::replicate_result> samples(tag<store::replicate_result>,
@@ -498,7 +499,7 @@ std::vector<router_actor> samples(tag<router_actor>, const actors& a) {
 }
 
 std::vector<store::pending_request> samples(tag<store::pending_request>, const actors&) {
-  return {{"idcode", "bGluZS1pZC1vZi1hLWxpbmU", 25, "next", "known-tag"}};
+  return {{"idcode", "bGluZS1pZC1vZi1hLWxpbmU", "token-hash", 25, "next", "known-tag"}};
 }
 
 std::vector<store::claim_result> samples(tag<store::claim_result>, const actors&) {
