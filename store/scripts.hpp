@@ -9,7 +9,8 @@
 
 namespace simsync::store {
 
-/// The store's Lua scripts, one per flow step (store/lua/<name>.lua).
+/// The store's Lua scripts, one per flow step (store/lua/<name>.lua), each a
+/// function of one Redis function library with store/lua/lib.lua at its head.
 enum class script {
   register_line,
   upload,
@@ -29,8 +30,9 @@ enum class script {
   reseal_stream,
 };
 
-/// Runs a script with ARGV `args` in one round trip (EVALSHA), loading it
-/// first when the server does not know it yet (new or restarted server).
+/// Runs a script with ARGV `args` in one round trip (FCALL of its function),
+/// loading the library first when the server does not hold this build's
+/// (a new server, or one another build loaded its library into).
 /// A script's own failure ("SIMSYNC <code> [context]") becomes that
 /// simsync::ec, with the context when the script gave one; any other Redis
 /// error is ec::store_unavailable.

@@ -1,7 +1,10 @@
--- Prepended to every simsync script at build time: key names, the record
--- format of core/record.hpp, the pending-mailbox rule shared by the flows, and
--- what an incoming outbox entry does (apply_incoming.lua applies many).
--- Redis scripts may not create globals, so everything here is local.
+-- The head of the simsync function library (store/scripts.cpp), run once
+-- when a server loads it; every other file here is the body of one function
+-- of the library. Here: key names, the record format of core/record.hpp, the
+-- pending-mailbox rule shared by the flows, and what an incoming outbox entry
+-- does (apply_incoming.lua applies many). A library may not create globals,
+-- so everything here is local, and while it loads only `redis` is there to
+-- call (no string.*): what this part computes at load time is written out.
 
 -- Keys (DESIGN.md section 6). The idcode is the hash tag of a user's keys.
 -- A line is named by its line id and a SIM card by its ICCID's hash
@@ -54,7 +57,7 @@ local OPERATOR_PROOF = 'operator'
 
 -- Records: HLC(16)|HASH(32)|L or D|carrier|line|card, where a tombstone's
 -- card is the stamp of the version it removes: HLC(16)|carrier|line.
-local TOMBSTONE_HASH = string.rep('0', 32)
+local TOMBSTONE_HASH = '00000000000000000000000000000000' -- 32 zeros
 local function rec_hlc(r) return string.sub(r, 1, 16) end
 local function rec_hash(r) return string.sub(r, 18, 49) end
 local function rec_deleted(r) return string.byte(r, 51) == 68 end -- 'D'
@@ -201,7 +204,11 @@ end
 -- one entry, not 500); they are written before any other change noted in the
 -- same stream, and at the latest by trim_history, so the stream keeps the
 -- order of the changes. The entry id is the time of the change here.
-local additions = {} -- stream key -> {order = {origin, ...}, [origin] = {uid, ...}}
+-- stream key -> {order = {origin, ...}, [origin] = {uid, ...}}. The library
+-- outlives a call, so every function starts with begin_call: a call that
+-- failed half-way must not leave its additions to the next.
+local additions = {}
+local function begin_call() additions = {} end
 
 local function write_additions(key)
   local waiting = additions[key]

@@ -83,6 +83,49 @@ TEST(register_line, scripts_are_reloaded_after_a_redis_restart) {
   EXPECT_TRUE((*fresh.find_line("+8613800138000")).has_value());
 }
 
+/// The names of the functions of each library the server holds.
+std::vector<std::string> functions_held(store::redis_client& admin) {
+  auto list = admin.call({"FUNCTION", "LIST"});
+  EXPECT_TRUE(list);
+  std::vector<std::string> out;
+  auto libraries = list->view();
+  for (std::size_t l = 0; l < libraries.size(); ++l) {
+    auto library = libraries[l]; // library_name, name, engine, ..., functions, [...]
+    for (std::size_t f = 0; f + 1 < library.size(); f += 2) {
+      if (library[f].str() == "library_name")
+        out.push_back("library " + std::string(library[f + 1].str()));
+      if (library[f].str() != "functions")
+        continue;
+      auto functions = library[f + 1];
+      for (std::size_t i = 0; i < functions.size(); ++i)
+        out.push_back(std::string(functions[i][1].str())); // name, <name>, ...
+    }
+  }
+  return out;
+}
+
+TEST(register_line, the_function_library_is_loaded_again_when_the_server_lacks_it) {
+  carrier_store a("carrier-a");
+  register_line(a.store, person, "+8613800138000");
+  auto mine = functions_held(a.admin);
+  ASSERT_EQ(mine.size(), 17u); // the library and its 16 functions
+  EXPECT_EQ(mine[0], "library simsync");
+  // Lost (an operator flushed them): loaded again on the next call.
+  ASSERT_EQ(a.admin.call({"FUNCTION", "FLUSH"})->view().str(), "OK");
+  register_line(a.store, person, "+8613900139000");
+  EXPECT_EQ(functions_held(a.admin), mine);
+  // Another build's library in its place: this build's replaces it, so the
+  // server holds one simsync library, and each build runs only its own code.
+  auto other = a.admin.call(
+      {"FUNCTION", "LOAD", "REPLACE",
+       "#!lua name=simsync\nredis.register_function('upload_0000000000000000', "
+       "function(KEYS, ARGV) return 1 end)"});
+  ASSERT_FALSE(other->view().is_error()) << other->view().str();
+  upload(a.store, person, "+8613800138000", {make_card("u1", "Li")});
+  EXPECT_EQ(functions_held(a.admin), mine);
+  EXPECT_EQ(shared_records(a.client, person).size(), 1u);
+}
+
 TEST(remove_line, removes_the_line_and_its_data_but_not_the_other_lines) {
   carrier_store a("carrier-a");
   register_line(a.store, person, "+8613800138000");

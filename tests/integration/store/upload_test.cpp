@@ -217,7 +217,8 @@ TEST_F(two_lines, a_thousand_card_upload_is_one_round_trip) {
   auto before = a.client.round_trips();
   auto r = upload(a.store, person, line1, book);
   EXPECT_EQ(r.added, 1000u);
-  // Two when the server did not know the script yet (NOSCRIPT, SCRIPT LOAD, retry).
+  // Three when the server did not hold the function library yet (FCALL, FUNCTION
+  // LOAD, FCALL again).
   EXPECT_LE(a.client.round_trips() - before, 3u);
   before = a.client.round_trips();
   book[0] = make_card("uid-0", "Renamed");
