@@ -7,10 +7,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 
 namespace simsync::load {
@@ -65,7 +65,7 @@ http_driver::~http_driver() {
   close(epoll_);
 }
 
-int http_driver::on_socket(void*, int socket, int what, void* self, void*) {
+int http_driver::on_socket(void*, int socket, int what, void* self, void* socketp) {
   auto* d = static_cast<http_driver*>(self);
   if (what == CURL_POLL_REMOVE) {
     epoll_ctl(d->epoll_, EPOLL_CTL_DEL, socket, nullptr);
@@ -75,8 +75,13 @@ int http_driver::on_socket(void*, int socket, int what, void* self, void*) {
   ev.events =
       (what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u);
   ev.data.fd = socket;
-  if (epoll_ctl(d->epoll_, EPOLL_CTL_MOD, socket, &ev) != 0 && errno == ENOENT)
-    epoll_ctl(d->epoll_, EPOLL_CTL_ADD, socket, &ev);
+  // libcurl keeps a pointer per socket until it removes the socket: set, the
+  // socket is in the epoll set already.
+  if (socketp)
+    return epoll_ctl(d->epoll_, EPOLL_CTL_MOD, socket, &ev) == 0 ? 0 : -1;
+  if (epoll_ctl(d->epoll_, EPOLL_CTL_ADD, socket, &ev) != 0)
+    return -1;
+  curl_multi_assign(static_cast<CURLM*>(d->multi_), socket, d);
   return 0;
 }
 
@@ -262,18 +267,14 @@ bool http_driver::run_until_idle(clock::time_point deadline) {
 }
 
 std::string url_escape(const std::string& segment) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : segment) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
+  // libcurl escapes everything but RFC 3986's unreserved characters; since
+  // 7.82 it needs no handle for that.
+  std::unique_ptr<char, decltype(&curl_free)> escaped{
+      curl_easy_escape(nullptr, segment.data(), static_cast<int>(segment.size())),
+      &curl_free};
+  if (!escaped)
+    throw std::runtime_error("curl_easy_escape failed (out of memory)");
+  return escaped.get();
 }
 
 } // namespace simsync::load
