@@ -18,26 +18,6 @@ caf::error corrupt(const std::string& what) {
   return caf::make_error(ec::store_corrupt, what);
 }
 
-/// The line's owner and token hash (sim:<line>), read in the same pipeline
-/// as a read done here: the rule of lib.lua's access_refused, for the reads
-/// that run no script.
-command access_read(const std::string& sim_key) {
-  return {"HMGET", sim_key, "id", "token"};
-}
-
-/// Whether `proof` opens the line, given the reply of access_read;
-/// ec::bad_token when not.
-std::optional<caf::error> access_refusal(const reply& owner_and_token,
-                                         std::string_view idcode,
-                                         std::string_view proof) {
-  auto v = owner_and_token.view();
-  if (!v.is_array() || v.size() != 2)
-    return corrupt("HMGET answered an unexpected reply");
-  if (v[0].is_nil() || v[0].str() != idcode || v[1].is_nil() || v[1].str() != proof)
-    return caf::make_error(ec::bad_token);
-  return std::nullopt;
-}
-
 /// Reads an array reply of integers (a script's counts).
 bool read_counts(reply_view v, std::size_t n, std::uint64_t* out) {
   if (!v.is_array() || v.size() < n)
@@ -296,14 +276,14 @@ account_store::read_history(const std::string& idcode, const std::string& line,
   // Every entry holds at least one change: one more entry than asked tells
   // whether there is a next page.
   auto count = std::to_string(limit + 1);
-  auto sim_key = keys::sim(line);
-  auto replies = redis_.pipeline(
-      {access_read(sim_key), {"XREVRANGE", key, from, "-", "COUNT", count}});
-  if (!replies)
-    return std::move(replies.error());
-  if (auto refused = access_refusal((*replies)[0], idcode, token_hash))
-    return std::move(*refused);
-  auto v = (*replies)[1].view();
+  // The check first: a refused token must not cost the read.
+  if (auto checked = run_script(redis_, script::check_access, {idcode, line, token_hash});
+      !checked)
+    return std::move(checked.error());
+  auto r = redis_.call({"XREVRANGE", key, from, "-", "COUNT", count});
+  if (!r)
+    return std::move(r.error());
+  auto v = r->view();
   if (!v.is_array())
     return corrupt("XREVRANGE answered an unexpected reply");
   history_page page;
@@ -475,13 +455,14 @@ account_store::read_cards(const std::string& idcode, const std::string& line,
                           std::string_view token_hash, scope where) {
   auto key =
       where == scope::shared ? keys::shared(idcode) : keys::private_backup(idcode, line);
-  auto sim_key = keys::sim(line);
-  auto replies = redis_.pipeline({access_read(sim_key), {"HGETALL", key}});
-  if (!replies)
-    return std::move(replies.error());
-  if (auto refused = access_refusal((*replies)[0], idcode, token_hash))
-    return std::move(*refused);
-  auto v = (*replies)[1].view();
+  // The check first: a refused token must not cost the read.
+  if (auto checked = run_script(redis_, script::check_access, {idcode, line, token_hash});
+      !checked)
+    return std::move(checked.error());
+  auto r = redis_.call({"HGETALL", key});
+  if (!r)
+    return std::move(r.error());
+  auto v = r->view();
   std::vector<stored_card> out;
   out.reserve(v.size() / 2);
   for (std::size_t i = 0; i + 1 < v.size(); i += 2) {

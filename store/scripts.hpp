@@ -28,6 +28,7 @@ enum class script {
   verify_code,
   reseal_hash,
   reseal_stream,
+  check_access,
 };
 
 /// Runs a script with ARGV `args` in one round trip (FCALL of its function),

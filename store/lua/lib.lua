@@ -44,8 +44,8 @@ local function fail(code) return redis.error_reply('SIMSYNC ' .. code) end
 -- line's own (sim:<line>: id, token), so an authorized request costs one
 -- round trip. A plain comparison is safe here: timing could at most reveal
 -- the stored hash, and a token cannot be made from its hash.
--- account_store.cpp's access_refusal applies the same rule to the reads done
--- in C++. Returns the error to answer, or nil.
+-- check_access.lua is the same check alone, for the reads done in C++.
+-- Returns the error to answer, or nil.
 local function access_refused(id, line, token_hash)
   local owner, token = unpack(redis.call('HMGET', sim_key(line), 'id', 'token'))
   if owner ~= id or token ~= token_hash then return fail('bad_token') end

@@ -152,6 +152,24 @@ TEST_F(two_lines, upload_of_an_unknown_line_is_refused_and_changes_nothing) {
   EXPECT_TRUE(shared_records(a.client, person).empty());
 }
 
+TEST_F(two_lines, reads_with_another_token_are_refused) {
+  upload(a.store, person, line1, {make_card("u1", "Li")});
+  for (std::string proof : {proof_of(line2), std::string("x"), std::string()}) {
+    auto cards = a.store.read_cards(person, line1, proof, store::scope::shared);
+    ASSERT_FALSE(cards) << "proof '" << proof << "'";
+    EXPECT_EQ(cards.error(), ec::bad_token);
+    auto page = a.store.read_history(person, line1, proof, store::scope::shared, "", 10);
+    ASSERT_FALSE(page) << "proof '" << proof << "'";
+    EXPECT_EQ(page.error(), ec::bad_token);
+  }
+  // Another account's idcode with the line's own token opens nothing either.
+  EXPECT_FALSE(
+      a.store.read_cards(other_person, line1, proof_of(line1), store::scope::shared));
+  EXPECT_EQ(
+      a.store.read_cards(person, line1, proof_of(line1), store::scope::shared)->size(),
+      1u);
+}
+
 TEST_F(two_lines, upload_with_another_token_is_refused_and_changes_nothing) {
   for (std::string proof : {proof_of(line2), std::string("x"), std::string()}) {
     store::upload_request req;
