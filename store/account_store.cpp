@@ -352,6 +352,7 @@ account_store::apply_incoming(const std::string& origin,
                               const std::vector<outbox_entry>& entries) {
   auto keep_ms = std::to_string(history_.keep_ms);
   auto keep_count = std::to_string(history_.keep_count);
+  auto now_ms = std::to_string(core::unix_now_ms());
   // A peer's entries arrive clear (TLS protected them on the way): this
   // carrier seals their cards with its own keys before they are stored.
   auto keys = keys_->current();
@@ -366,10 +367,11 @@ account_store::apply_incoming(const std::string& origin,
     sealed.push_back(std::move(*batch));
   }
   std::vector<std::string_view> args;
-  args.reserve(3 + 3 * entries.size());
+  args.reserve(4 + 3 * entries.size());
   args.push_back(origin);
   args.push_back(keep_ms);
   args.push_back(keep_count);
+  args.push_back(now_ms);
   for (std::size_t i = 0; i < entries.size(); ++i) {
     args.push_back(kind_name(entries[i].kind));
     args.push_back(entries[i].idcode);

@@ -1,14 +1,15 @@
 -- F4 and the sibling resolution of F1: a peer carrier's outbox entries for
 -- accounts of this store, applied in the order the peer wrote them, in one
 -- script (one round trip, one AOF write and fsync for them all).
--- ARGV: origin carrier, history keep_ms and keep_count, then per entry: kind
--- ('batch', 'ask', 'hold' or 'retire'; 'announce', written before asks
--- existed, is an ask), idcode, batch (netstrings of uid, record pairs; ''
--- unless a batch).
+-- ARGV: origin carrier, history keep_ms and keep_count, now (Unix ms), then
+-- per entry: kind ('batch', 'ask', 'hold' or 'retire'; 'announce', written
+-- before asks existed, is an ask), idcode, batch (netstrings of uid, record
+-- pairs; '' unless a batch).
 -- Returns {applied, identical, stale, asked, answered, siblings_added,
 -- siblings_removed}.
-local peer, keep_ms, keep_count = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-local FIRST = 4
+local peer = ARGV[1]
+keep_history(tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
+local FIRST = 5
 if (#ARGV - FIRST + 1) % 3 ~= 0 then return fail('bad_batch') end
 
 local directory = {ask = answer_ask, announce = answer_ask, hold = take_hold,
@@ -32,7 +33,7 @@ local asked, answered, added, removed = 0, 0, 0, 0
 for i = FIRST, #ARGV, 3 do
   local kind, id = ARGV[i], ARGV[i + 1]
   if kind == 'batch' then
-    local a, same, old = replicate_in(id, parsed[i], keep_ms, keep_count)
+    local a, same, old = replicate_in(id, parsed[i])
     applied, identical, stale = applied + a, identical + same, stale + old
     parsed[i] = nil -- done with it: free the memory while the script runs on
   else

@@ -179,16 +179,39 @@ local function split_netstrings(blob)
   return items
 end
 
--- The account's hybrid logical clock: past every stamp it has written or taken.
-local function tick_clock(id, now_hlc)
-  local last = tonumber(redis.call('HGET', acct_key(id), 'clock') or '0')
-  local hlc = math.max(now_hlc, last + 1)
-  redis.call('HSET', acct_key(id), 'clock', string.format('%d', hlc))
-  return hlc
+-- An account's hybrid logical clock (past every stamp it has written or
+-- taken) and its version (moved on by every change), read once when a call
+-- starts on the account and written once when it is done with it: each
+-- command a script calls costs as much as a small one's whole work.
+-- nil when there is no account (every account has both: register_line.lua).
+-- Stamps count HLC_PER_MS logical ticks per millisecond (core/stamp.hpp).
+local HLC_PER_MS = 1000
+local function open_account(id)
+  local clock, version = unpack(redis.call('HMGET', acct_key(id), 'clock', 'version'))
+  if not version then return nil end
+  clock = tonumber(clock or '0')
+  return {id = id, clock = clock, clock_read = clock, version = tonumber(version)}
 end
-local function observe_clock(id, hlc)
-  local last = tonumber(redis.call('HGET', acct_key(id), 'clock') or '0')
-  if hlc > last then redis.call('HSET', acct_key(id), 'clock', string.format('%d', hlc)) end
+-- The stamp for this call's own writes.
+local function tick_clock(account, now_hlc)
+  account.clock = math.max(now_hlc, account.clock + 1)
+  return account.clock
+end
+-- A stamp taken from another carrier.
+local function observe_clock(account, hlc)
+  if hlc > account.clock then account.clock = hlc end
+end
+-- Writes what moved; returns the account's version, one more if `changed`.
+-- A tick that stamped nothing need not be kept.
+local function close_account(account, changed)
+  if changed then
+    account.version = account.version + 1
+    redis.call('HSET', acct_key(account.id), 'clock', string.format('%d', account.clock),
+               'version', string.format('%d', account.version))
+  elseif account.clock > account.clock_read then
+    redis.call('HSET', acct_key(account.id), 'clock', string.format('%d', account.clock))
+  end
+  return account.version
 end
 
 -- -- history ------------------------------------------------------------------
@@ -204,18 +227,33 @@ end
 -- one entry, not 500); they are written before any other change noted in the
 -- same stream, and at the latest by trim_history, so the stream keeps the
 -- order of the changes. The entry id is the time of the change here.
--- stream key -> {order = {origin, ...}, [origin] = {uid, ...}}. The library
--- outlives a call, so every function starts with begin_call: a call that
--- failed half-way must not leave its additions to the next.
+-- stream key -> {order = {origin, ...}, [origin] = {uid, ...}}.
 local additions = {}
-local function begin_call() additions = {} end
+-- What a history keeps (the node's [history] policy: younger than keep.ms,
+-- at most keep.count entries) and the time now: set by keep_history in each
+-- function that writes a history, before it writes one.
+local keep = nil
+-- The library outlives a call, so every function starts with begin_call: a
+-- call that failed half-way must not leave its state to the next.
+local function begin_call()
+  additions = {}
+  keep = nil
+end
+local function keep_history(keep_ms, keep_count, now_ms)
+  keep = {ms = keep_ms, count = string.format('%d', keep_count), now = now_ms}
+end
+
+-- Appends an entry; the count bound is kept by the append itself.
+local function history_add(key, ...)
+  redis.call('XADD', key, 'MAXLEN', keep.count, '*', ...)
+end
 
 local function write_additions(key)
   local waiting = additions[key]
   if not waiting then return end
   additions[key] = nil
   for _, origin in ipairs(waiting.order) do
-    redis.call('XADD', key, '*', 'k', 'added', 'o', origin, 'us', netstrings(waiting[origin]))
+    history_add(key, 'k', 'added', 'o', origin, 'us', netstrings(waiting[origin]))
   end
 end
 
@@ -236,7 +274,7 @@ local function note_change(key, uid, kind, origin_rec, previous)
     return
   end
   write_additions(key)
-  redis.call('XADD', key, '*', 'u', uid, 'k', kind, 'o', origin, 'p', previous)
+  history_add(key, 'u', uid, 'k', kind, 'o', origin, 'p', previous)
 end
 
 -- A write of `rec` over `cur` (nil when absent) noted in history `key`.
@@ -251,35 +289,27 @@ local function note_write(key, uid, cur, rec)
   end
 end
 
-local function now_ms()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+-- Writes the additions still waiting and drops what is older than the
+-- policy keeps (history_add keeps the count). What was dropped can no longer
+-- be rolled back: history_reach says how far a restore reaches.
+local function trim_history(key)
+  write_additions(key)
+  redis.call('XTRIM', key, 'MINID', string.format('%d', math.max(0, keep.now - keep.ms)))
 end
 
--- Keeps a history within its policy (what is younger than keep_ms, at most
--- keep_count entries). What was dropped can no longer be rolled back, so
--- meta_key's field history_from moves to the time of the last dropped entry:
--- a restore reaches back no further.
-local function trim_history(key, meta_key, keep_ms, keep_count)
-  write_additions(key)
-  local from = 0
-  local cutoff = now_ms() - keep_ms
-  local old = redis.call('XRANGE', key, '-', tostring(cutoff - 1), 'COUNT', 1)
-  if #old > 0 then
-    redis.call('XTRIM', key, 'MINID', tostring(cutoff))
-    from = cutoff - 1
+-- The earliest instant (ms) a restore may roll history `key` back to: 0 while
+-- it has dropped nothing (Redis counts every entry a stream was given), else
+-- the time of the oldest entry it still holds (or of its last, once all are
+-- gone). Builds before this one kept the instant in meta_key's history_from.
+local function history_reach(key, meta_key)
+  local from = tonumber(redis.call('HGET', meta_key, 'history_from') or '0')
+  if redis.call('EXISTS', key) == 0 then return from end
+  local info = flat_to_map(redis.call('XINFO', 'STREAM', key))
+  if info['entries-added'] > info.length then
+    local oldest = info['first-entry'] and info['first-entry'][1] or info['last-generated-id']
+    from = math.max(from, tonumber(string.match(oldest, '^%d+')))
   end
-  local excess = redis.call('XLEN', key) - keep_count
-  if excess > 0 then
-    local dropped = redis.call('XRANGE', key, '-', '+', 'COUNT', excess)
-    local last = dropped[#dropped][1]
-    redis.call('XTRIM', key, 'MAXLEN', keep_count)
-    from = math.max(from, tonumber(string.match(last, '^%d+')))
-  end
-  if from > 0 then
-    local known = tonumber(redis.call('HGET', meta_key, 'history_from') or '0')
-    if from > known then redis.call('HSET', meta_key, 'history_from', from) end
-  end
+  return from
 end
 
 -- What a change means to a line whose base holds `have` for its uid (nil:
@@ -308,13 +338,15 @@ end
 -- it touches, so shared[uid] is the pending change whenever an entry exists
 -- (or, after an identical replicate_in, the same content with a newer stamp).
 -- A copy of the record here cost the card's size again for every line.
+-- The base is read first: most changes are new to the line, and then the
+-- mailbox need not be asked.
 local function offer(id, line, changes)
   local pkey = pending_key(id, line)
   local seq = nil
   local flat = {}
   for i = 1, #changes, 2 do
     local uid, rec = changes[i], changes[i + 1]
-    if redis.call('HEXISTS', pkey, uid) == 1 or classify(id, line, uid, rec) then
+    if classify(id, line, uid, rec) or redis.call('HEXISTS', pkey, uid) == 1 then
       seq = seq or redis.call('HINCRBY', line_key(id, line), 'seq', 1)
       flat[#flat + 1] = uid
       flat[#flat + 1] = seq
@@ -420,18 +452,18 @@ end
 -- pending mailbox of every line of the account. `items` is a parsed batch
 -- (parse_batch). Idempotent: a change already taken has the same stamp and
 -- counts as identical. Returns applied, identical, stale.
-local function replicate_in(id, items, keep_ms, keep_count)
+local function replicate_in(id, items)
   -- No account here (any more): nothing to apply; a later registration is
   -- bootstrapped with the whole store.
-  if redis.call('EXISTS', acct_key(id)) == 0 then return 0, 0, #items / 2 end
+  local account = open_account(id)
+  if not account then return 0, 0, #items / 2 end
 
   local skey, hkey = shared_key(id), history_key(id)
   local changes = {}
   local applied, identical, stale = 0, 0, 0
-  local max_hlc = 0
   for i = 1, #items, 2 do
     local uid, rec = items[i], items[i + 1]
-    max_hlc = math.max(max_hlc, tonumber(rec_hlc(rec)))
+    observe_clock(account, tonumber(rec_hlc(rec)))
     local cur = redis.call('HGET', skey, uid)
     if not cur or newer(rec, cur) then
       -- Even a same-content change moves the stamp, so every replica holds the
@@ -453,12 +485,9 @@ local function replicate_in(id, items, keep_ms, keep_count)
     end
   end
 
-  if #changes > 0 or stale > 0 then trim_history(hkey, acct_key(id), keep_ms, keep_count) end
-  observe_clock(id, max_hlc)
-  if #changes > 0 then
-    redis.call('HINCRBY', acct_key(id), 'version', 1)
-    offer_to_lines(id, changes, nil)
-  end
+  if #changes > 0 or stale > 0 then trim_history(hkey) end
+  close_account(account, #changes > 0)
+  offer_to_lines(id, changes, nil)
   return applied, identical, stale
 end
 
@@ -549,18 +578,12 @@ local function line_remove(lc, uid, cur)
   lc.base_dels[#lc.base_dels + 1] = uid
 end
 
-local function finish_line_changes(lc, keep_ms, keep_count)
+local function finish_line_changes(lc)
   local id, line = lc.id, lc.line
   hset_flat(base_key(id, line), lc.base_sets)
   hdel_list(base_key(id, line), lc.base_dels)
   hdel_list(pending_key(id, line), lc.touched)
   offer_to_lines(id, lc.changes, line)
   send_to_siblings(id, lc.changes)
-  if #lc.changes > 0 then trim_history(lc.hkey, acct_key(id), keep_ms, keep_count) end
-end
-
--- The account's version, moved on when the script changed anything.
-local function next_version(id, any_change)
-  if any_change then return redis.call('HINCRBY', acct_key(id), 'version', 1) end
-  return tonumber(redis.call('HGET', acct_key(id), 'version'))
+  if #lc.changes > 0 then trim_history(lc.hkey) end
 end

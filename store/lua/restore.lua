@@ -17,7 +17,7 @@ if refusal then return refusal end
 local private = scope == 'private'
 local hkey = private and private_history_key(id, line) or history_key(id)
 local meta = private and line_key(id, line) or acct_key(id)
-local from = tonumber(redis.call('HGET', meta, 'history_from') or '0')
+local from = history_reach(hkey, meta)
 if at_ms < from then return fail('beyond_history ' .. from) end
 
 -- Per uid changed since the instant, the version it had then: the one the
@@ -56,10 +56,12 @@ for _, uid in ipairs(uids) do
 end
 local any = #added + #changed + #removed > 0
 if preview or not any then
-  return {next_version(id, false), #added, #changed, #removed}
+  return {open_account(id).version, #added, #changed, #removed}
 end
 
-local hlc = tick_clock(id, now_hlc)
+local account = open_account(id)
+local hlc = tick_clock(account, now_hlc)
+keep_history(keep_ms, keep_count, math.floor(now_hlc / HLC_PER_MS))
 local function card_of(r)
   local _, _, card_at = rec_origin(r)
   return string.sub(r, card_at)
@@ -80,13 +82,13 @@ if private then
   end
   hset_flat(key, writes)
   hdel_list(key, drops)
-  trim_history(hkey, meta, keep_ms, keep_count)
+  trim_history(hkey)
 else
   local lc = line_changes(id, line, hlc, carrier)
   local function put(uid) line_put(lc, uid, now[uid], rec_hash(was[uid]), card_of(was[uid])) end
   for _, uid in ipairs(added) do put(uid) end
   for _, uid in ipairs(changed) do put(uid) end
   for _, uid in ipairs(removed) do line_remove(lc, uid, now[uid]) end
-  finish_line_changes(lc, keep_ms, keep_count)
+  finish_line_changes(lc)
 end
-return {next_version(id, true), #added, #changed, #removed}
+return {close_account(account, true), #added, #changed, #removed}

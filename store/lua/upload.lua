@@ -20,7 +20,9 @@ local refusal = access_refused(id, line, token_hash)
 if refusal then return refusal end
 
 local added, changed, removed, unchanged = 0, 0, 0, 0
-local hlc = tick_clock(id, now_hlc)
+local account = open_account(id)
+local hlc = tick_clock(account, now_hlc)
+keep_history(keep_ms, keep_count, math.floor(now_hlc / HLC_PER_MS))
 
 -- A snapshot that would remove more than mass_min cards and more than
 -- mass_percent of a book of `size` cards needs the phone's confirmation.
@@ -75,8 +77,8 @@ if scope == 'private' then
   hset_flat(key, writes)
   hdel_list(key, drops)
   local any = #writes + #drops > 0
-  if any then trim_history(hkey, line_key(id, line), keep_ms, keep_count) end
-  return {next_version(id, any), added, changed, removed, unchanged, 0, 0}
+  if any then trim_history(hkey) end
+  return {close_account(account, any), added, changed, removed, unchanged, 0, 0}
 end
 
 -- F2: diff against the line's base, so cards that came from other lines and
@@ -177,10 +179,10 @@ elseif next(reassert) then
   end
 end
 
-finish_line_changes(lc, keep_ms, keep_count)
+finish_line_changes(lc)
 -- A conflict's current version goes back to the line as pending (after
 -- finish_line_changes, which clears the entries of the uids the line touched).
 for _, c in ipairs(conflicts) do offer(id, line, {c[1], c[2]}) end
-local reply = {next_version(id, #lc.changes > 0), added, changed, removed, unchanged, 0, 0}
+local reply = {close_account(account, #lc.changes > 0), added, changed, removed, unchanged, 0, 0}
 for _, v in ipairs(out_conflicts) do reply[#reply + 1] = v end
 return reply

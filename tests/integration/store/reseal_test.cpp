@@ -129,6 +129,27 @@ TEST_F(reseal, a_rewritten_history_keeps_its_entry_ids_for_restore_points) {
   EXPECT_NE(after.back(), before.back());
 }
 
+TEST_F(reseal, a_rewritten_history_still_reaches_back_no_further_than_it_did) {
+  // A store that keeps two entries: three more changes drop the older ones.
+  store::account_store small{a.client, "carrier-a", a.keys,
+                             store::history_policy{3'600'000, 2}};
+  for (const char* name : {"Bo 1", "Bo 2", "Bo 3"})
+    upload(small, person, line_a, {make_card("u2", name)}, store::upload_mode::delta);
+  store::restore_request long_ago{
+      person, line_a, proof_of(line_a),   store::scope::shared,
+      1,      true,   core::unix_now_ms()};
+  auto refused = small.restore(long_ago);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error(), ec::beyond_history);
+
+  rotate();
+  auto rewritten = pass();
+  EXPECT_GT(rewritten.resealed, 0u);
+  refused = small.restore(long_ago);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error(), ec::beyond_history);
+}
+
 TEST_F(reseal, a_value_changed_since_it_was_read_is_not_overwritten) {
   auto key = "shared:{" + person + "}";
   auto r = store::run_script(a.client, store::script::reseal_hash,
