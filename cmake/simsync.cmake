@@ -1,6 +1,17 @@
-# Warnings are errors for the project's own code only.
+# Warnings are errors for the project's own code only (not in a fuzzing
+# build: clang warns of other things than the compiler the project is built with).
 add_library(simsync_warnings INTERFACE)
-target_compile_options(simsync_warnings INTERFACE -Wall -Wextra -Werror)
+target_compile_options(simsync_warnings INTERFACE -Wall -Wextra)
+if(NOT SIMSYNC_FUZZ)
+  target_compile_options(simsync_warnings INTERFACE -Werror)
+endif()
+
+# Fuzzing: every file is instrumented for libFuzzer's coverage and checked by
+# the sanitizers; tests/fuzz links its targets with libFuzzer itself.
+if(SIMSYNC_FUZZ)
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
 
 if(SIMSYNC_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer)

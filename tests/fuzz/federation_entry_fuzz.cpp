@@ -1,0 +1,59 @@
+// What a node checks in every entry a peer carrier delivers
+// (actors/incoming_entries.hpp), on any entry a hostile or broken peer could
+// send. The first byte picks the kind and whether the account is a
+// well-formed idcode (else the next 64 bytes are the idcode); the rest is the
+// batch. Whatever the input: no crash, and an entry the check lets through
+// is one the store can take: its batch seals (what apply_incoming does
+// next) and every record in it parses.
+
+#include "actors/incoming_entries.hpp"
+#include "core/keyring.hpp"
+#include "core/record.hpp"
+#include "store/netstrings.hpp"
+#include "store/sealed_records.hpp"
+#include "tests/fuzz/fuzz_input.hpp"
+
+using namespace simsync;
+
+namespace {
+
+const core::keyring& keys() {
+  static const core::keyring ring({{1, std::string(32, 'k')}}, 1, std::string(32, 'l'));
+  return ring;
+}
+// 2026-12-01, so stamps of the seeds are in the past and not too far ahead.
+constexpr std::uint64_t now_ms = 1'796'083'200'000;
+const std::string well_formed_idcode(64, 'a');
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0)
+    return 0;
+  auto rest = fuzz::text_of(data + 1, size - 1);
+  store::outbox_entry entry;
+  entry.id = "1-0";
+  entry.kind = static_cast<store::outbox_kind>(data[0] % 4);
+  if (data[0] & 0x80) {
+    entry.idcode = std::string(rest.substr(0, 64));
+    rest.remove_prefix(std::min<std::size_t>(64, rest.size()));
+  } else {
+    entry.idcode = well_formed_idcode;
+  }
+  entry.batch = std::string(rest);
+  entry_limits limits;
+  limits.max_card_bytes = 4096;
+  if (!entry_refusal(entry, now_ms, limits).empty())
+    return 0;
+  if (entry.kind != store::outbox_kind::batch)
+    return 0;
+  fuzz::require(store::seal_batch(keys(), entry.batch, entry.idcode).has_value(),
+                "an accepted batch seals");
+  auto items = store::split_netstrings(entry.batch);
+  fuzz::require(items && items->size() % 2 == 0,
+                "an accepted batch is uid, record pairs");
+  for (std::size_t i = 1; i < items->size(); i += 2)
+    fuzz::require(core::decode_record((*items)[i]).has_value(),
+                  "every record of an accepted batch parses");
+  return 0;
+}
