@@ -267,6 +267,11 @@ bool vcard_reader::next(vcard_block* out) {
     if (prop.name == "VERSION") {
       out->card.version = trim(prop.value());
       out->card.properties.pop_back();
+    } else if (prop.name == "BEGIN" || prop.name == "END") {
+      // A stray BEGIN or END (BEGIN:VCALENDAR, an END whose value was
+      // damaged) is not content: written out it would split the card in
+      // two, and a card must read back as what it hashed to.
+      out->card.properties.pop_back();
     }
   }
   out->bytes = body_.substr(card_start, pos_ - card_start);
@@ -555,9 +560,6 @@ std::string serialize(const vcard& card, vcard_version version) {
   out.append(version == vcard_version::v4_0 ? "VERSION:4.0\r\n" : "VERSION:3.0\r\n");
   std::string line;
   for (const vcard_property& prop : card.properties) {
-    // Written out, a stray BEGIN or END would split the card in two.
-    if (prop.name == "BEGIN" || prop.name == "END")
-      continue;
     line.clear();
     append_property(&line, prop, version);
     append_folded(&out, line);

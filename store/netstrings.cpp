@@ -8,6 +8,9 @@ std::optional<std::vector<std::string>> split_netstrings(std::string_view text) 
     auto colon = text.find(':');
     if (colon == 0 || colon == std::string_view::npos || colon > 9)
       return std::nullopt;
+    // One spelling per length, as append_netstring writes it: "0", not "00".
+    if (colon > 1 && text[0] == '0')
+      return std::nullopt;
     std::size_t len = 0;
     for (char c : text.substr(0, colon)) {
       if (c < '0' || c > '9')

@@ -11,7 +11,8 @@
 
 namespace simsync::store {
 
-/// The items of `text`; nullopt unless the whole text is such items.
+/// The items of `text`; nullopt unless the whole text is such items, each
+/// length written as append_netstring writes it (no leading zero).
 std::optional<std::vector<std::string>> split_netstrings(std::string_view text);
 
 /// Appends `item` to `out` as one netstring.

@@ -171,6 +171,8 @@ local function split_netstrings(blob)
   while pos <= #blob do
     local colon = string.find(blob, ':', pos, true)
     local digits = colon and string.match(string.sub(blob, pos, colon - 1), '^%d+$')
+    -- One spelling per length, as netstrings() writes it: "0", not "00".
+    if digits and #digits > 1 and string.byte(digits, 1) == 48 then digits = nil end
     local len = digits and tonumber(digits)
     if not len or colon + len > #blob then return nil end
     items[#items + 1] = string.sub(blob, colon + 1, colon + len)

@@ -468,6 +468,16 @@ TEST(vcard_serialize, output_always_reads_back_as_one_card) {
   }
 }
 
+TEST(vcard_reader, a_stray_begin_or_end_line_is_not_content) {
+  // Found by fuzzing: an END whose value was damaged stayed in the card as a
+  // property, which serialize() cannot write, so the card served to a phone
+  // hashed differently from the one stored.
+  vcard card = parse_one("BEGIN:VCARD\nVERSION:4.0\nFN:A\nEND:VCR:mailto:a@example.com\n"
+                         "BEGIN:VCALENDAR\nEND:VCARD\n");
+  ASSERT_EQ(card.properties.size(), 1u);
+  EXPECT_EQ(card.properties[0].name, "FN");
+}
+
 TEST(vcard_serialize, round_trips_through_both_versions) {
   for (std::string_view source : {android_utf8, ios_card, v4_card}) {
     vcard card = parse_one(source);
