@@ -19,6 +19,19 @@ bool is_structured(std::string_view name) {
          name == "CLIENTPIDMAP";
 }
 
+/// A group, property or parameter name (RFC 6350 §3.3): letters, digits and
+/// '-', and '_', which some exporters write. Anything else (a quote, a
+/// control character, a space) could not be written back as it was read.
+bool is_name(std::string_view word) {
+  if (word.empty())
+    return false;
+  for (char c : word)
+    if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+          c == '-' || c == '_'))
+      return false;
+  return true;
+}
+
 bool is_begin_line(std::string_view line) {
   return iequals(trim(line), "BEGIN:VCARD");
 }
@@ -111,6 +124,20 @@ void take_media_type(vcard_property* prop) {
     prop->media_type = std::move(type);
   else
     prop->media_type = std::string(implied_media_prefix(prop->name)) + type;
+}
+
+/// type/subtype, each an RFC 2045 token: what an inline binary's media type
+/// must be to be written back the same as a 3.0 TYPE and in a 4.0 data: URI.
+bool is_media_type(std::string_view media) {
+  std::size_t slash = media.find('/');
+  if (slash == 0 || slash == std::string_view::npos || slash + 1 == media.size())
+    return false;
+  for (std::size_t i = 0; i < media.size(); ++i) {
+    char c = media[i];
+    if (i != slash && (c <= ' ' || c >= 127 || std::strchr("()<>@,;:\\\"/[]?=", c)))
+      return false;
+  }
+  return true;
 }
 
 bool has_empty_identity(const vcard& card) {
@@ -302,6 +329,10 @@ bool vcard_reader::parse_line(std::string_view line, vcard_property* prop,
     *reason = "content line without a property name";
     return false;
   }
+  if (!is_name(name) || (dot != std::string_view::npos && !is_name(prop->group))) {
+    *reason = "malformed property name";
+    return false;
+  }
   prop->name = to_upper(name);
 
   std::string_view encoding;
@@ -327,6 +358,10 @@ bool vcard_reader::parse_line(std::string_view line, vcard_property* prop,
       continue;
     }
     std::string_view key = trim(param.substr(0, eq));
+    if (!is_name(key)) {
+      *reason = "malformed parameter name in " + prop->name;
+      return false;
+    }
     std::string_view value = param.substr(eq + 1);
     if (iequals(key, "TYPE"))
       add_types(value, &prop->types);
@@ -356,6 +391,10 @@ bool vcard_reader::decode_value(std::string_view raw, std::string_view encoding,
   if (iequals(encoding, "B") || iequals(encoding, "BASE64")) {
     prop->binary = true;
     take_media_type(prop);
+    if (!prop->media_type.empty() && !is_media_type(prop->media_type)) {
+      *reason = "bad media type in " + prop->name;
+      return false;
+    }
     if (!normalize_base64(raw, &prop->values.front())) {
       *reason = "bad base64 in " + prop->name;
       return false;
@@ -373,6 +412,10 @@ bool vcard_reader::decode_value(std::string_view raw, std::string_view encoding,
       if (!media.empty() && media.find('/') == std::string_view::npos)
         prop->media_type = implied_media_prefix(prop->name);
       append_lower(prop->media_type, media);
+      if (!prop->media_type.empty() && !is_media_type(prop->media_type)) {
+        *reason = "bad media type in " + prop->name;
+        return false;
+      }
       if (!normalize_base64(raw.substr(comma + 1), &prop->values.front())) {
         *reason = "bad base64 in " + prop->name;
         return false;

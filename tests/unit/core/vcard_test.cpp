@@ -478,6 +478,37 @@ TEST(vcard_reader, a_stray_begin_or_end_line_is_not_content) {
   EXPECT_EQ(card.properties[0].name, "FN");
 }
 
+TEST(vcard_reader, a_name_that_could_not_be_written_back_is_an_error) {
+  // Found by fuzzing: a quote in a parameter name, or a lone CR in a
+  // property name, was kept, and the card written from it did not read back.
+  for (std::string_view line : {"TEL;\"V=x:1", "A\rB:1", "X NOTE:1", "a.b.FN:1"}) {
+    auto blocks =
+        parse_vcards("BEGIN:VCARD\nFN:A\n" + std::string(line) + "\nEND:VCARD\n");
+    ASSERT_EQ(blocks.size(), 1u);
+    EXPECT_FALSE(blocks[0].ok()) << line;
+    EXPECT_NE(blocks[0].error.find("malformed"), std::string::npos) << blocks[0].error;
+  }
+  vcard card =
+      parse_one("BEGIN:VCARD\nitem1.X-AB_Label;X-SERVICE-TYPE=a:b\nFN:A\nEND:VCARD\n");
+  EXPECT_EQ(card.properties[0].group, "item1");
+  EXPECT_EQ(card.properties[0].name, "X-AB_LABEL");
+}
+
+TEST(vcard_reader, a_media_type_that_could_not_be_written_back_is_an_error) {
+  // Found by fuzzing: "image/data:image/jpeg" was taken, written in 3.0 as
+  // TYPE="DATA:IMAGE/JPEG" and read back as another media type.
+  for (std::string_view line : {"PHOTO:data:image/data:image/jpeg;base64,AAAA",
+                                "PHOTO;ENCODING=b;TYPE=\"a b/c\":AAAA"}) {
+    auto blocks =
+        parse_vcards("BEGIN:VCARD\nFN:A\n" + std::string(line) + "\nEND:VCARD\n");
+    ASSERT_EQ(blocks.size(), 1u);
+    EXPECT_EQ(blocks[0].error, "bad media type in PHOTO") << line;
+  }
+  vcard card =
+      parse_one("BEGIN:VCARD\nFN:A\nPHOTO:data:image/svg+xml;base64,AAAA\nEND:VCARD\n");
+  EXPECT_EQ(card.properties[1].media_type, "image/svg+xml");
+}
+
 TEST(vcard_serialize, round_trips_through_both_versions) {
   for (std::string_view source : {android_utf8, ios_card, v4_card}) {
     vcard card = parse_one(source);
