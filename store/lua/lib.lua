@@ -192,25 +192,30 @@ local function open_account(id)
   local clock, version = unpack(redis.call('HMGET', acct_key(id), 'clock', 'version'))
   if not version then return nil end
   clock = tonumber(clock or '0')
-  return {id = id, clock = clock, clock_read = clock, version = tonumber(version)}
+  return {id = id, clock = clock, version = tonumber(version)}
 end
 -- The stamp for this call's own writes.
 local function tick_clock(account, now_hlc)
   account.clock = math.max(now_hlc, account.clock + 1)
   return account.clock
 end
--- A stamp taken from another carrier.
+-- A stamp taken from another carrier: kept even if nothing changed (an
+-- identical change moves the stored stamp).
 local function observe_clock(account, hlc)
-  if hlc > account.clock then account.clock = hlc end
+  if hlc > account.clock then
+    account.clock = hlc
+    account.observed = true
+  end
 end
 -- Writes what moved; returns the account's version, one more if `changed`.
--- A tick that stamped nothing need not be kept.
+-- A tick of this call's own that stamped nothing need not be kept: an
+-- upload that changes nothing writes nothing.
 local function close_account(account, changed)
   if changed then
     account.version = account.version + 1
     redis.call('HSET', acct_key(account.id), 'clock', string.format('%d', account.clock),
                'version', string.format('%d', account.version))
-  elseif account.clock > account.clock_read then
+  elseif account.observed then
     redis.call('HSET', acct_key(account.id), 'clock', string.format('%d', account.clock))
   end
   return account.version

@@ -120,6 +120,25 @@ TEST_F(two_lines, a_book_with_rejected_cards_removes_nothing) {
   EXPECT_EQ(shared_records(a.client, person).size(), 2u);
 }
 
+TEST_F(two_lines, an_upload_that_changes_nothing_writes_nothing) {
+  // Nothing to append to the AOF, so nothing to wait for on the disk.
+  auto writes = [&] {
+    auto info = a.client.call({"INFO", "persistence"});
+    std::string text(info->view().str());
+    auto at = text.find("rdb_changes_since_last_save:");
+    return std::stoull(
+        text.substr(at + std::string("rdb_changes_since_last_save:").size()));
+  };
+  std::vector<core::book_entry> book{make_card("u1", "Li"), make_card("u2", "Wang")};
+  upload(a.store, person, line1, book);
+  auto before = writes();
+  auto again = upload(a.store, person, line1, book);
+  EXPECT_EQ(again.unchanged, 2u);
+  EXPECT_EQ(writes(), before);
+  upload(a.store, person, line1, {make_card("u1", "Li Lei")}, store::upload_mode::delta);
+  EXPECT_GT(writes(), before);
+}
+
 TEST_F(two_lines, delta_adds_and_changes_and_remove_deletes_by_uid) {
   upload(a.store, person, line1, {make_card("u1", "Li"), make_card("u2", "Wang")});
   auto d = upload(a.store, person, line1, {make_card("u3", "Zhou")},
