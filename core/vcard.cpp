@@ -196,6 +196,26 @@ bool vcard_reader::read_physical(std::size_t pos, std::string_view* text,
   return true;
 }
 
+/// Whether the head of a content line (name and parameters, before the ':')
+/// declares QUOTED-PRINTABLE: a bare 2.1 parameter or ENCODING= (as
+/// parse_line reads them), not the words anywhere in the head.
+bool declares_quoted_printable(std::string_view head) {
+  std::size_t at = head.find(';');
+  while (at != std::string_view::npos) {
+    std::size_t end = head.find(';', at + 1);
+    std::string_view param = trim(head.substr(
+        at + 1, end == std::string_view::npos ? std::string_view::npos : end - at - 1));
+    std::size_t eq = param.find('=');
+    if (eq == std::string_view::npos
+            ? iequals(param, "QUOTED-PRINTABLE")
+            : iequals(trim(param.substr(0, eq)), "ENCODING") &&
+                  iequals(unquote(param.substr(eq + 1)), "QUOTED-PRINTABLE"))
+      return true;
+    at = end;
+  }
+  return false;
+}
+
 /// Reads one content line: folded lines (a break followed by a space or tab)
 /// and 2.1 QUOTED-PRINTABLE soft breaks ('=' at the end of a line) joined.
 /// The text points into the body when nothing had to be joined.
@@ -226,7 +246,7 @@ bool vcard_reader::read_logical(std::string_view* text, std::size_t* start,
         break;
       if (quoted_printable < 0) {
         std::string_view head = first.substr(0, first.find(':'));
-        quoted_printable = icontains(head, "QUOTED-PRINTABLE") ? 1 : 0;
+        quoted_printable = declares_quoted_printable(head) ? 1 : 0;
       }
       if (quoted_printable == 0 || is_end_line(following))
         break;

@@ -74,17 +74,6 @@ inline std::string_view trim(std::string_view text) {
   return text;
 }
 
-/// Finds an ASCII needle ignoring case (parameter sections are short, so a
-/// plain scan is cheaper than anything clever).
-inline bool icontains(std::string_view text, std::string_view needle) {
-  if (needle.size() > text.size())
-    return false;
-  for (std::size_t i = 0; i + needle.size() <= text.size(); ++i)
-    if (iequals(text.substr(i, needle.size()), needle))
-      return true;
-  return false;
-}
-
 // -- UTF-8 --------------------------------------------------------------------
 
 inline bool is_ascii(std::string_view text) {

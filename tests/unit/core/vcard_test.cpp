@@ -509,6 +509,20 @@ TEST(vcard_reader, a_media_type_that_could_not_be_written_back_is_an_error) {
   EXPECT_EQ(card.properties[1].media_type, "image/svg+xml");
 }
 
+TEST(vcard_reader, only_a_declared_quoted_printable_joins_lines_ending_in_equals) {
+  // Found by fuzzing: a parameter whose value merely said QUOTED-PRINTABLE
+  // made a value ending in '=' swallow the next line once written back.
+  vcard card =
+      parse_one("BEGIN:VCARD\nVERSION:3.0\nFN:A\nNOTE;X-HOW=QUOTED-PRINTABLE:a=\n"
+                "TEL:1\nEND:VCARD\n");
+  ASSERT_EQ(card.properties.size(), 3u);
+  EXPECT_EQ(card.properties[1].value(), "a=");
+  vcard qp =
+      parse_one("BEGIN:VCARD\nVERSION:2.1\nFN:A\nNOTE;ENCODING=\"quoted-printable\":a=\n"
+                "b\nEND:VCARD\n");
+  EXPECT_EQ(qp.properties[1].value(), "ab");
+}
+
 TEST(vcard_serialize, round_trips_through_both_versions) {
   for (std::string_view source : {android_utf8, ios_card, v4_card}) {
     vcard card = parse_one(source);
