@@ -1,6 +1,7 @@
 // The convergence property, on real Redis: seeded random sequences of
-// shared and private uploads (snapshots, deltas, removals) and pulls (apply
-// or discard) by four lines of one person at three carriers, with the
+// shared and private uploads (snapshots, deltas, removals), restores and
+// pulls (apply or discard) by four lines of one person at three carriers
+// (one of them registering part-way), with the
 // entries between carriers carried late, in pieces, twice, out of order and
 // with the peers interleaved at random. Once everything is carried:
 // - every carrier's shared store holds the same records (stamps and cards);
@@ -9,6 +10,7 @@
 // A failure names its seed: SIMSYNC_CONVERGENCE_SEED=N runs that one alone
 // (SIMSYNC_CONVERGENCE_TRACE=1 prints what it did); SIMSYNC_CONVERGENCE_SEEDS=N
 // runs seeds 0 to N-1 (200 by default).
+#include "core/stamp.hpp"
 #include "store/outbox.hpp"
 #include "tests/integration/store/store_fixture.hpp"
 
@@ -42,10 +44,16 @@ public:
   }
 
   void run(int operations) {
-    for (const auto& l : lines_)
-      register_line(l.carrier->store, idcode_, l.id, peers_of(*l.carrier));
-    for (int i = 0; i < operations; ++i)
+    // carrier-c's line registers part-way: its account is new there, and
+    // asks the others for the book (a bootstrap) while changes are in flight.
+    int late = static_cast<int>(pick(static_cast<std::size_t>(operations / 2)));
+    for (std::size_t i = 0; i + 1 < lines_.size(); ++i)
+      enroll(lines_[i]);
+    for (int i = 0; i < operations; ++i) {
+      if (i == late)
+        enroll(lines_.back());
       step();
+    }
     carry_everything();
   }
 
@@ -107,10 +115,32 @@ private:
     return make_card(uid, "Name " + uid + " v" + std::to_string(pick(4)));
   }
 
+  void enroll(const line_at& l) {
+    register_line(l.carrier->store, idcode_, l.id, peers_of(*l.carrier));
+    enrolled_.insert(l.id);
+    say(l.id + " registers");
+  }
+
   void step() {
     const auto& l = lines_[pick(lines_.size())];
+    if (!enrolled_.count(l.id))
+      return carry_some();
     now_ms_ += 1 + pick(3);
-    switch (pick(7)) {
+    instants_.push_back(core::unix_now_ms());
+    switch (pick(8)) {
+    case 6: { // back to an instant seen before
+      store::restore_request req{idcode_,
+                                 l.id,
+                                 proof_of(l.id),
+                                 store::scope::shared,
+                                 instants_[pick(instants_.size())],
+                                 false,
+                                 now_ms_};
+      auto r = l.carrier->store.restore(req);
+      ASSERT_TRUE(r || r.error() == ec::beyond_history) << describe(r.error());
+      say(l.id + " restores to " + std::to_string(req.at_ms));
+      break;
+    }
     case 0: { // a whole book
       std::map<std::string, core::book_entry> book;
       for (std::size_t n = pick(6); n > 0; --n) {
@@ -261,6 +291,9 @@ private:
   bool trace_;
   std::string idcode_;
   std::vector<line_at> lines_;
+  std::set<std::string> enrolled_;
+  std::vector<std::uint64_t>
+      instants_; ///< real times between steps (history is in real time)
   /// line -> uid -> the version (hash, or "D") it discarded last.
   std::map<std::string, std::map<std::string, std::string>> discarded_;
   std::uint64_t now_ms_ = 1'700'000'000'000;
