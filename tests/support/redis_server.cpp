@@ -16,6 +16,7 @@
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -54,6 +55,26 @@ std::string acl_hash(const std::string& password) {
   return "#" + core::hex(core::sha256(password));
 }
 
+/// Holds `port` for this process until it exits: an exclusive lock on a file
+/// named after it, which every test process asks for before taking a port.
+/// Test processes run side by side (ctest -j), and a port one of them chose
+/// stays unbound until its carrierd or redis-server starts, seconds later
+/// for a deployment of several nodes; without this, another could choose it
+/// in between. The kernel drops the lock when the process ends, however it ends.
+bool reserve_for_this_process(int port) {
+  static const std::string dir = "/tmp/simsync-test-ports";
+  ::mkdir(dir.c_str(), 01777);
+  auto path = dir + "/" + std::to_string(port);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0)
+    return true; // no shared folder: fall back to the bind check alone
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    ::close(fd);
+    return false;
+  }
+  return true; // the descriptor stays open: the lock lives as long as the process
+}
+
 } // namespace
 
 // Not port 0: that gives a port from the kernel's range for outgoing
@@ -73,7 +94,8 @@ int free_loopback_port() {
   std::uniform_int_distribution<int> pick{lowest, highest};
   for (int attempt = 0; attempt < 1000; ++attempt) {
     int port = pick(random);
-    if (given.count(port) == 0 && bindable_on_loopback(port)) {
+    if (given.count(port) == 0 && bindable_on_loopback(port) &&
+        reserve_for_this_process(port)) {
       given.insert(port);
       return port;
     }
