@@ -7,7 +7,6 @@
 // next) and every record in it parses.
 
 #include "actors/incoming_entries.hpp"
-#include "core/keyring.hpp"
 #include "core/record.hpp"
 #include "store/netstrings.hpp"
 #include "store/sealed_records.hpp"
@@ -17,10 +16,6 @@ using namespace simsync;
 
 namespace {
 
-const core::keyring& keys() {
-  static const core::keyring ring({{1, std::string(32, 'k')}}, 1, std::string(32, 'l'));
-  return ring;
-}
 // 2026-12-01, so stamps of the seeds are in the past and not too far ahead.
 constexpr std::uint64_t now_ms = 1'796'083'200'000;
 const std::string well_formed_idcode(64, 'a');
@@ -47,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   if (entry.kind != store::outbox_kind::batch)
     return 0;
-  fuzz::require(store::seal_batch(keys(), entry.batch, entry.idcode).has_value(),
+  fuzz::require(store::seal_batch(fuzz::keys(), entry.batch, entry.idcode).has_value(),
                 "an accepted batch seals");
   auto items = store::split_netstrings(entry.batch);
   fuzz::require(items && items->size() % 2 == 0,

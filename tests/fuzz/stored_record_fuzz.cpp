@@ -4,7 +4,6 @@
 // and netstring lists. Whatever the input: no crash, and what parses writes
 // back the same and seals and opens back to itself.
 
-#include "core/keyring.hpp"
 #include "core/record.hpp"
 #include "store/netstrings.hpp"
 #include "store/sealed_records.hpp"
@@ -14,16 +13,12 @@ using namespace simsync;
 
 namespace {
 
-const core::keyring& keys() {
-  static const core::keyring ring({{1, std::string(32, 'k')}}, 1, std::string(32, 'l'));
-  return ring;
-}
 constexpr std::string_view account = "fuzz-account";
 
 void record(std::string_view bytes) {
   auto rec = core::decode_record(bytes);
   if (!rec) {
-    store::open_record(keys(), bytes, account);
+    store::open_record(fuzz::keys(), bytes, account);
     return;
   }
   fuzz::require(core::record_body_at(bytes) != std::string_view::npos,
@@ -32,8 +27,8 @@ void record(std::string_view bytes) {
   auto again = core::decode_record(written);
   fuzz::require(again && core::encode_record(*again) == written,
                 "a record written back parses to itself");
-  if (auto sealed = store::seal_record(keys(), written, account)) {
-    auto opened = store::open_record(keys(), *sealed, account);
+  if (auto sealed = store::seal_record(fuzz::keys(), written, account)) {
+    auto opened = store::open_record(fuzz::keys(), *sealed, account);
     fuzz::require(opened && *opened == written, "a sealed record opens to itself");
   }
 }
@@ -46,8 +41,8 @@ void netstrings(std::string_view text) {
   for (const auto& item : *items)
     store::append_netstring(joined, item);
   fuzz::require(joined == text, "netstrings join back to what they were split from");
-  if (auto sealed = store::seal_batch(keys(), text, account)) {
-    auto opened = store::open_batch(keys(), *sealed, account);
+  if (auto sealed = store::seal_batch(fuzz::keys(), text, account)) {
+    auto opened = store::open_batch(fuzz::keys(), *sealed, account);
     fuzz::require(opened.has_value(), "a sealed batch opens");
   }
 }

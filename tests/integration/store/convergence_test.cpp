@@ -159,17 +159,11 @@ private:
     case 2:
       upload(l, {}, store::upload_mode::remove, {"u" + std::to_string(pick(8))});
       break;
-    case 3: {
-      store::upload_request req;
-      req.idcode = idcode_;
-      req.line = l.id;
-      req.token_hash = proof_of(l.id);
-      req.scope = store::scope::private_backup;
-      req.cards = {card()};
-      req.now_ms = now_ms_;
-      ASSERT_TRUE(l.carrier->store.upload(req));
+    case 3:
+      simsync::testing::upload(l.carrier->store, idcode_, l.id, {card()},
+                               store::upload_mode::snapshot, store::scope::private_backup,
+                               now_ms_);
       break;
-    }
     case 4:
       pull(l, pick(3) == 0 ? store::decision::discard : store::decision::apply);
       break;
