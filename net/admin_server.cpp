@@ -125,7 +125,10 @@ admin_server::start(caf::actor_system& sys, const config::node_config& cfg,
         restinio::server_settings_t<admin_traits>{}
             .address(cfg.admin.host)
             .port(static_cast<std::uint16_t>(cfg.admin.port))
-            .request_handler(make_admin_router(self->ctx, board)),
+            .request_handler(make_admin_router(self->ctx, board))
+            // RESTinio's own limit (10 s) is shorter than a shard's: without
+            // this a stalled store closed the connection instead of a 504.
+            .handle_request_timeout(self->ctx->limits.http_timeout),
         1);
   } catch (const std::exception& e) {
     return caf::make_error(caf::sec::cannot_open_port, "admin port cannot listen on " +

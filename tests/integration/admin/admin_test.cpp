@@ -2,6 +2,7 @@
 // node did and the state of its links; /metrics passes `promtool check metrics`.
 
 #include "tests/integration/gateway/gateway_fixture.hpp"
+#include "tests/support/paused_process.hpp"
 
 #include <csignal>
 #include <cstdio>
@@ -143,6 +144,25 @@ TEST_F(admin_test, a_killed_peer_shows_down_within_five_seconds) {
   ASSERT_TRUE(snap.is_object());
   // Seen by the console's one-second refresh; the limit is the issue's.
   EXPECT_LT(took, std::chrono::seconds{5});
+}
+
+// RESTinio closes a connection whose request it has not answered in its own
+// time limit (10 s unless told otherwise): the admin port must outwait its
+// shards, so that a stalled store gets the node's 504 and never a connection
+// closed without an answer (seen by tools/cluster up after a node restarted).
+TEST_F(admin_test, a_stalled_store_is_answered_with_a_504_problem) {
+  nlohmann::json record{{"iccid", gateway_client::default_iccid},
+                        {"name", "Person 7"},
+                        {"id_number", id_number_of(7)},
+                        {"active", true}};
+  http_answer answer;
+  {
+    paused_process redis{d->redis("carrier-a").pid()};
+    answer = http.admin("carrier-a", "PUT", "/admin/subscribers/+8613800001777",
+                        record.dump());
+  }
+  EXPECT_EQ(answer.status, 504) << answer;
+  EXPECT_TRUE(answer.is_problem()) << answer;
 }
 
 } // namespace
