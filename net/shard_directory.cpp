@@ -12,7 +12,8 @@ namespace {
 /// from the table.
 template <class Table>
 caf::behavior watcher(caf::event_based_actor* self, std::shared_ptr<Table> table) {
-  self->set_down_handler([table](const caf::down_msg& down) { table->forget(down.source); });
+  self->set_down_handler(
+      [table](const caf::down_msg& down) { table->forget(down.source); });
   return {
       [self](const caf::strong_actor_ptr& handle) { self->monitor(handle); },
   };
