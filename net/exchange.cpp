@@ -126,9 +126,9 @@ gateway_context::gateway_context(caf::actor_system& sys, const config::node_conf
                                  std::shared_ptr<core::shared_keyring> keys,
                                  gateway_limits limits,
                                  std::shared_ptr<metrics::request_meter> meter)
-    : sys(sys), router(std::move(router)), shards(sys, cfg.shards), shard_count(cfg.shards),
-      federation_key(cfg.federation_key), keys(std::move(keys)), peers(cfg.peer_ids()),
-      limits(limits),
+    : sys(sys), router(std::move(router)), shards(sys, cfg.shards),
+      shard_count(cfg.shards), federation_key(cfg.federation_key), keys(std::move(keys)),
+      peers(cfg.peer_ids()), limits(limits),
       mass_deletion{static_cast<std::uint32_t>(cfg.mass_deletion_min_cards),
                     static_cast<std::uint32_t>(cfg.mass_deletion_percent)},
       meter(std::move(meter)), registration(cfg.registration),
