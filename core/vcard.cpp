@@ -436,6 +436,13 @@ bool vcard_reader::decode_value(std::string_view raw, std::string_view encoding,
         *reason = "bad media type in " + prop->name;
         return false;
       }
+      // 3.0 names a binary's media type by its first TYPE: one with no
+      // media type but other types would read back with one of them as its
+      // media type.
+      if (prop->media_type.empty() && !prop->types.empty()) {
+        *reason = "no media type in " + prop->name + ", which has a TYPE";
+        return false;
+      }
       if (!normalize_base64(raw.substr(comma + 1), &prop->values.front())) {
         *reason = "bad base64 in " + prop->name;
         return false;

@@ -1,3 +1,4 @@
+#include "core/canonical.hpp"
 #include "core/vcard.hpp"
 #include "tests/unit/core/parse_one.hpp"
 
@@ -507,6 +508,21 @@ TEST(vcard_reader, a_media_type_that_could_not_be_written_back_is_an_error) {
   vcard card =
       parse_one("BEGIN:VCARD\nFN:A\nPHOTO:data:image/svg+xml;base64,AAAA\nEND:VCARD\n");
   EXPECT_EQ(card.properties[1].media_type, "image/svg+xml");
+}
+
+TEST(vcard_reader, a_binary_with_types_but_no_media_type_is_an_error) {
+  // Found by fuzzing: "data:;base64," with TYPE=CELL was written in 3.0 as
+  // ENCODING=b;TYPE=CELL, and read back with "CELL" as its media type.
+  auto blocks =
+      parse_vcards("BEGIN:VCARD\nFN:A\nTEL;TYPE=CELL:data:;base64,AAAA\nEND:VCARD\n");
+  ASSERT_EQ(blocks.size(), 1u);
+  EXPECT_EQ(blocks[0].error, "no media type in TEL, which has a TYPE");
+  // Without types it reads back as it was: no media type in 3.0 or 4.0.
+  vcard card = parse_one("BEGIN:VCARD\nFN:A\nPHOTO:data:;base64,AAAA\nEND:VCARD\n");
+  EXPECT_TRUE(card.properties[1].binary);
+  EXPECT_EQ(card.properties[1].media_type, "");
+  for (auto version : {vcard_version::v3_0, vcard_version::v4_0})
+    EXPECT_EQ(canonical_hash(parse_one(serialize(card, version))), canonical_hash(card));
 }
 
 TEST(vcard_reader, only_a_declared_quoted_printable_joins_lines_ending_in_equals) {
