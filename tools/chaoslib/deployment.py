@@ -100,7 +100,7 @@ class Deployment:
         """Starts every process of the deployment that is not running, as
         `tools/cluster up` does after a crash."""
         with quiet(self.log):
-            cluster.up(self.nodes, self.configs, net=self.net)
+            cluster.start_missing(self.nodes)
 
     def down(self):
         with quiet(self.log):
