@@ -20,7 +20,8 @@ SMALL_DISK = "256m"
 
 
 def load_cluster():
-    loader = importlib.machinery.SourceFileLoader("simsync_cluster", str(ROOT / "tools" / "cluster"))
+    path = str(ROOT / "tools" / "cluster")
+    loader = importlib.machinery.SourceFileLoader("simsync_cluster", path)
     spec = importlib.util.spec_from_loader(loader.name, loader)
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)

@@ -6,9 +6,15 @@ import json
 
 
 class Answer:
-    def __init__(self, status, body):
+    def __init__(self, status, body, content_type=""):
         self.status = status  # None: no answer (refused, reset, timed out)
         self.body = body
+        self.content_type = content_type
+
+    def is_problem(self):
+        """An RFC 9457 problem: how the gateway says what went wrong."""
+        return self.content_type.startswith("application/problem+json") and \
+            isinstance(self.json(), dict) and "title" in self.json()
 
     def json(self):
         try:
@@ -34,7 +40,8 @@ def request(deployment, address, method, path, body=None, token=None,
             conn.connect()
         conn.request(method, path, body=body, headers=headers)
         r = conn.getresponse()
-        return Answer(r.status, r.read().decode("utf-8", errors="replace"))
+        return Answer(r.status, r.read().decode("utf-8", errors="replace"),
+                      r.getheader("Content-Type", ""))
     except (OSError, http.client.HTTPException):
         return Answer(None, "")
     finally:

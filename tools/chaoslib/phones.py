@@ -111,7 +111,7 @@ class Workload:
         self.ops = {}
         self.statuses = {}  # phase (a fault's kind, or "calm") -> answer -> count
         self.phase = "calm"
-        self.anomalies = []  # what a pull showed that can never be right
+        self.anomalies = []  # (kind, text): what an answer showed that is never right
 
     # -- bookkeeping ----------------------------------------------------------
 
@@ -128,9 +128,11 @@ class Workload:
             during = self.statuses.setdefault(self.phase, {})
             during[key] = during.get(key, 0) + 1
 
-    def anomaly(self, text):
+    def anomaly(self, kind, text):
+        """What an answer showed that can never be right, as a finding of
+        verify's kinds."""
         with self.counter_lock:
-            self.anomalies.append(text)
+            self.anomalies.append((kind, text))
 
     def acknowledged(self):
         return sum(o["acknowledged"] for o in self.ops.values())
@@ -138,8 +140,13 @@ class Workload:
     def send(self, line, method, path, body=None, content_type="text/vcard", timeout=5.0,
              rng=random):
         address = rng.choice(self.gateways[line.carrier])
-        return http.request(self.deployment, address, method, path, body, line.token,
-                            content_type, timeout)
+        r = http.request(self.deployment, address, method, path, body, line.token,
+                         content_type, timeout)
+        if r.status is not None and r.status >= 400 and not r.is_problem():
+            self.anomaly("unclear", f"{line.name}: {method} {path.split('?')[0]} answered "
+                                    f"{r.status} without a problem body "
+                                    f"({r.content_type!r}: {r.body[:100]!r})")
+        return r
 
     # -- setup ------------------------------------------------------------------
 
@@ -184,7 +191,8 @@ class Workload:
         answer = r.json() if r.status == 200 else None
         acked = isinstance(answer, dict) and not answer.get("rejected")
         if r.status == 200 and not acked:
-            self.anomaly(f"{line.name}: {op} answered 200 without a clean result: {r.body[:200]}")
+            self.anomaly("diverged", f"{line.name}: {op} answered 200 with cards refused: "
+                                     f"{r.body[:200]}")
         for uid_or_book, value in attempts:
             target = line.private if op == "private" else line.own.setdefault(uid_or_book,
                                                                              Attempts())
@@ -247,7 +255,8 @@ class Workload:
             return self.count("pull", True, status)
         for uid, _ in cards:
             if uid in line.own:
-                self.anomaly(f"{line.name}: its own contact {uid} came back as pending")
+                self.anomaly("duplicated", f"{line.name}: its own contact {uid} came back as "
+                                           "pending")
         decision = "discard" if line.keeper and rng.random() < 0.5 else "apply"
         landed, status = self.ack(line, cursor, decision, rng)
         if landed is None:
@@ -281,7 +290,8 @@ class Workload:
             if r.status == 409:
                 return tries > 0, status
             if r.status is not None and r.status < 500:
-                self.anomaly(f"{line.name}: ack refused with {r.status}: {r.body[:200]}")
+                self.anomaly("diverged", f"{line.name}: ack refused with {r.status}: "
+                                         f"{r.body[:200]}")
                 return False, status
             tries += 1
             time.sleep(0.5)
@@ -290,7 +300,8 @@ class Workload:
     def one(self, line, rng):
         if line.token is None:
             return self.register(line, rng)
-        kinds = [k for k in self.WEIGHTS if k != "register" and not (k == "snapshot" and line.keeper)]
+        kinds = [k for k in self.WEIGHTS
+                 if k != "register" and not (k == "snapshot" and line.keeper)]
         op = rng.choices(kinds, [self.WEIGHTS[k] for k in kinds])[0]
         {"delta": self.delta, "snapshot": self.snapshot, "delete": self.delete,
          "private": self.private_upload, "pull": self.pull}[op](line, rng)

@@ -8,7 +8,8 @@ pending mailbox must hold, read through the terminal API as phones read it.
               that has already applied it, or a line's own change offered back
   diverged    a person's shared store that differs between carriers, or holds
               what no line sent
-  stale       a pending change that is not what the store holds now"""
+  stale       a pending change that is not what the store holds now
+  unclear     a refusal (4xx, 5xx) without an RFC 9457 problem body saying why"""
 
 from . import phones
 
@@ -16,6 +17,7 @@ from . import phones
 class Findings:
     def __init__(self):
         self.lost = self.duplicated = self.diverged = self.stale = self.unreadable = 0
+        self.unclear = 0
         self.details = []
 
     def add(self, kind, text):
@@ -26,7 +28,7 @@ class Findings:
     @property
     def clean(self):
         return not (self.lost or self.duplicated or self.diverged or self.stale or
-                    self.unreadable)
+                    self.unreadable or self.unclear)
 
 
 def read_book(workload, line, scope, findings):
@@ -46,8 +48,8 @@ def check(workload):
     findings = Findings()
     for person in workload.persons:
         check_person(workload, person, findings)
-    for text in workload.anomalies:
-        findings.add("duplicated" if "came back" in text else "diverged", text)
+    for kind, text in workload.anomalies:
+        findings.add(kind, text)
     return findings
 
 

@@ -133,6 +133,19 @@ class ChaosCheck(unittest.TestCase):
         f = findings(FakeWorkload(person, stores, pending, {owner.msisdn: dict(first)}))
         self.assertEqual(f.lost, 1, f.details)
 
+    def test_a_refusal_without_a_problem_body_is_unclear(self):
+        problem = http.Answer(503, '{"title":"busy","status":503}', "application/problem+json")
+        self.assertTrue(problem.is_problem())
+        self.assertFalse(http.Answer(503, "busy", "text/plain").is_problem())
+        person, _, other = two_lines()
+        workload = FakeWorkload(person, {"carrier-a": {"u1": "v1"}, "carrier-b": {"u1": "v1"}},
+                                {other.msisdn: ([("u1", "v1")], [])})
+        workload.anomalies.append(("unclear", "+2@carrier-b: POST /v1/lines/+2/contacts "
+                                  "answered 503 without a problem body"))
+        f = findings(workload)
+        self.assertEqual(f.unclear, 1, f.details)
+        self.assertFalse(f.clean)
+
 
 if __name__ == "__main__":
     unittest.main()
