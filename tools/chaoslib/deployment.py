@@ -65,6 +65,16 @@ def quiet(log):
             os.close(saved[1])
 
 
+def reap():
+    """Collects the exit status of every process this run started that has
+    ended (a killed server), so none lingers as a zombie."""
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+    except ChildProcessError:
+        pass
+
+
 class Deployment:
     def __init__(self, work, run_id):
         self.work = Path(work).resolve()
@@ -100,6 +110,7 @@ class Deployment:
     def restart_missing(self):
         """Starts every process of the deployment that is not running, as
         `tools/cluster up` does after a crash."""
+        reap()
         with quiet(self.log):
             cluster.start_missing(self.nodes)
 
