@@ -4,6 +4,7 @@
 // real carrierd and redis-server processes on loopback, a blocking
 // cpp-httplib client on the test's side only.
 
+#include "config/node_config.hpp"
 #include "tests/integration/node/node_fixture.hpp" // eventually()
 #include "tests/support/carrier_process.hpp"
 
@@ -15,6 +16,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -54,6 +56,20 @@ struct line {
   std::string token;
   std::string idcode;
 };
+
+/// A number (<prefix>10 to <prefix>99) whose line, and subscriber record,
+/// lives on node `node` of the carrier's two: a line id is a keyed hash, so
+/// which number that is depends on the deployment's keys.
+inline std::string number_on_node(const deployment& d, const std::string& carrier,
+                                  const std::string& prefix, int node) {
+  for (int i = 10; i < 100; ++i) {
+    auto msisdn = prefix + std::to_string(i);
+    if (config::shard_of_line(d.line_id(carrier, msisdn), d.shards()) % 2 == node)
+      return msisdn;
+  }
+  throw std::runtime_error("no number " + prefix + "xx lives on node " +
+                           std::to_string(node));
+}
 
 /// Person i's user info: a distinct, valid (non-PRC form) ID number each.
 inline std::string id_number_of(int person) {

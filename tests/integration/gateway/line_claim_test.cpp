@@ -61,13 +61,7 @@ struct line_claim : shared_deployment<line_claim> {
   }
   /// A number (+86138000009xx) whose claim lives on node `node`.
   static std::string number_claimed_on(int node) {
-    for (int i = 10; i < 100; ++i) {
-      auto msisdn = "+86138000009" + std::to_string(i);
-      if (config::shard_of_line(d->line_id("carrier-a", msisdn), d->shards()) % 2 == node)
-        return msisdn;
-    }
-    throw std::runtime_error("no number of 90 has its claim on node " +
-                             std::to_string(node));
+    return number_on_node(*d, "carrier-a", "+86138000009", node);
   }
   /// The Redis of the node holding msisdn's claim.
   store::redis_client claim_redis(const std::string& msisdn) {

@@ -20,16 +20,7 @@ TEST_P(node_restart, the_other_node_routes_to_the_restarted_node_again) {
   opts.nodes = {{"carrier-a", 2}};
   deployment d{{"carrier-a", "carrier-b"}, opts};
   gateway_client http{d}; // node 0's gateway and admin port
-  // A number whose subscriber record lives on node 1 (a line id is a keyed
-  // hash, so which number that is depends on the deployment's keys).
-  std::string on_node_1;
-  for (int i = 10; on_node_1.empty() && i < 100; ++i) {
-    auto msisdn = "+86138000003" + std::to_string(i);
-    if (simsync::config::shard_of_line(d.line_id("carrier-a", msisdn), d.shards()) % 2 ==
-        1)
-      on_node_1 = msisdn;
-  }
-  ASSERT_FALSE(on_node_1.empty());
+  const auto on_node_1 = number_on_node(d, "carrier-a", "+86138000003", 1);
   nlohmann::json record{{"iccid", gateway_client::default_iccid},
                         {"name", "Person 98"},
                         {"id_number", id_number_of(98)}};

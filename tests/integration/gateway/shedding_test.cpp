@@ -133,14 +133,7 @@ TEST(shedding, the_node_that_owns_the_account_decides) {
   // Node 0 learns node 1's shards from it shortly after both start: wait
   // until a number whose claim lives on node 1 passes through it (a line id
   // is a keyed hash, so which number that is depends on the deployment's keys).
-  std::string probe;
-  for (int i = 10; probe.empty() && i < 100; ++i) {
-    auto msisdn = "+86138000009" + std::to_string(i);
-    if (simsync::config::shard_of_line(d.line_id("carrier-a", msisdn), d.shards()) % 2 ==
-        1)
-      probe = msisdn;
-  }
-  ASSERT_FALSE(probe.empty());
+  const auto probe = number_on_node(d, "carrier-a", "+86138000009", 1);
   nlohmann::json record{{"iccid", gateway_client::default_iccid},
                         {"name", "Person 99"},
                         {"id_number", id_number_of(99)}};
