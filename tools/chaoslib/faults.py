@@ -7,9 +7,12 @@ through) and slowed with an htb class holding a token bucket (tbf): a link
 that queues, delays and drops what exceeds its rate. Reordering needs netem
 and is not among the faults."""
 
+import errno
 import os
 import signal
 import subprocess
+from dataclasses import dataclass
+from typing import Callable
 
 from .deployment import HarnessError
 
@@ -31,22 +34,19 @@ def pid_of(node, what):
     return pid
 
 
+@dataclass
 class Fault:
-    def __init__(self, kind, target, inject, heal):
-        self.kind, self.target, self._inject, self._heal = kind, target, inject, heal
-
-    def inject(self):
-        self._inject()
-
-    def heal(self):
-        self._heal()
+    kind: str
+    target: str  # what it hits, for the report
+    inject: Callable[[], None]
+    heal: Callable[[], None]
 
 
 def process_fault(kind, node, deployment):
     what = "carrierd" if kind.endswith("carrierd") else "redis-server"
     target = f"{what} of {node.name}"
     if kind.startswith("kill"):
-        # A crash, then `tools/cluster up` starts what is missing.
+        # A crash, then tools/cluster's start_missing starts it again.
         return Fault(kind, target, lambda: os.kill(pid_of(node, what), signal.SIGKILL),
                      deployment.restart_missing)
     stopped = {}
@@ -111,13 +111,16 @@ def disk_full(deployment):
 
     def inject():
         with open(filler, "wb") as f:
-            free = os.statvfs(path).f_bavail * os.statvfs(path).f_frsize
-            while free > 0:
+            disk = os.statvfs(path)
+            free = disk.f_bavail * disk.f_frsize
+            while free > 0:  # a block less each time the last one does not fit
                 try:
                     os.posix_fallocate(f.fileno(), 0, free)
                     break
-                except OSError:
-                    free -= 4096
+                except OSError as e:
+                    if e.errno != errno.ENOSPC:
+                        raise HarnessError(f"cannot fill {path}: {e.strerror}") from None
+                    free -= disk.f_frsize
 
     def heal():
         filler.unlink(missing_ok=True)

@@ -37,7 +37,7 @@ class FakeWorkload:
 def two_lines():
     """One person: the line at carrier-a made contact u1 (v1, acknowledged);
     the line at carrier-b has not taken it yet."""
-    person = phones.Person(0, "P", "id")
+    person = phones.Person("P", "id")
     owner = phones.Line(person, "carrier-a", "+1", "i1", keeper=False, late=False)
     other = phones.Line(person, "carrier-b", "+2", "i2", keeper=True, late=False)
     for line in (owner, other):
@@ -53,10 +53,16 @@ def findings(workload):
     return verify.check(workload)
 
 
+def agreeing(**extra):
+    """Both carriers' stores: u1 as its line sent it, and `extra`."""
+    book = {"u1": "v1", **extra}
+    return {"carrier-a": dict(book), "carrier-b": dict(book)}
+
+
 class ChaosCheck(unittest.TestCase):
     def test_a_change_pending_at_the_other_line_is_clean(self):
         person, _, other = two_lines()
-        f = findings(FakeWorkload(person, {"carrier-a": {"u1": "v1"}, "carrier-b": {"u1": "v1"}},
+        f = findings(FakeWorkload(person, agreeing(),
                                   {other.msisdn: ([("u1", "v1")], [])}))
         self.assertTrue(f.clean, f.details)
 
@@ -68,31 +74,31 @@ class ChaosCheck(unittest.TestCase):
 
     def test_a_change_neither_applied_nor_pending_is_lost(self):
         person, _, _ = two_lines()
-        f = findings(FakeWorkload(person, {"carrier-a": {"u1": "v1"}, "carrier-b": {"u1": "v1"}}))
+        f = findings(FakeWorkload(person, agreeing()))
         self.assertEqual(f.lost, 1, f.details)
 
     def test_a_change_discarded_by_the_line_is_not_lost(self):
         person, _, other = two_lines()
         other.discarded["u1"] = {"v1"}
-        f = findings(FakeWorkload(person, {"carrier-a": {"u1": "v1"}, "carrier-b": {"u1": "v1"}}))
+        f = findings(FakeWorkload(person, agreeing()))
         self.assertTrue(f.clean, f.details)
 
     def test_a_change_pending_after_it_was_applied_is_duplicated(self):
         person, _, other = two_lines()
         other.local["u1"] = "v1"
-        f = findings(FakeWorkload(person, {"carrier-a": {"u1": "v1"}, "carrier-b": {"u1": "v1"}},
+        f = findings(FakeWorkload(person, agreeing(),
                                   {other.msisdn: ([("u1", "v1")], [])}))
         self.assertEqual(f.duplicated, 1, f.details)
 
     def test_a_change_pending_twice_is_duplicated(self):
         person, _, other = two_lines()
-        f = findings(FakeWorkload(person, {"carrier-a": {"u1": "v1"}, "carrier-b": {"u1": "v1"}},
+        f = findings(FakeWorkload(person, agreeing(),
                                   {other.msisdn: ([("u1", "v1"), ("u1", "v1")], [])}))
         self.assertEqual(f.duplicated, 1, f.details)
 
     def test_its_own_change_offered_back_to_a_line_is_duplicated(self):
         person, owner, other = two_lines()
-        f = findings(FakeWorkload(person, {"carrier-a": {"u1": "v1"}, "carrier-b": {"u1": "v1"}},
+        f = findings(FakeWorkload(person, agreeing(),
                                   {owner.msisdn: ([("u1", "v1")], []),
                                    other.msisdn: ([("u1", "v1")], [])}))
         self.assertEqual(f.duplicated, 1, f.details)
@@ -100,7 +106,7 @@ class ChaosCheck(unittest.TestCase):
     def test_an_older_version_pending_is_stale(self):
         person, _, other = two_lines()
         other.local["u1"] = "v0"
-        f = findings(FakeWorkload(person, {"carrier-a": {"u1": "v1"}, "carrier-b": {"u1": "v1"}},
+        f = findings(FakeWorkload(person, agreeing(),
                                   {other.msisdn: ([("u1", "v0b")], [])}))
         self.assertEqual(f.stale, 1, f.details)
 
@@ -116,7 +122,7 @@ class ChaosCheck(unittest.TestCase):
 
     def test_a_contact_no_line_sent_is_diverged(self):
         person, _, other = two_lines()
-        stores = {"carrier-a": {"u1": "v1", "ghost": "x"}, "carrier-b": {"u1": "v1", "ghost": "x"}}
+        stores = agreeing(ghost="x")
         f = findings(FakeWorkload(person, stores,
                                   {other.msisdn: ([("u1", "v1"), ("ghost", "x")], [])}))
         self.assertEqual(f.diverged, 2, f.details)
@@ -126,7 +132,7 @@ class ChaosCheck(unittest.TestCase):
         first, second = frozenset({("p1", "a")}), frozenset({("p1", "b")})
         owner.private.add(first, True)
         owner.private.add(second, True)
-        stores = {"carrier-a": {"u1": "v1"}, "carrier-b": {"u1": "v1"}}
+        stores = agreeing()
         pending = {"+2": ([("u1", "v1")], [])}
         f = findings(FakeWorkload(person, stores, pending, {owner.msisdn: dict(second)}))
         self.assertTrue(f.clean, f.details)
@@ -138,7 +144,7 @@ class ChaosCheck(unittest.TestCase):
         self.assertTrue(problem.is_problem())
         self.assertFalse(http.Answer(503, "busy", "text/plain").is_problem())
         person, _, other = two_lines()
-        workload = FakeWorkload(person, {"carrier-a": {"u1": "v1"}, "carrier-b": {"u1": "v1"}},
+        workload = FakeWorkload(person, agreeing(),
                                 {other.msisdn: ([("u1", "v1")], [])})
         workload.anomalies.append(("unclear", "+2@carrier-b: POST /v1/lines/+2/contacts "
                                   "answered 503 without a problem body"))
