@@ -139,22 +139,38 @@ caf::error error_of(std::string_view message) {
 
 } // namespace
 
-caf::expected<reply> run_script(redis_client& redis, script which,
-                                const std::vector<std::string_view>& args) {
-  const auto& lib = library();
+namespace {
+
+/// FCALL of the script's function, with `args` as its ARGV.
+command script_call(script which, const std::vector<std::string_view>& args) {
   command cmd;
   cmd.reserve(args.size() + 3);
   cmd.push_back("FCALL");
-  cmd.push_back(lib.names[static_cast<std::size_t>(which)]);
+  cmd.push_back(library().names[static_cast<std::size_t>(which)]);
   cmd.push_back("0");
   cmd.insert(cmd.end(), args.begin(), args.end());
+  return cmd;
+}
+
+/// The server does not hold this build's library (yet).
+bool lacks_library(reply_view v) {
+  return v.is_error() && v.str().find("Function not found") != std::string_view::npos;
+}
+
+command load_library() {
+  return {"FUNCTION", "LOAD", "REPLACE", library().text};
+}
+
+} // namespace
+
+caf::expected<reply> run_script(redis_client& redis, script which,
+                                const std::vector<std::string_view>& args) {
+  auto cmd = script_call(which, args);
   auto result = redis.call(cmd);
   if (!result)
     return result;
-  auto view = result->view();
-  if (view.is_error() &&
-      view.str().find("Function not found") != std::string_view::npos) {
-    auto loaded = redis.call({"FUNCTION", "LOAD", "REPLACE", lib.text});
+  if (lacks_library(result->view())) {
+    auto loaded = redis.call(load_library());
     if (!loaded)
       return loaded;
     if (loaded->view().is_error())
@@ -162,11 +178,41 @@ caf::expected<reply> run_script(redis_client& redis, script which,
     result = redis.call(cmd);
     if (!result)
       return result;
-    view = result->view();
   }
-  if (view.is_error())
-    return error_of(view.str());
+  if (result->view().is_error())
+    return error_of(result->view().str());
   return result;
+}
+
+void run_script(async_redis& redis, script which,
+                const std::vector<std::string_view>& args, async_redis::handler done) {
+  // Kept for a second send: the arguments' bytes are gone by the reply.
+  auto wire = std::make_shared<wire_command>(script_call(which, args));
+  redis.send_wire(wire->bytes(), [&redis, wire, done = std::move(done)](
+                                     caf::expected<reply_view> r) mutable {
+    if (r && lacks_library(*r)) {
+      // The load and the call again, in one round trip.
+      auto load_error = std::make_shared<caf::error>();
+      redis.send(load_library(), [load_error](caf::expected<reply_view> loaded) {
+        if (!loaded)
+          *load_error = std::move(loaded.error());
+        else if (loaded->is_error())
+          *load_error = error_of(loaded->str());
+      });
+      redis.send_wire(wire->bytes(), [load_error, done = std::move(done)](
+                                         caf::expected<reply_view> again) {
+        if (*load_error)
+          return done(std::move(*load_error));
+        if (again && again->is_error())
+          return done(error_of(again->str()));
+        done(std::move(again));
+      });
+      return;
+    }
+    if (r && r->is_error())
+      return done(error_of(r->str()));
+    done(std::move(r));
+  });
 }
 
 } // namespace simsync::store

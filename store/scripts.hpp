@@ -1,5 +1,6 @@
 #pragma once
 
+#include "store/async_redis.hpp"
 #include "store/redis_client.hpp"
 
 #include <caf/expected.hpp>
@@ -39,5 +40,10 @@ enum class script {
 /// error is ec::store_unavailable.
 caf::expected<reply> run_script(redis_client& redis, script which,
                                 const std::vector<std::string_view>& args);
+
+/// The same on an asynchronous connection: `done` gets the script's reply,
+/// or the error the blocking run_script would return.
+void run_script(async_redis& redis, script which,
+                const std::vector<std::string_view>& args, async_redis::handler done);
 
 } // namespace simsync::store
