@@ -1,5 +1,6 @@
 #include "store/account_store.hpp"
 
+#include "store/account_calls.hpp"
 #include "store/keys.hpp"
 #include "store/netstrings.hpp"
 #include "store/scripts.hpp"
@@ -13,22 +14,6 @@
 namespace simsync::store {
 
 namespace {
-
-caf::error corrupt(const std::string& what) {
-  return caf::make_error(ec::store_corrupt, what);
-}
-
-/// Reads an array reply of integers (a script's counts).
-bool read_counts(reply_view v, std::size_t n, std::uint64_t* out) {
-  if (!v.is_array() || v.size() < n)
-    return false;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!v[i].is_integer())
-      return false;
-    out[i] = static_cast<std::uint64_t>(v[i].integer());
-  }
-  return true;
-}
 
 /// Runs a script whose reply is N counts; `name` says which in the error.
 template <std::size_t N>
@@ -75,50 +60,7 @@ caf::expected<history_page> with_sealed_msisdns(redis_client& redis,
   return page;
 }
 
-std::string_view scope_name(scope s) {
-  return s == scope::shared ? "shared" : "private";
-}
-
-std::string_view mode_name(upload_mode m) {
-  switch (m) {
-  case upload_mode::snapshot:
-    return "snapshot";
-  case upload_mode::delta:
-    return "delta";
-  case upload_mode::remove:
-    return "remove";
-  }
-  return "delta";
-}
-
-std::string hlc_of(std::uint64_t now_ms) {
-  return std::to_string(now_ms * core::hlc_logical_per_ms);
-}
-
-caf::expected<change_kind> kind_of(std::string_view name) {
-  if (name == "added")
-    return change_kind::added;
-  if (name == "changed")
-    return change_kind::changed;
-  if (name == "removed")
-    return change_kind::removed;
-  return corrupt("unknown change kind " + std::string(name));
-}
-
 } // namespace
-
-caf::expected<core::stamped_card>
-account_store::opened_record(std::string_view stored, std::string_view idcode,
-                             const std::string& what) const {
-  auto keys = keys_->current();
-  auto clear = open_record(*keys, stored, idcode);
-  if (!clear)
-    return corrupt(what + ": " + why_unopened(*keys, stored));
-  auto rec = core::decode_record(*clear);
-  if (!rec)
-    return corrupt(what + " is not a record");
-  return std::move(*rec);
-}
 
 account_store::account_store(redis_client& redis, std::string carrier,
                              std::shared_ptr<const core::shared_keyring> keys,
@@ -218,46 +160,7 @@ account_store::token_hashes(const std::string& idcode) {
 }
 
 caf::expected<upload_result> account_store::upload(const upload_request& req) {
-  auto hlc = hlc_of(req.now_ms);
-  auto confirmed = std::to_string(req.confirm_removals);
-  auto mass_min = std::to_string(req.guard.min_cards);
-  auto mass_percent = std::to_string(req.guard.percent);
-  auto keep_ms = std::to_string(history_.keep_ms);
-  auto keep_count = std::to_string(history_.keep_count);
-  std::vector<std::string_view> args{
-      req.idcode,          req.line, req.token_hash, scope_name(req.scope),
-      mode_name(req.mode), hlc,      carrier_,       req.allow_removals ? "1" : "0",
-      confirmed,           mass_min, mass_percent,   keep_ms,
-      keep_count};
-  // Views into these: reserved up front, so that no push moves what a view names.
-  std::vector<std::string> hashes;
-  std::vector<std::string> sealed;
-  if (req.mode == upload_mode::remove) {
-    args.insert(args.end(), req.uids.begin(), req.uids.end());
-  } else {
-    auto keys = keys_->current();
-    hashes.reserve(req.cards.size());
-    sealed.reserve(req.cards.size());
-    args.reserve(args.size() + 3 * req.cards.size());
-    for (const auto& card : req.cards) {
-      hashes.push_back(card.hash.hex());
-      sealed.push_back(keys->seal(card.card, req.idcode));
-      args.push_back(card.uid);
-      args.push_back(hashes.back());
-      args.push_back(sealed.back());
-    }
-  }
-  auto r = run_script(redis_, script::upload, args);
-  if (!r)
-    return std::move(r.error());
-  auto v = r->view();
-  std::uint64_t n[7];
-  if (!read_counts(v, 7, n) || (v.size() - 7) % 2 != 0)
-    return corrupt("upload answered an unexpected reply");
-  upload_result out{n[0], n[1], n[2], n[3], n[4], {}, n[5], n[6]};
-  for (std::size_t i = 7; i + 1 < v.size(); i += 2)
-    out.conflicts.push_back({std::string(v[i].str()), std::string(v[i + 1].str())});
-  return out;
+  return run_call(redis_, upload_call{req, carrier_, *keys_->current(), history_});
 }
 
 caf::expected<history_page>
@@ -387,11 +290,7 @@ account_store::apply_incoming(const std::string& origin,
 caf::expected<pending_counts> account_store::request_update(const std::string& idcode,
                                                             const std::string& line,
                                                             std::string_view token_hash) {
-  auto v = script_counts<3>(redis_, script::update_request, {idcode, line, token_hash},
-                            "update_request");
-  if (!v)
-    return std::move(v.error());
-  return pending_counts{(*v)[0], (*v)[1], (*v)[2]};
+  return run_call(redis_, update_call{idcode, line, token_hash});
 }
 
 caf::expected<pending_fetch> account_store::fetch_pending(const std::string& idcode,
@@ -401,41 +300,7 @@ caf::expected<pending_fetch> account_store::fetch_pending(const std::string& idc
 }
 
 caf::expected<pending_fetch> account_store::fetch_page(const pending_request& req) {
-  auto limit = std::to_string(req.limit);
-  auto r =
-      run_script(redis_, script::fetch_pending,
-                 {req.idcode, req.line, req.token_hash, limit, req.next, req.known_tag});
-  if (!r)
-    return std::move(r.error());
-  auto v = r->view();
-  constexpr std::size_t head = 7;
-  if (!v.is_array() || v.size() < head || (v.size() - head) % 3 != 0)
-    return corrupt("fetch_pending answered an unexpected reply");
-  pending_fetch out;
-  out.not_modified = v[0].str() == "not_modified";
-  out.cursor = std::string(v[1].str());
-  out.next = std::string(v[2].str());
-  out.tag = std::string(v[3].str());
-  std::uint64_t counts[3] = {0, 0, 0};
-  for (std::size_t i = 0; i < 3; ++i) {
-    if (!v[4 + i].is_integer())
-      return corrupt("fetch_pending answered an unexpected reply");
-    counts[i] = static_cast<std::uint64_t>(v[4 + i].integer());
-  }
-  out.counts = pending_counts{counts[0], counts[1], counts[2]};
-  out.changes.reserve((v.size() - head) / 3);
-  for (std::size_t i = head; i < v.size(); i += 3) {
-    auto kind = kind_of(v[i + 1].str());
-    if (!kind)
-      return std::move(kind.error());
-    auto rec =
-        opened_record(v[i + 2].str(), req.idcode, "a pending change of line " + req.line);
-    if (!rec)
-      return std::move(rec.error());
-    out.changes.push_back(
-        pending_change{std::string(v[i].str()), *kind, std::move(*rec)});
-  }
-  return out;
+  return run_call(redis_, fetch_call{req, keys_->current()});
 }
 
 caf::expected<std::size_t> account_store::ack_pending(const std::string& idcode,
@@ -443,13 +308,10 @@ caf::expected<std::size_t> account_store::ack_pending(const std::string& idcode,
                                                       std::string_view token_hash,
                                                       const std::string& cursor,
                                                       decision what) {
-  auto v = script_counts<1>(
-      redis_, script::ack_pending,
-      {idcode, line, token_hash, cursor, what == decision::apply ? "apply" : "discard"},
-      "ack_pending");
-  if (!v)
-    return std::move(v.error());
-  return static_cast<std::size_t>((*v)[0]);
+  auto n = run_call(redis_, ack_call{idcode, line, token_hash, cursor, what});
+  if (!n)
+    return std::move(n.error());
+  return static_cast<std::size_t>(*n);
 }
 
 caf::expected<std::vector<stored_card>>
@@ -468,7 +330,7 @@ account_store::read_cards(const std::string& idcode, const std::string& line,
   std::vector<stored_card> out;
   out.reserve(v.size() / 2);
   for (std::size_t i = 0; i + 1 < v.size(); i += 2) {
-    auto rec = opened_record(v[i + 1].str(), idcode, "a card in " + key);
+    auto rec = open_card(*keys_->current(), v[i + 1].str(), idcode, "a card in " + key);
     if (!rec)
       return std::move(rec.error());
     if (!rec->deleted)

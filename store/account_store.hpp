@@ -301,12 +301,6 @@ public:
 
 private:
   redis_client& redis_;
-  /// A stored record with its card opened; store_corrupt saying why (`what`
-  /// names it) when it does not open.
-  caf::expected<core::stamped_card> opened_record(std::string_view stored,
-                                                  std::string_view idcode,
-                                                  const std::string& what) const;
-
   std::string carrier_;
   std::shared_ptr<const core::shared_keyring> keys_;
   history_policy history_;

@@ -1,0 +1,182 @@
+#include "store/account_calls.hpp"
+
+#include "store/sealed_records.hpp"
+
+#include <string>
+
+namespace simsync::store {
+
+caf::error corrupt(const std::string& what) {
+  return caf::make_error(ec::store_corrupt, what);
+}
+
+bool read_counts(reply_view v, std::size_t n, std::uint64_t* out) {
+  if (!v.is_array() || v.size() < n)
+    return false;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!v[i].is_integer())
+      return false;
+    out[i] = static_cast<std::uint64_t>(v[i].integer());
+  }
+  return true;
+}
+
+std::string_view scope_name(scope s) {
+  return s == scope::shared ? "shared" : "private";
+}
+
+std::string hlc_of(std::uint64_t now_ms) {
+  return std::to_string(now_ms * core::hlc_logical_per_ms);
+}
+
+caf::expected<core::stamped_card> open_card(const core::keyring& keys,
+                                            std::string_view stored,
+                                            std::string_view idcode,
+                                            const std::string& what) {
+  auto clear = open_record(keys, stored, idcode);
+  if (!clear)
+    return corrupt(what + ": " + why_unopened(keys, stored));
+  auto rec = core::decode_record(*clear);
+  if (!rec)
+    return corrupt(what + " is not a record");
+  return std::move(*rec);
+}
+
+namespace {
+
+std::string_view mode_name(upload_mode m) {
+  switch (m) {
+  case upload_mode::snapshot:
+    return "snapshot";
+  case upload_mode::delta:
+    return "delta";
+  case upload_mode::remove:
+    return "remove";
+  }
+  return "delta";
+}
+
+caf::expected<change_kind> kind_of(std::string_view name) {
+  if (name == "added")
+    return change_kind::added;
+  if (name == "changed")
+    return change_kind::changed;
+  if (name == "removed")
+    return change_kind::removed;
+  return corrupt("unknown change kind " + std::string(name));
+}
+
+/// A reply of one count, as a script's count replies are.
+caf::expected<std::uint64_t> one_count(reply_view v, const char* name) {
+  std::uint64_t n = 0;
+  if (!read_counts(v, 1, &n))
+    return corrupt(std::string(name) + " answered an unexpected reply");
+  return n;
+}
+
+} // namespace
+
+// -- upload --------------------------------------------------------------------
+
+upload_call::upload_call(const upload_request& req, const std::string& carrier,
+                         const core::keyring& keys, history_policy history)
+    : hlc_(hlc_of(req.now_ms)), confirmed_(std::to_string(req.confirm_removals)),
+      mass_min_(std::to_string(req.guard.min_cards)),
+      mass_percent_(std::to_string(req.guard.percent)),
+      keep_ms_(std::to_string(history.keep_ms)),
+      keep_count_(std::to_string(history.keep_count)) {
+  args_ = {req.idcode,          req.line, req.token_hash, scope_name(req.scope),
+           mode_name(req.mode), hlc_,     carrier,        req.allow_removals ? "1" : "0",
+           confirmed_,          mass_min_, mass_percent_,  keep_ms_,
+           keep_count_};
+  if (req.mode == upload_mode::remove) {
+    args_.insert(args_.end(), req.uids.begin(), req.uids.end());
+    return;
+  }
+  // Reserved up front, so that no push moves what a view names.
+  hashes_.reserve(req.cards.size());
+  sealed_.reserve(req.cards.size());
+  args_.reserve(args_.size() + 3 * req.cards.size());
+  for (const auto& card : req.cards) {
+    hashes_.push_back(card.hash.hex());
+    sealed_.push_back(keys.seal(card.card, req.idcode));
+    args_.push_back(card.uid);
+    args_.push_back(hashes_.back());
+    args_.push_back(sealed_.back());
+  }
+}
+
+caf::expected<upload_result> upload_call::read(reply_view v) const {
+  std::uint64_t n[7];
+  if (!read_counts(v, 7, n) || (v.size() - 7) % 2 != 0)
+    return corrupt("upload answered an unexpected reply");
+  upload_result out{n[0], n[1], n[2], n[3], n[4], {}, n[5], n[6]};
+  for (std::size_t i = 7; i + 1 < v.size(); i += 2)
+    out.conflicts.push_back({std::string(v[i].str()), std::string(v[i + 1].str())});
+  return out;
+}
+
+// -- update --------------------------------------------------------------------
+
+update_call::update_call(const std::string& idcode, const std::string& line,
+                         std::string_view token_hash)
+    : idcode_(idcode), line_(line), token_hash_(token_hash),
+      args_{idcode_, line_, token_hash_} {}
+
+caf::expected<pending_counts> update_call::read(reply_view v) const {
+  std::uint64_t n[3];
+  if (!read_counts(v, 3, n))
+    return corrupt("update_request answered an unexpected reply");
+  return pending_counts{n[0], n[1], n[2]};
+}
+
+// -- fetch ---------------------------------------------------------------------
+
+fetch_call::fetch_call(const pending_request& req, std::shared_ptr<const core::keyring> keys)
+    : req_(req), keys_(std::move(keys)), limit_(std::to_string(req.limit)),
+      args_{req_.idcode, req_.line, req_.token_hash, limit_, req_.next, req_.known_tag} {}
+
+caf::expected<pending_fetch> fetch_call::read(reply_view v) const {
+  constexpr std::size_t head = 7;
+  if (!v.is_array() || v.size() < head || (v.size() - head) % 3 != 0)
+    return corrupt("fetch_pending answered an unexpected reply");
+  pending_fetch out;
+  out.not_modified = v[0].str() == "not_modified";
+  out.cursor = std::string(v[1].str());
+  out.next = std::string(v[2].str());
+  out.tag = std::string(v[3].str());
+  std::uint64_t counts[3] = {0, 0, 0};
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (!v[4 + i].is_integer())
+      return corrupt("fetch_pending answered an unexpected reply");
+    counts[i] = static_cast<std::uint64_t>(v[4 + i].integer());
+  }
+  out.counts = pending_counts{counts[0], counts[1], counts[2]};
+  out.changes.reserve((v.size() - head) / 3);
+  for (std::size_t i = head; i < v.size(); i += 3) {
+    auto kind = kind_of(v[i + 1].str());
+    if (!kind)
+      return std::move(kind.error());
+    auto rec = open_card(*keys_, v[i + 2].str(), req_.idcode,
+                         "a pending change of line " + req_.line);
+    if (!rec)
+      return std::move(rec.error());
+    out.changes.push_back(
+        pending_change{std::string(v[i].str()), *kind, std::move(*rec)});
+  }
+  return out;
+}
+
+// -- ack -----------------------------------------------------------------------
+
+ack_call::ack_call(const std::string& idcode, const std::string& line,
+                   std::string_view token_hash, const std::string& cursor, decision what)
+    : idcode_(idcode), line_(line), token_hash_(token_hash), cursor_(cursor),
+      args_{idcode_, line_, token_hash_, cursor_,
+            what == decision::apply ? "apply" : "discard"} {}
+
+caf::expected<std::uint64_t> ack_call::read(reply_view v) const {
+  return one_count(v, "ack_pending");
+}
+
+} // namespace simsync::store

@@ -1,0 +1,134 @@
+#pragma once
+
+// The store operations that are one script call each, as what they send and
+// how they read the reply, so that the blocking store (account_store, in a
+// shard) and the gateway's asynchronous connection (async_redis) run the
+// same code: run_call on either.
+//
+// A call holds the strings its arguments view (sealed cards, numbers as
+// text), so it neither moves nor copies; the asynchronous run_call keeps it
+// on the heap until its reply is read.
+
+#include "store/account_store.hpp"
+#include "store/async_redis.hpp"
+#include "store/scripts.hpp"
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace simsync::store {
+
+/// ec::store_corrupt with `what` as its context.
+caf::error corrupt(const std::string& what);
+/// The first `n` elements of an array reply as counts; false if it is not one.
+bool read_counts(reply_view v, std::size_t n, std::uint64_t* out);
+std::string_view scope_name(scope s);
+/// A hybrid logical clock value for a wall-clock instant (no logical part).
+std::string hlc_of(std::uint64_t now_ms);
+/// A stored record with its card opened; store_corrupt saying why (`what`
+/// names it) when it does not open.
+caf::expected<core::stamped_card> open_card(const core::keyring& keys,
+                                            std::string_view stored,
+                                            std::string_view idcode,
+                                            const std::string& what);
+
+/// Shared or private, delta, snapshot or removal (account_store::upload).
+class upload_call {
+public:
+  using result_type = upload_result;
+  upload_call(const upload_request& req, const std::string& carrier,
+              const core::keyring& keys, history_policy history);
+  upload_call(const upload_call&) = delete;
+  upload_call& operator=(const upload_call&) = delete;
+
+  static constexpr script which = script::upload;
+  const std::vector<std::string_view>& args() const { return args_; }
+  caf::expected<upload_result> read(reply_view v) const;
+
+private:
+  std::string hlc_, confirmed_, mass_min_, mass_percent_, keep_ms_, keep_count_;
+  std::vector<std::string> hashes_;
+  std::vector<std::string> sealed_;
+  std::vector<std::string_view> args_;
+};
+
+/// A line asks what is pending for it (account_store::request_update).
+class update_call {
+public:
+  using result_type = pending_counts;
+  update_call(const std::string& idcode, const std::string& line,
+              std::string_view token_hash);
+  update_call(const update_call&) = delete;
+  update_call& operator=(const update_call&) = delete;
+
+  static constexpr script which = script::update_request;
+  const std::vector<std::string_view>& args() const { return args_; }
+  caf::expected<pending_counts> read(reply_view v) const;
+
+private:
+  std::string idcode_, line_, token_hash_;
+  std::vector<std::string_view> args_;
+};
+
+/// One page of the pending changes, opened (account_store::fetch_page).
+class fetch_call {
+public:
+  using result_type = pending_fetch;
+  fetch_call(const pending_request& req, std::shared_ptr<const core::keyring> keys);
+  fetch_call(const fetch_call&) = delete;
+  fetch_call& operator=(const fetch_call&) = delete;
+
+  static constexpr script which = script::fetch_pending;
+  const std::vector<std::string_view>& args() const { return args_; }
+  caf::expected<pending_fetch> read(reply_view v) const;
+
+private:
+  pending_request req_;
+  std::shared_ptr<const core::keyring> keys_;
+  std::string limit_;
+  std::vector<std::string_view> args_;
+};
+
+/// What a fetch delivered is applied or discarded (account_store::ack_pending).
+class ack_call {
+public:
+  using result_type = std::uint64_t;
+  ack_call(const std::string& idcode, const std::string& line,
+           std::string_view token_hash, const std::string& cursor, decision what);
+  ack_call(const ack_call&) = delete;
+  ack_call& operator=(const ack_call&) = delete;
+
+  static constexpr script which = script::ack_pending;
+  const std::vector<std::string_view>& args() const { return args_; }
+  caf::expected<std::uint64_t> read(reply_view v) const;
+
+private:
+  std::string idcode_, line_, token_hash_, cursor_;
+  std::vector<std::string_view> args_;
+};
+
+/// Runs `call` on the blocking connection.
+template <class Call>
+caf::expected<typename Call::result_type> run_call(redis_client& redis, const Call& call) {
+  auto r = run_script(redis, Call::which, call.args());
+  if (!r)
+    return std::move(r.error());
+  return call.read(r->view());
+}
+
+/// Runs `call` on the asynchronous connection; `done` gets its result.
+template <class Call, class Done>
+void run_call(async_redis& redis, std::shared_ptr<const Call> call, Done done) {
+  const auto& args = call->args();
+  run_script(redis, Call::which, args,
+             [call = std::move(call), done = std::move(done)](
+                 caf::expected<reply_view> r) mutable {
+               if (!r)
+                 return done(caf::expected<typename Call::result_type>{std::move(r.error())});
+               done(call->read(*r));
+             });
+}
+
+} // namespace simsync::store
