@@ -45,14 +45,6 @@ auto with_store(shard_pointer self, F&& op) -> caf::result<
   return std::move(*r);
 }
 
-/// Shared changes are refused while this node's replication is too far behind.
-std::optional<caf::error> replication_refusal(shard_pointer self) {
-  auto why = self->state.backlog->refusal(self->state.max_lag, core::unix_now_ms());
-  if (why.empty())
-    return std::nullopt;
-  return caf::make_error(ec::replication_behind, std::move(why));
-}
-
 } // namespace
 
 account_shard_actor::behavior_type
@@ -90,8 +82,8 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
       [=](atom::upload,
           const store::upload_request& req) -> caf::result<store::upload_result> {
         if (req.scope == store::scope::shared)
-          if (auto refusal = replication_refusal(self))
-            return std::move(*refusal);
+          if (auto refusal = self->state.backlog->refusal_now(self->state.max_lag))
+            return refusal;
         return with_store(self, [&](store::account_store& s) { return s.upload(req); });
       },
       [=](atom::history, const std::string& idcode, const std::string& line,
@@ -104,8 +96,8 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
       [=](atom::restore,
           const store::restore_request& req) -> caf::result<store::upload_result> {
         if (req.scope == store::scope::shared && !req.preview)
-          if (auto refusal = replication_refusal(self))
-            return std::move(*refusal);
+          if (auto refusal = self->state.backlog->refusal_now(self->state.max_lag))
+            return refusal;
         return with_store(self, [&](store::account_store& s) { return s.restore(req); });
       },
       [=](atom::replicate, const std::string& origin,

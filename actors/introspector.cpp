@@ -79,8 +79,12 @@ void publish(introspector_pointer self, std::vector<actor_status> actors) {
   sample.unix_ms = static_cast<std::int64_t>(core::unix_now_ms());
   sample.actors = std::move(actors);
   sample.redis = probe_redis(self);
-  if (st.gateway)
+  if (st.gateway) {
     sample.gateway = st.gateway->take();
+    // The gateway's own calls to the node's Redis, beside the shards'.
+    for (auto& store : sample.gateway->store)
+      sample.actors.push_back(std::move(store));
+  }
   auto snapshot = std::make_shared<const metrics::node_snapshot>(
       metrics::summarize(std::move(sample), st.previous.get()));
   st.board->publish(snapshot);

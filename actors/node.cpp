@@ -255,9 +255,15 @@ caf::expected<running_node> start_node(node_systems systems,
   }
   auto router_handle = st.router;
   // Detached: it monitors and asks the peer links, in the links system.
-  auto keys = st.keys;
-  return running_node{cluster_sys.spawn<caf::detached>(node, std::move(st)),
-                      router_handle, std::move(keys)};
+  running_node out;
+  out.router = router_handle;
+  out.keys = st.keys;
+  out.redis_at = st.redis_at;
+  out.history = st.history;
+  out.backlog = st.backlog;
+  out.max_replication_lag = st.max_replication_lag;
+  out.supervisor = cluster_sys.spawn<caf::detached>(node, std::move(st));
+  return out;
 }
 
 bool stop_node(caf::actor_system& sys, const node_actor& node,

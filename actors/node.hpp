@@ -68,6 +68,12 @@ struct running_node {
   router_actor router;
   /// The node's keys for data at rest, shared by its shards and gateways.
   std::shared_ptr<core::shared_keyring> keys;
+  /// What the node's shards write with, for the gateway's writes to them
+  /// (net/local_store.hpp): their Redis, history, and replication's lag.
+  store::redis_endpoint redis_at;
+  store::history_policy history;
+  std::shared_ptr<const replication_backlog> backlog;
+  std::chrono::milliseconds max_replication_lag{0};
 };
 
 /// Spawns a node across its actor systems (node_systems.hpp): in the cluster

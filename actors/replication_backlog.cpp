@@ -1,5 +1,8 @@
 #include "actors/replication_backlog.hpp"
 
+#include "core/error.hpp"
+#include "core/stamp.hpp"
+
 namespace simsync {
 
 replication_backlog::replication_backlog(std::vector<std::string> peers)
@@ -44,6 +47,13 @@ std::string replication_backlog::refusal(std::chrono::milliseconds limit,
     return {};
   return "replication to " + worst.peer + " is " + std::to_string(worst.lag_ms) +
          " ms behind (limit " + std::to_string(bound) + " ms); retry after a second";
+}
+
+caf::error replication_backlog::refusal_now(std::chrono::milliseconds limit) const {
+  auto why = refusal(limit, core::unix_now_ms());
+  if (why.empty())
+    return caf::none;
+  return caf::make_error(ec::replication_behind, std::move(why));
 }
 
 } // namespace simsync

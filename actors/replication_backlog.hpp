@@ -9,6 +9,8 @@
 // clocks are assumed in step (NTP), as for the lag the node reports; an entry
 // stamped ahead of this host's clock counts as not behind.
 
+#include <caf/error.hpp>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -41,6 +43,9 @@ public:
   /// Why a shared change is refused at `now_unix_ms` with the given limit
   /// (zero: never), or an empty string when it may be taken.
   std::string refusal(std::chrono::milliseconds limit, std::uint64_t now_unix_ms) const;
+  /// The same now, as the error a refused shared write answers
+  /// (ec::replication_behind), or none.
+  caf::error refusal_now(std::chrono::milliseconds limit) const;
 
 private:
   static constexpr std::uint64_t link_down = UINT64_MAX;

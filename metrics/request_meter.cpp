@@ -25,6 +25,16 @@ void request_meter::answered(std::string_view route, int status,
   it->second.latency.record(took);
 }
 
+void request_meter::store_call(std::chrono::nanoseconds took, const std::string* error) {
+  if (!measured_)
+    return;
+  std::lock_guard<std::mutex> guard{mutex_};
+  ++store_calls_;
+  if (error)
+    store_error_ = *error;
+  store_latency_.record(took);
+}
+
 request_meter::sample request_meter::take() const {
   sample out;
   out.shed = shed_.load(std::memory_order_relaxed);
@@ -32,6 +42,16 @@ request_meter::sample request_meter::take() const {
   std::lock_guard<std::mutex> guard{mutex_};
   for (const auto& [name, route] : routes_)
     out.routes.push_back(route);
+  if (store_calls_ > 0) {
+    actor_status st;
+    st.name = "gateway/local_store";
+    st.kind = "local_store";
+    st.processed = store_calls_;
+    st.last_error = store_error_;
+    st.latency_counts = store_latency_.counts();
+    st.latency_sum_us = store_latency_.sum_us();
+    out.store.push_back(std::move(st));
+  }
   return out;
 }
 

@@ -3,8 +3,10 @@
 // The terminal gateway's traffic, shared by the gateway (which records) and
 // the introspector (which samples it once a second): requests in flight and
 // the admission that sheds load beyond a limit, answers per route and status,
-// and latency per route. Safe to use from any thread.
+// latency per route, and the calls the gateway made to its node's Redis
+// itself (net/local_store.hpp). Safe to use from any thread.
 
+#include "metrics/actor_status.hpp"
 #include "metrics/latency_histogram.hpp"
 
 #include <atomic>
@@ -34,6 +36,9 @@ public:
   void answered(std::string_view route, int status, std::chrono::nanoseconds took);
 
   std::size_t in_flight() const { return in_flight_.load(std::memory_order_relaxed); }
+  /// A call of the gateway's local store was answered after `took`;
+  /// `error` says why it failed (null: it did not).
+  void store_call(std::chrono::nanoseconds took, const std::string* error);
 
   struct route_sample {
     std::string route;
@@ -44,6 +49,9 @@ public:
     std::vector<route_sample> routes; ///< ordered by route
     std::uint64_t shed = 0;
     std::uint64_t in_flight = 0;
+    /// The local store as an actor of the node would report itself
+    /// (kind local_store; processed: its calls), none before its first call.
+    std::vector<actor_status> store;
   };
 
   /// Everything so far (cumulative since the gateway started).
@@ -55,6 +63,9 @@ private:
   std::atomic<std::uint64_t> shed_{0};
   mutable std::mutex mutex_;
   std::map<std::string, route_sample, std::less<>> routes_;
+  std::uint64_t store_calls_ = 0;
+  std::string store_error_;
+  latency_histogram store_latency_;
 };
 
 } // namespace simsync::metrics

@@ -121,7 +121,7 @@ admin_server::start(caf::actor_system& sys, const config::node_config& cfg,
       std::make_shared<key_rotation>(sys, std::move(keys), cfg.keyring_file, *redis_at);
   try {
     self->server = restinio::run_async<admin_traits>(
-        restinio::own_io_context(),
+        restinio::external_io_context(*self->ctx->loop),
         restinio::server_settings_t<admin_traits>{}
             .address(cfg.admin.host)
             .port(static_cast<std::uint16_t>(cfg.admin.port))
@@ -145,6 +145,7 @@ void admin_server::stop() {
   impl_->ctx->rotation->stop();
   impl_->server->stop();
   impl_->server->wait();
+  finish_in_flight(*impl_->ctx, std::chrono::seconds{10});
 }
 
 } // namespace simsync::net

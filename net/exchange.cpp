@@ -142,10 +142,20 @@ gateway_context::gateway_context(caf::actor_system& sys, const config::node_conf
       admin_key(cfg.admin_key),
       dead_letter_shard(cfg.dead_letter_shard()), incoming{entry_limits_of(cfg)} {}
 
+bool finish_in_flight(gateway_context& ctx, std::chrono::milliseconds limit) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (ctx.meter->in_flight() > 0 && std::chrono::steady_clock::now() < deadline) {
+    ctx.loop->restart();
+    ctx.loop->run_for(std::chrono::milliseconds{10});
+  }
+  bool answered = ctx.meter->in_flight() == 0;
+  ctx.local.reset(); // on this thread: the loop runs no more
+  return answered;
+}
+
 exchange::exchange(context_ptr ctx, restinio::request_handle_t req,
-                   caf::event_based_actor* self, std::string_view route,
-                   std::vector<std::string> params)
-    : ctx_(std::move(ctx)), req_(std::move(req)), self_(self), route_(route),
+                   std::string_view route, std::vector<std::string> params)
+    : ctx_(std::move(ctx)), req_(std::move(req)), route_(route),
       params_(std::move(params)) {}
 
 exchange::~exchange() {
@@ -237,10 +247,10 @@ void exchange::run_blocking(std::function<std::string()> work,
           return work();
         }};
       });
-  self_->request(worker, limit, atom::run_v)
-      .then(
-          [on_done = std::move(on_done)](const std::string& result) { on_done(result); },
-          failing());
+  ask_actor(
+      worker, limit,
+      [on_done = std::move(on_done)](const std::string& result) { on_done(result); },
+      failing(), atom::run_v);
 }
 
 void exchange::with_shards(const std::vector<int>& indices, std::function<void()> next) {
@@ -262,13 +272,13 @@ void exchange::with_shards(const std::vector<int>& indices, std::function<void()
 }
 
 void exchange::refresh(std::function<void()> next) {
-  self_->request(ctx_->router, ctx_->limits.actor_timeout, atom::shards_v)
-      .then(
-          [ex = shared_from_this(), next](const node_shards& known) {
-            ex->ctx_->shards.update(known);
-            next();
-          },
-          [ex = shared_from_this()](caf::error& err) { ex->fail(err); });
+  ask_actor(
+      ctx_->router, ctx_->limits.actor_timeout,
+      [ex = shared_from_this(), next](const node_shards& known) {
+        ex->ctx_->shards.update(known);
+        next();
+      },
+      failing(), atom::shards_v);
 }
 
 } // namespace simsync::net

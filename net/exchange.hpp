@@ -1,9 +1,11 @@
 #pragma once
 
-// One HTTP request in flight: the RESTinio request it answers and the CAF
-// actor that works on it. Handlers never block: they ask shards and answer
-// from the continuation, on a CAF thread (RESTinio's response builder posts
-// the write to the connection's own executor, so this is safe).
+// One HTTP request in flight and the RESTinio request it answers. Its
+// handlers and every continuation run on the server's I/O loop, one at a
+// time, and never block: an account of this node is written through the
+// local store on that loop (net/local_store.hpp); anything asked of an actor
+// (another node's shard, the router, a blocking job) is asked by a
+// short-lived actor whose answer is posted back to the loop.
 
 #include "actors/actors.hpp"
 #include "actors/incoming_entries.hpp"
@@ -12,10 +14,13 @@
 #include "metrics/request_meter.hpp"
 #include "net/address_limiter.hpp"
 #include "net/limits.hpp"
+#include "net/local_store.hpp"
 #include "net/problem.hpp"
 #include "net/shard_directory.hpp"
 #include "net/sms_gateway.hpp"
 
+#include <asio/io_context.hpp>
+#include <asio/post.hpp>
 #include <caf/event_based_actor.hpp>
 #include <restinio/all.hpp>
 
@@ -37,6 +42,12 @@ struct gateway_context {
                   gateway_limits limits, std::shared_ptr<metrics::request_meter> meter);
 
   caf::actor_system& sys;
+  /// The server's I/O loop, where every exchange of this context runs. Kept
+  /// by every actor that will post to it, so none posts to a loop destroyed.
+  std::shared_ptr<asio::io_context> loop = std::make_shared<asio::io_context>();
+  /// This node's shards, written from the loop (the terminal gateway's;
+  /// null on the admin port, which asks the shard actors).
+  std::unique_ptr<local_store> local;
   router_actor router;
   shard_directory shards;
   int shard_count;
@@ -77,6 +88,11 @@ struct gateway_context {
 
 using context_ptr = std::shared_ptr<gateway_context>;
 
+/// After its server stopped (and with it the loop's thread): runs the loop
+/// here until the requests in flight are answered or `limit` passes, then
+/// closes the local store. Returns false if some were not answered.
+bool finish_in_flight(gateway_context& ctx, std::chrono::milliseconds limit);
+
 /// A response to `req` with its status line and the headers every answer
 /// of the gateway carries (Date). Every answer starts here.
 restinio::response_builder_t<restinio::restinio_controlled_output_t>
@@ -85,8 +101,8 @@ begin_response(const restinio::request_handle_t& req, int status);
 class exchange : public std::enable_shared_from_this<exchange> {
 public:
   /// `route` is the route's pattern (a string literal), for the metrics.
-  exchange(context_ptr ctx, restinio::request_handle_t req, caf::event_based_actor* self,
-           std::string_view route, std::vector<std::string> params);
+  exchange(context_ptr ctx, restinio::request_handle_t req, std::string_view route,
+           std::vector<std::string> params);
   /// A request whose actor ended without answering gets a 500 rather than
   /// hanging its connection until RESTinio's timeout.
   ~exchange();
@@ -145,8 +161,8 @@ public:
   const std::string& presented_token() const { return token_; }
 
   /// Runs `work` on a thread of its own (it may block, as an SMS gateway's
-  /// answer does), then `on_done` with its result on this request's actor;
-  /// answers 504 if it takes longer than `limit`.
+  /// answer does), then `on_done` with its result on the loop; answers 504
+  /// if it takes longer than `limit`.
   void run_blocking(std::function<std::string()> work, std::chrono::milliseconds limit,
                     std::function<void(const std::string&)> on_done);
 
@@ -158,6 +174,19 @@ private:
 
   template <class OnOk, class OnErr, class Args>
   void ask_shard(int index, bool may_refresh, OnOk on_ok, OnErr on_err, Args args) {
+    if (ctx_->local && ctx_->local->owns(index)) {
+      auto done = [on_ok, on_err](auto result) mutable {
+        if (result)
+          return on_ok(std::move(*result));
+        caf::error err = std::move(result.error());
+        on_err(err);
+      };
+      bool ran = std::apply(
+          [&](const auto&... xs) { return run_locally(*ctx_->local, done, xs...); },
+          args);
+      if (ran)
+        return;
+    }
     auto shard = ctx_->shards.find(index);
     auto retry = [ex = shared_from_this(), index, on_ok, on_err, args]() mutable {
       ex->ask_shard(index, false, std::move(on_ok), std::move(on_err), std::move(args));
@@ -170,18 +199,50 @@ private:
                      "shard " + std::to_string(index) + " is not known to this node"});
       return;
     }
+    auto on_failure = [ex = shared_from_this(), may_refresh, retry,
+                       on_err](caf::error& err) mutable {
+      if (may_refresh && err == caf::sec::request_receiver_down)
+        ex->refresh(std::move(retry));
+      else
+        on_err(err);
+    };
     std::apply(
         [&](auto&... xs) {
-          self_->request(shard, ctx_->limits.actor_timeout, xs...)
-              .then(on_ok, [ex = shared_from_this(), may_refresh, retry,
-                            on_err](caf::error& err) mutable {
-                if (may_refresh && err == caf::sec::request_receiver_down)
-                  ex->refresh(std::move(retry));
-                else
-                  on_err(err);
-              });
+          ask_actor(shard, ctx_->limits.actor_timeout, std::move(on_ok),
+                    std::move(on_failure), xs...);
         },
         args);
+  }
+
+  /// Asks `dest` from a short-lived actor; its answer (`on_ok`) or error
+  /// (`on_err`) runs on the loop.
+  template <class Dest, class OnOk, class OnErr, class... Ts>
+  void ask_actor(const Dest& dest, std::chrono::milliseconds limit, OnOk on_ok,
+                 OnErr on_err, const Ts&... xs) {
+    ctx_->sys.spawn([dest, limit, ok = on_loop(std::move(on_ok)),
+                     err = on_loop(std::move(on_err)),
+                     msg = std::make_tuple(xs...)](caf::event_based_actor* self) mutable {
+      std::apply(
+          [&](auto&... args) {
+            self->request(dest, limit, args...).then(std::move(ok), std::move(err));
+          },
+          msg);
+    });
+  }
+
+  /// `f` with the same parameters, posting its call to the loop with copies
+  /// of its arguments: CAF's handlers then run on the gateway's loop.
+  template <class F> auto on_loop(F f) {
+    using args = typename caf::detail::get_callable_trait<F>::arg_types;
+    return on_loop(std::move(f), args{});
+  }
+  template <class F, class... Args> auto on_loop(F f, caf::detail::type_list<Args...>) {
+    return [loop = ctx_->loop, f = std::move(f)](Args... xs) mutable {
+      asio::post(*loop,
+                 [f, values = std::make_tuple(std::decay_t<Args>(xs)...)]() mutable {
+                   std::apply(f, values);
+                 });
+    };
   }
 
   /// Asks the router for the carrier's shards, then runs `next`.
@@ -189,7 +250,6 @@ private:
 
   context_ptr ctx_;
   restinio::request_handle_t req_;
-  caf::event_based_actor* self_;
   std::string_view route_;
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::vector<std::string> params_;

@@ -28,7 +28,7 @@ std::string decode_param(restinio::string_view_t raw) {
 }
 
 /// The RESTinio side of every route: shed load when too much is in flight,
-/// otherwise spawn the request's actor and return without waiting for it.
+/// otherwise start the request's exchange, which answers when its work is done.
 restinio::request_handling_status_t
 dispatch(const context_ptr& ctx, restinio::request_handle_t req, std::string_view name,
          std::vector<std::string> params, route_fn route) {
@@ -37,18 +37,15 @@ dispatch(const context_ptr& ctx, restinio::request_handle_t req, std::string_vie
                             "too many requests in flight; retry after a second"});
     return restinio::request_accepted();
   }
-  ctx->sys.spawn([ctx, req, name, params = std::move(params),
-                  route = std::move(route)](caf::event_based_actor* self) {
-    auto ex = std::make_shared<exchange>(ctx, req, self, name, params);
-    try {
-      if (ex->decode_body())
-        route(ex);
-    } catch (const std::exception& e) {
-      std::cerr << "carrierd: " << name << " failed: " << e.what() << std::endl;
-      ex->fail(problem{500, "internal", "Internal error",
-                       "the carrier could not handle the request"});
-    }
-  });
+  auto ex = std::make_shared<exchange>(ctx, std::move(req), name, std::move(params));
+  try {
+    if (ex->decode_body())
+      route(ex);
+  } catch (const std::exception& e) {
+    std::cerr << "carrierd: " << name << " failed: " << e.what() << std::endl;
+    ex->fail(problem{500, "internal", "Internal error",
+                     "the carrier could not handle the request"});
+  }
   return restinio::request_accepted();
 }
 

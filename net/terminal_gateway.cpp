@@ -6,8 +6,6 @@
 
 #include <caf/scoped_actor.hpp>
 
-#include <thread>
-
 namespace simsync::net {
 
 namespace {
@@ -66,14 +64,25 @@ terminal_gateway::~terminal_gateway() {
 
 caf::expected<std::unique_ptr<terminal_gateway>>
 terminal_gateway::start(caf::actor_system& sys, const config::node_config& cfg,
-                        router_actor router, std::shared_ptr<core::shared_keyring> keys,
-                        gateway_limits limits,
+                        const running_node& node, gateway_limits limits,
                         std::shared_ptr<metrics::request_meter> meter) {
   if (!meter)
     meter = std::make_shared<metrics::request_meter>(cfg.metrics);
   auto self = std::make_unique<impl>();
+  auto router = node.router;
   self->ctx =
-      std::make_shared<gateway_context>(sys, cfg, router, std::move(keys), limits, meter);
+      std::make_shared<gateway_context>(sys, cfg, router, node.keys, limits, meter);
+  local_store::settings local;
+  local.redis = node.redis_at;
+  local.carrier = cfg.carrier;
+  local.keys = node.keys;
+  local.backlog = node.backlog;
+  local.max_lag = node.max_replication_lag;
+  local.history = node.history;
+  local.shards = cfg.owned_shards();
+  local.limit = limits.actor_timeout;
+  local.meter = meter;
+  self->ctx->local = std::make_unique<local_store>(*self->ctx->loop, std::move(local));
   // Learn the shards the node knows now; the rest are asked for when needed.
   caf::scoped_actor blocking{sys};
   blocking->request(router, limits.actor_timeout, atom::shards_v)
@@ -81,7 +90,7 @@ terminal_gateway::start(caf::actor_system& sys, const config::node_config& cfg,
                [](const caf::error&) {});
   try {
     self->server = restinio::run_async<gateway_traits>(
-        restinio::own_io_context(),
+        restinio::external_io_context(*self->ctx->loop),
         restinio::server_settings_t<gateway_traits>{}
             .address(cfg.gateway.host)
             .port(static_cast<std::uint16_t>(cfg.gateway.port))
@@ -105,15 +114,7 @@ bool terminal_gateway::stop(std::chrono::milliseconds limit) {
   impl_->stopped = true;
   impl_->server->stop();
   impl_->server->wait();
-  // Request actors may still answer; the server object (and its I/O context,
-  // which their responses are posted to) lives on until they have.
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (impl_->ctx->meter->in_flight() > 0) {
-    if (std::chrono::steady_clock::now() > deadline)
-      return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds{10});
-  }
-  return true;
+  return finish_in_flight(*impl_->ctx, limit);
 }
 
 } // namespace simsync::net

@@ -1,11 +1,13 @@
 #pragma once
 
-// The terminal HTTP API (DESIGN.md §7) inside carrierd: a RESTinio server on
-// its own I/O thread whose handlers hand each request to a short-lived CAF
-// actor and return at once; the actor asks the account's shard and answers
-// when the shard replies. No thread waits on a connection or a request.
+// The terminal HTTP API inside carrierd: a RESTinio server on its own I/O
+// loop (one thread). Each request is an exchange on that loop
+// (net/exchange.hpp): a phone's writes and reads of an account of this node
+// go to the node's Redis from the loop itself (net/local_store.hpp), the rest
+// to shard actors. No thread waits on a connection or a request.
 
 #include "actors/actors.hpp"
+#include "actors/node.hpp"
 #include "config/node_config.hpp"
 #include "metrics/request_meter.hpp"
 #include "net/limits.hpp"
@@ -20,13 +22,13 @@ namespace simsync::net {
 
 class terminal_gateway {
 public:
-  /// Starts serving on cfg.gateway, routing through `router` (the node's
-  /// endpoint, which knows every shard of the carrier). Fails if the
-  /// address cannot be bound. The gateway records its traffic in `meter`
-  /// (a new one when none is given).
+  /// Starts serving on cfg.gateway for `node`: through its router (which
+  /// knows every shard of the carrier) and, for its own shards, straight to
+  /// its Redis. Fails if the address cannot be bound. The gateway records
+  /// its traffic in `meter` (a new one when none is given).
   static caf::expected<std::unique_ptr<terminal_gateway>>
-  start(caf::actor_system& sys, const config::node_config& cfg, router_actor router,
-        std::shared_ptr<core::shared_keyring> keys, gateway_limits limits = {},
+  start(caf::actor_system& sys, const config::node_config& cfg, const running_node& node,
+        gateway_limits limits = {},
         std::shared_ptr<metrics::request_meter> meter = nullptr);
 
   /// Stops accepting, then waits up to `limit` for the requests in flight

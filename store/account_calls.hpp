@@ -111,7 +111,8 @@ private:
 
 /// Runs `call` on the blocking connection.
 template <class Call>
-caf::expected<typename Call::result_type> run_call(redis_client& redis, const Call& call) {
+caf::expected<typename Call::result_type> run_call(redis_client& redis,
+                                                   const Call& call) {
   auto r = run_script(redis, Call::which, call.args());
   if (!r)
     return std::move(r.error());
@@ -123,10 +124,11 @@ template <class Call, class Done>
 void run_call(async_redis& redis, std::shared_ptr<const Call> call, Done done) {
   const auto& args = call->args();
   run_script(redis, Call::which, args,
-             [call = std::move(call), done = std::move(done)](
-                 caf::expected<reply_view> r) mutable {
+             [call = std::move(call),
+              done = std::move(done)](caf::expected<reply_view> r) mutable {
                if (!r)
-                 return done(caf::expected<typename Call::result_type>{std::move(r.error())});
+                 return done(
+                     caf::expected<typename Call::result_type>{std::move(r.error())});
                done(call->read(*r));
              });
 }

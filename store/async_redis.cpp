@@ -3,8 +3,8 @@
 #include "core/error.hpp"
 
 #include <asio/posix/stream_descriptor.hpp>
-#include <caf/sec.hpp>
 #include <asio/post.hpp>
+#include <caf/sec.hpp>
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>
 
@@ -198,8 +198,8 @@ void async_redis::on_auth(redisAsyncContext* ac, void* r, void* privdata) {
     return;
   // Refused credentials: what was sent behind AUTH fails with this reason.
   self->last_error_ = "refused the credentials of user " +
-                      (self->where_.user.empty() ? "default" : self->where_.user) +
-                      " (" + std::string(reply->str, reply->len) + ")";
+                      (self->where_.user.empty() ? "default" : self->where_.user) + " (" +
+                      std::string(reply->str, reply->len) + ")";
   self->last_failure_ = std::chrono::steady_clock::now();
   redisAsyncFree(ac);
 }
@@ -217,8 +217,9 @@ void async_redis::send(const command& cmd, handler done) {
 
 void async_redis::send_wire(std::string_view wire, handler done) {
   if (!connect())
-    return fail_now(std::move(done),
-                    unavailable(where_, last_error_.empty() ? "not reachable" : last_error_));
+    return fail_now(
+        std::move(done),
+        unavailable(where_, last_error_.empty() ? "not reachable" : last_error_));
   auto* entry = new waiting_command{std::move(done), std::chrono::steady_clock::now()};
   if (redisAsyncFormattedCommand(ac_, on_reply, entry, wire.data(), wire.size()) !=
       REDIS_OK) {

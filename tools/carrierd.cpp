@@ -62,8 +62,7 @@ int main(int argc, char** argv) {
   auto meter = std::make_shared<simsync::metrics::request_meter>(cfg.metrics);
   simsync::net::gateway_limits limits;
   limits.max_in_flight = static_cast<std::size_t>(cfg.max_in_flight);
-  auto gateway = simsync::net::terminal_gateway::start(sys, cfg, node->router, node->keys,
-                                                       limits, meter);
+  auto gateway = simsync::net::terminal_gateway::start(sys, cfg, *node, limits, meter);
   if (!gateway) {
     std::cerr << "carrierd: " << simsync::describe(gateway.error()) << "\n";
     simsync::stop_node(sys, node->supervisor);

@@ -53,7 +53,7 @@ struct admin_test : shared_deployment<admin_test> {
   }
 };
 
-TEST_F(admin_test, actors_show_the_work_each_shard_did) {
+TEST_F(admin_test, actors_show_the_work_of_each_shard_and_of_the_gateway_store) {
   auto a = http.register_line("carrier-a", "+8613800001001", 1);
   auto b = http.register_line("carrier-b", "+8613800001002", 1);
   std::string book;
@@ -62,14 +62,25 @@ TEST_F(admin_test, actors_show_the_work_each_shard_did) {
   ASSERT_EQ(http.push(a, book).status, 200);
   ASSERT_TRUE(eventually([&] { return http.pending_added(b) == 20; }));
   auto shard = "account_shard/" + std::to_string(config::shard_of(a.idcode, d->shards()));
-  // The snapshot a second later counts those requests in the shard's rate.
+  // The snapshot a second later counts those requests in the shard's rate
+  // (registration), and the upload in the gateway's store, which wrote it to
+  // the node's Redis itself.
   auto snap = actors_when("carrier-a", [&](const nlohmann::json& s) {
-    for (const auto& actor : s["actors"])
+    bool shard_worked = false;
+    bool store_worked = false;
+    for (const auto& actor : s["actors"]) {
       if (actor["name"] == shard)
-        return actor["processed"].get<int>() >= 2 && actor["rate"].get<double>() > 0;
-    return false;
+        shard_worked =
+            actor["processed"].get<int>() >= 2 && actor["rate"].get<double>() > 0;
+      if (actor["name"] == "gateway/local_store")
+        store_worked = actor["kind"] == "local_store" &&
+                       actor["processed"].get<int>() >= 1 &&
+                       actor["last_error"].get<std::string>().empty();
+    }
+    return shard_worked && store_worked;
   });
-  ASSERT_TRUE(snap.is_object()) << "no snapshot with work on " << shard;
+  ASSERT_TRUE(snap.is_object())
+      << "no snapshot with work on " << shard << " and on the gateway's store";
   EXPECT_EQ(snap["carrier"], "carrier-a");
   EXPECT_EQ(snap["node"], "n1");
   EXPECT_FALSE(snap["version"].get<std::string>().empty());

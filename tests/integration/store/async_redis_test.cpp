@@ -122,7 +122,8 @@ TEST(async_redis, a_stalled_server_times_out_and_the_next_command_reconnects) {
     paused_process paused{server.pid()};
     redis.send({"SET", "during-stall", "1"}, keep(stalled));
     redis.send({"PING"}, keep(behind));
-    ASSERT_TRUE(run_until(loop, [&] { return stalled.arrived && behind.arrived; }, 5s));
+    ASSERT_TRUE(run_until(
+        loop, [&] { return stalled.arrived && behind.arrived; }, 5s));
   }
   EXPECT_EQ(stalled.error, caf::sec::request_timeout) << describe(stalled.error);
   EXPECT_EQ(behind.error, caf::sec::request_timeout) << describe(behind.error);

@@ -1,0 +1,133 @@
+#pragma once
+
+// The gateway's own way to the shards of its node. A phone's frequent
+// requests (uploads and removals, updates, pending pages, acknowledgements)
+// are one script call each; for an account of this node the gateway sends
+// that call from its I/O loop to the node's Redis on one asynchronous
+// connection and answers from the reply, on the same thread. Through a
+// shard actor the same request woke three other threads (a request actor, the
+// shard's own thread, the request actor again), which cost more CPU than
+// the work. Requests in flight together share the connection's round trips.
+//
+// Every other request, and every account of another node, is asked of its
+// shard actor as before. Both run the same calls (store/account_calls.hpp),
+// and Redis runs each script atomically, so the two ways may interleave.
+
+#include "actors/protocol.hpp"
+#include "actors/replication_backlog.hpp"
+#include "core/keyring.hpp"
+#include "metrics/request_meter.hpp"
+#include "store/account_calls.hpp"
+#include "store/async_redis.hpp"
+
+#include <asio/io_context.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace simsync::net {
+
+class local_store {
+public:
+  struct settings {
+    store::redis_endpoint redis;
+    std::string carrier;
+    std::shared_ptr<const core::shared_keyring> keys;
+    /// Shared writes are refused while replication is further behind than
+    /// max_lag, as the shards refuse them.
+    std::shared_ptr<const replication_backlog> backlog;
+    std::chrono::milliseconds max_lag{0};
+    store::history_policy history;
+    std::vector<int> shards; ///< the shards this node owns
+    /// A call without an answer by then fails (504), as a shard's would.
+    std::chrono::milliseconds limit{30'000};
+    /// Where each call is counted and timed (the gateway's meter).
+    std::shared_ptr<metrics::request_meter> meter;
+  };
+
+  /// Lives on `loop`: every member runs on its thread.
+  local_store(asio::io_context& loop, settings s);
+
+  bool owns(int shard) const;
+
+  /// Each runs its call and hands `done` a caf::expected of its result.
+  template <class Done> void upload(const store::upload_request& req, Done done) {
+    if (req.scope == store::scope::shared)
+      if (auto refusal = s_.backlog->refusal_now(s_.max_lag))
+        return done(caf::expected<store::upload_result>{std::move(refusal)});
+    run(std::make_shared<const store::upload_call>(req, s_.carrier, *s_.keys->current(),
+                                                   s_.history),
+        std::move(done));
+  }
+  template <class Done>
+  void update(const std::string& idcode, const std::string& line,
+              const std::string& proof, Done done) {
+    run(std::make_shared<const store::update_call>(idcode, line, proof), std::move(done));
+  }
+  template <class Done> void fetch(const store::pending_request& req, Done done) {
+    run(std::make_shared<const store::fetch_call>(req, s_.keys->current()),
+        std::move(done));
+  }
+  template <class Done>
+  void ack(const std::string& idcode, const std::string& line, const std::string& proof,
+           const std::string& cursor, store::decision what, Done done) {
+    run(std::make_shared<const store::ack_call>(idcode, line, proof, cursor, what),
+        std::move(done));
+  }
+
+private:
+  template <class Call, class Done>
+  void run(std::shared_ptr<const Call> call, Done done) {
+    ++calls_;
+    store::run_call(redis_, std::move(call),
+                    [this, done = std::move(done)](
+                        caf::expected<typename Call::result_type> r) mutable {
+                      if (!r)
+                        ++failures_;
+                      done(std::move(r));
+                    });
+  }
+
+  settings s_;
+  store::async_redis redis_;
+  std::uint64_t calls_ = 0;
+  std::uint64_t failures_ = 0;
+};
+
+/// The calls a shard actor's message maps to: false when `xs` is not one of
+/// them (the message goes to the shard actor). `done` takes the call's
+/// caf::expected result.
+template <class Done, class... Ts> bool run_locally(local_store&, Done&, const Ts&...) {
+  return false;
+}
+template <class Done>
+bool run_locally(local_store& s, Done& done, const atom::upload&,
+                 const store::upload_request& req) {
+  s.upload(req, std::move(done));
+  return true;
+}
+template <class Done>
+bool run_locally(local_store& s, Done& done, const atom::update&,
+                 const std::string& idcode, const std::string& line,
+                 const std::string& proof) {
+  s.update(idcode, line, proof, std::move(done));
+  return true;
+}
+template <class Done>
+bool run_locally(local_store& s, Done& done, const atom::fetch&,
+                 const store::pending_request& req) {
+  s.fetch(req, std::move(done));
+  return true;
+}
+template <class Done>
+bool run_locally(local_store& s, Done& done, const atom::ack&, const std::string& idcode,
+                 const std::string& line, const std::string& proof,
+                 const std::string& cursor, store::decision what) {
+  s.ack(idcode, line, proof, cursor, what, std::move(done));
+  return true;
+}
+
+} // namespace simsync::net
