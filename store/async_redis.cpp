@@ -55,43 +55,37 @@ struct async_redis::watch : std::enable_shared_from_this<async_redis::watch> {
   bool write_armed = false;
   bool closed = false;
 
-  void arm_read() {
-    if (read_armed || closed || !reading)
+  /// Waits (once) for the socket to be readable or writable while hiredis
+  /// wants it, then lets hiredis read or write.
+  void arm(bool read) {
+    bool& armed = read ? read_armed : write_armed;
+    if (armed || closed || !(read ? reading : writing))
       return;
-    read_armed = true;
-    socket.async_wait(asio::posix::stream_descriptor::wait_read,
-                      [self = shared_from_this()](const asio::error_code& err) {
-                        self->read_armed = false;
-                        if (err || self->closed || !self->reading)
+    armed = true;
+    socket.async_wait(read ? asio::posix::stream_descriptor::wait_read
+                           : asio::posix::stream_descriptor::wait_write,
+                      [self = shared_from_this(), read](const asio::error_code& err) {
+                        (read ? self->read_armed : self->write_armed) = false;
+                        if (err || self->closed ||
+                            !(read ? self->reading : self->writing))
                           return;
-                        redisAsyncHandleRead(self->ac);
-                        self->arm_read();
-                      });
-  }
-
-  void arm_write() {
-    if (write_armed || closed || !writing)
-      return;
-    write_armed = true;
-    socket.async_wait(asio::posix::stream_descriptor::wait_write,
-                      [self = shared_from_this()](const asio::error_code& err) {
-                        self->write_armed = false;
-                        if (err || self->closed || !self->writing)
-                          return;
-                        redisAsyncHandleWrite(self->ac);
-                        self->arm_write();
+                        if (read)
+                          redisAsyncHandleRead(self->ac);
+                        else
+                          redisAsyncHandleWrite(self->ac);
+                        self->arm(read);
                       });
   }
 
   static watch* of(void* privdata) { return static_cast<watch*>(privdata); }
   static void add_read(void* p) {
     of(p)->reading = true;
-    of(p)->arm_read();
+    of(p)->arm(true);
   }
   static void del_read(void* p) { of(p)->reading = false; }
   static void add_write(void* p) {
     of(p)->writing = true;
-    of(p)->arm_write();
+    of(p)->arm(false);
   }
   static void del_write(void* p) { of(p)->writing = false; }
   /// hiredis is freeing the context and will close the socket next.
@@ -165,17 +159,9 @@ bool async_redis::connect() {
   redisAsyncSetConnectCallback(ac, on_connect);
   ac_ = ac;
   if (!where_.password.empty()) {
-    // AUTH first: a Redis with ACLs answers NOAUTH to anything else.
-    std::vector<const char*> argv{"AUTH"};
-    std::vector<std::size_t> lens{4};
-    if (!where_.user.empty()) {
-      argv.push_back(where_.user.c_str());
-      lens.push_back(where_.user.size());
-    }
-    argv.push_back(where_.password.c_str());
-    lens.push_back(where_.password.size());
-    redisAsyncCommandArgv(ac, on_auth, this, static_cast<int>(argv.size()), argv.data(),
-                          lens.data());
+    wire_command auth{where_.auth_command()};
+    redisAsyncFormattedCommand(ac, on_auth, this, auth.bytes().data(),
+                               auth.bytes().size());
   }
   return true;
 }

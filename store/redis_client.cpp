@@ -39,6 +39,12 @@ std::string redis_endpoint::to_string() const {
   return unix_path.empty() ? host + ":" + std::to_string(port) : "unix:" + unix_path;
 }
 
+std::vector<std::string_view> redis_endpoint::auth_command() const {
+  if (user.empty())
+    return {"AUTH", password};
+  return {"AUTH", user, password};
+}
+
 // -- replies ------------------------------------------------------------------
 
 bool reply_view::is_nil() const {
@@ -112,15 +118,12 @@ caf::expected<redis_client> redis_client::connect(const redis_endpoint& where,
   }
   redisSetTimeout(ctx, tv);
   if (!where.password.empty()) {
-    // AUTH first: a Redis with ACLs answers NOAUTH to anything else.
-    std::vector<const char*> argv{"AUTH"};
-    std::vector<std::size_t> lens{4};
-    if (!where.user.empty()) {
-      argv.push_back(where.user.data());
-      lens.push_back(where.user.size());
+    std::vector<const char*> argv;
+    std::vector<std::size_t> lens;
+    for (auto arg : where.auth_command()) {
+      argv.push_back(arg.data());
+      lens.push_back(arg.size());
     }
-    argv.push_back(where.password.data());
-    lens.push_back(where.password.size());
     auto* r = static_cast<redisReply*>(
         redisCommandArgv(ctx, static_cast<int>(argv.size()), argv.data(), lens.data()));
     auto who = where.user.empty() ? std::string{"default"} : where.user;

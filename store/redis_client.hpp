@@ -31,6 +31,10 @@ struct redis_endpoint {
   static caf::expected<redis_endpoint> parse(std::string_view text);
   /// Where, never who: "host:port" or "unix:/path".
   std::string to_string() const;
+  /// AUTH [user] password, the first command of a connection when the
+  /// password is not empty (a Redis with ACLs answers NOAUTH to anything
+  /// else). Views into this endpoint.
+  std::vector<std::string_view> auth_command() const;
 };
 
 /// A read-only view of one node of a hiredis reply tree.
