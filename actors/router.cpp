@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <iterator>
 #include <memory>
 
 namespace simsync {
@@ -127,34 +126,9 @@ struct delivery {
   std::chrono::steady_clock::time_point received;
 };
 
-/// Joins the parts of plain batches whose shards live on one node into the
-/// part of the first of them: one script then applies them all, in one turn
-/// of Redis's event loop and one fsync, instead of one per shard. Any shard's
-/// store applies any account's entries (each script is atomic, whichever
-/// actor runs it), and an account's entries stay in order, in one part.
-void join_parts_by_node(const std::vector<account_shard_actor>& shards,
-                        std::vector<std::vector<store::outbox_entry>>& parts) {
-  auto plain = [](const std::vector<store::outbox_entry>& part) {
-    return !part.empty() && std::all_of(part.begin(), part.end(), [](const auto& e) {
-      return e.kind == store::outbox_kind::batch;
-    });
-  };
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (!plain(parts[i]))
-      continue;
-    for (size_t j = i + 1; j < parts.size(); ++j) {
-      if (!plain(parts[j]) || shards[j].node() != shards[i].node())
-        continue;
-      std::move(parts[j].begin(), parts[j].end(), std::back_inserter(parts[i]));
-      parts[j].clear();
-    }
-  }
-}
-
 /// Splits a delivery by shard, keeping each shard's entries in stream order
-/// (an account's entries all go to one shard), joins the plain batches of
-/// one node's shards (join_parts_by_node), and asks a shard to apply each
-/// part in one call. An entry that fails its checks (entry_refusal) is
+/// (an account's entries all go to one shard), and asks every shard to apply
+/// its part in one call. An entry that fails its checks (entry_refusal) is
 /// not applied: it is kept, with its reason, among the peer's dead letters,
 /// and the others go on. Acknowledges once every part is persisted (applied
 /// or kept); any failure fails the whole delivery, which the link resends
@@ -184,7 +158,6 @@ caf::result<std::string> deliver(router_pointer self, peer_batch& msg) {
                                                         " is not reachable yet");
     parts[static_cast<size_t>(shard)].push_back(std::move(e));
   }
-  join_parts_by_node(st.shards, parts);
   d->rp = self->make_response_promise<std::string>();
   for (const auto& part : parts)
     d->waiting += part.empty() ? 0 : 1;

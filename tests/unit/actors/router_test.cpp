@@ -359,7 +359,6 @@ TEST_F(router_fixture, it_reports_every_reachable_shard) {
 }
 
 TEST_F(router_fixture, a_window_goes_as_one_request_per_shard_in_stream_order) {
-  // Each part holds more than plain batches, so none is joined to another.
   using store::outbox_kind;
   auto out = deliver({{"1-0", on_shard_1, outbox_kind::ask, ""},
                       {"2-0", on_shard_0, outbox_kind::batch, batch_of("x")},
@@ -380,28 +379,10 @@ TEST_F(router_fixture, a_window_goes_as_one_request_per_shard_in_stream_order) {
                                       "replicate " + on_shard_1 + " " + batch_of("z")}));
 }
 
-TEST_F(router_fixture, plain_batches_of_one_nodes_shards_go_as_one_request) {
-  using store::outbox_kind;
-  auto out = deliver({{"1-0", on_shard_1, outbox_kind::batch, batch_of("x")},
-                      {"2-0", on_shard_0, outbox_kind::batch, batch_of("y")},
-                      {"3-0", on_shard_1, outbox_kind::batch, batch_of("z")}});
-  sched.run();
-  ASSERT_TRUE(out->acked);
-  EXPECT_EQ(*out->acked, "3-0");
-  // One script for the whole window; each account's entries in stream order.
-  EXPECT_EQ(logs[0]->requests, 1u);
-  EXPECT_EQ(logs[1]->requests, 0u);
-  EXPECT_EQ(logs[0]->calls,
-            (std::vector<std::string>{"replicate " + on_shard_0 + " " + batch_of("y"),
-                                      "replicate " + on_shard_1 + " " + batch_of("x"),
-                                      "replicate " + on_shard_1 + " " + batch_of("z")}));
-}
-
 TEST_F(router_fixture, no_ack_until_every_shard_of_the_window_has_persisted) {
   logs[1]->silent = true;
-  // A retirement goes to its own shard (by way of the directory), not joined.
   auto out = deliver({{"1-0", on_shard_0, store::outbox_kind::batch, batch_of("x")},
-                      {"2-0", on_shard_1, store::outbox_kind::retire, ""}});
+                      {"2-0", on_shard_1, store::outbox_kind::batch, batch_of("y")}});
   sched.run();
   EXPECT_EQ(logs[0]->requests, 1u);
   EXPECT_EQ(logs[1]->requests, 1u);
@@ -416,7 +397,7 @@ TEST_F(router_fixture, no_ack_until_every_shard_of_the_window_has_persisted) {
 TEST_F(router_fixture, one_failing_shard_fails_the_whole_window) {
   logs[1]->fail = true;
   auto out = deliver({{"1-0", on_shard_0, store::outbox_kind::batch, batch_of("x")},
-                      {"2-0", on_shard_1, store::outbox_kind::retire, ""}});
+                      {"2-0", on_shard_1, store::outbox_kind::batch, batch_of("y")}});
   sched.run();
   ASSERT_TRUE(out->failed);
   EXPECT_EQ(*out->failed, ec::store_unavailable);
