@@ -120,8 +120,9 @@ caf::expected<upload_result> upload_call::read(reply_view v) const {
 
 update_call::update_call(const std::string& idcode, const std::string& line,
                          std::string_view token_hash)
-    : idcode_(idcode), line_(line),
-      token_hash_(token_hash), args_{idcode_, line_, token_hash_} {}
+    : idcode_(idcode), line_(line), token_hash_(token_hash) {
+  args_ = {idcode_, line_, token_hash_};
+}
 
 caf::expected<pending_counts> update_call::read(reply_view v) const {
   std::uint64_t n[3];
@@ -134,9 +135,9 @@ caf::expected<pending_counts> update_call::read(reply_view v) const {
 
 fetch_call::fetch_call(const pending_request& req,
                        std::shared_ptr<const core::keyring> keys)
-    : req_(req), keys_(std::move(keys)),
-      limit_(std::to_string(req.limit)), args_{req_.idcode, req_.line, req_.token_hash,
-                                               limit_,      req_.next, req_.known_tag} {}
+    : req_(req), keys_(std::move(keys)), limit_(std::to_string(req.limit)) {
+  args_ = {req_.idcode, req_.line, req_.token_hash, limit_, req_.next, req_.known_tag};
+}
 
 caf::expected<pending_fetch> fetch_call::read(reply_view v) const {
   constexpr std::size_t head = 7;
@@ -173,9 +174,10 @@ caf::expected<pending_fetch> fetch_call::read(reply_view v) const {
 
 ack_call::ack_call(const std::string& idcode, const std::string& line,
                    std::string_view token_hash, const std::string& cursor, decision what)
-    : idcode_(idcode), line_(line), token_hash_(token_hash),
-      cursor_(cursor), args_{idcode_, line_, token_hash_, cursor_,
-                             what == decision::apply ? "apply" : "discard"} {}
+    : idcode_(idcode), line_(line), token_hash_(token_hash), cursor_(cursor) {
+  args_ = {idcode_, line_, token_hash_, cursor_,
+           what == decision::apply ? "apply" : "discard"};
+}
 
 caf::expected<std::uint64_t> ack_call::read(reply_view v) const {
   return one_count(v, "ack_pending");

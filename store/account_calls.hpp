@@ -34,79 +34,76 @@ caf::expected<core::stamped_card> open_card(const core::keyring& keys,
                                             std::string_view idcode,
                                             const std::string& what);
 
+/// What every call shares: the script's arguments, as views into the
+/// strings the call holds, so that a call neither moves nor copies.
+class script_call {
+public:
+  script_call(const script_call&) = delete;
+  script_call& operator=(const script_call&) = delete;
+  const std::vector<std::string_view>& args() const { return args_; }
+
+protected:
+  script_call() = default;
+  std::vector<std::string_view> args_;
+};
+
 /// Shared or private, delta, snapshot or removal (account_store::upload).
-class upload_call {
+class upload_call : public script_call {
 public:
   using result_type = upload_result;
   upload_call(const upload_request& req, const std::string& carrier,
               const core::keyring& keys, history_policy history);
-  upload_call(const upload_call&) = delete;
-  upload_call& operator=(const upload_call&) = delete;
 
   static constexpr script which = script::upload;
-  const std::vector<std::string_view>& args() const { return args_; }
   caf::expected<upload_result> read(reply_view v) const;
 
 private:
   std::string hlc_, confirmed_, mass_min_, mass_percent_, keep_ms_, keep_count_;
   std::vector<std::string> hashes_;
   std::vector<std::string> sealed_;
-  std::vector<std::string_view> args_;
 };
 
 /// A line asks what is pending for it (account_store::request_update).
-class update_call {
+class update_call : public script_call {
 public:
   using result_type = pending_counts;
   update_call(const std::string& idcode, const std::string& line,
               std::string_view token_hash);
-  update_call(const update_call&) = delete;
-  update_call& operator=(const update_call&) = delete;
 
   static constexpr script which = script::update_request;
-  const std::vector<std::string_view>& args() const { return args_; }
   caf::expected<pending_counts> read(reply_view v) const;
 
 private:
   std::string idcode_, line_, token_hash_;
-  std::vector<std::string_view> args_;
 };
 
 /// One page of the pending changes, opened (account_store::fetch_page).
-class fetch_call {
+class fetch_call : public script_call {
 public:
   using result_type = pending_fetch;
   fetch_call(const pending_request& req, std::shared_ptr<const core::keyring> keys);
-  fetch_call(const fetch_call&) = delete;
-  fetch_call& operator=(const fetch_call&) = delete;
 
   static constexpr script which = script::fetch_pending;
-  const std::vector<std::string_view>& args() const { return args_; }
   caf::expected<pending_fetch> read(reply_view v) const;
 
 private:
   pending_request req_;
   std::shared_ptr<const core::keyring> keys_;
   std::string limit_;
-  std::vector<std::string_view> args_;
 };
 
 /// What a fetch delivered is applied or discarded (account_store::ack_pending).
-class ack_call {
+class ack_call : public script_call {
 public:
   using result_type = std::uint64_t;
   ack_call(const std::string& idcode, const std::string& line,
            std::string_view token_hash, const std::string& cursor, decision what);
-  ack_call(const ack_call&) = delete;
-  ack_call& operator=(const ack_call&) = delete;
 
   static constexpr script which = script::ack_pending;
-  const std::vector<std::string_view>& args() const { return args_; }
   caf::expected<std::uint64_t> read(reply_view v) const;
 
 private:
   std::string idcode_, line_, token_hash_, cursor_;
-  std::vector<std::string_view> args_;
 };
 
 /// Runs `call` on the blocking connection.
