@@ -32,16 +32,22 @@ auto with_store(shard_pointer self, F&& op) -> caf::result<
     typename decltype(op(std::declval<store::account_store&>()))::value_type> {
   ++self->state.processed;
   metrics::scoped_timer timer{self->state.latency ? &*self->state.latency : nullptr};
+  auto& st = self->state;
   auto s = connected_store(self);
   if (!s) {
-    self->state.last_error = describe(s.error());
+    st.last_error = describe(s.error());
+    st.presence->lost(st.last_error);
     return std::move(s.error());
   }
   auto r = op(**s);
-  if (!r) {
-    self->state.last_error = describe(r.error());
+  if (!r)
+    st.last_error = describe(r.error());
+  if (!st.redis->healthy())
+    st.presence->lost(st.last_error);
+  else
+    st.presence->reached();
+  if (!r)
     return std::move(r.error());
-  }
   return std::move(*r);
 }
 
@@ -62,6 +68,8 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
   self->state.carrier = std::move(carrier);
   self->state.shard = shard;
   self->state.keys = std::move(keys);
+  self->state.presence.emplace("account_shard/" + std::to_string(shard),
+                               self->state.redis_at.to_string());
   return {
       [=](atom::register_line, const store::register_request& req) {
         return with_store(self,

@@ -5,6 +5,7 @@
 #include "metrics/latency_histogram.hpp"
 #include "store/account_store.hpp"
 #include "store/redis_client.hpp"
+#include "store/redis_presence.hpp"
 
 #include <caf/stateful_actor.hpp>
 
@@ -26,6 +27,8 @@ struct account_shard_state {
   /// Empty while Redis is unreachable; every request tries to reconnect.
   std::optional<store::redis_client> redis;
   std::unique_ptr<store::account_store> store;
+  /// Logs when Redis is lost and back (set when the shard starts).
+  std::optional<store::redis_presence> presence;
   std::uint64_t processed = 0;
   std::string last_error;
   /// Time per request, when the node measures its actors.

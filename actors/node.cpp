@@ -5,6 +5,7 @@
 #include "actors/peer_link.hpp"
 #include "actors/router.hpp"
 #include "actors/user_directory.hpp"
+#include "logging/log.hpp"
 
 #include <caf/openssl/publish.hpp>
 
@@ -34,6 +35,12 @@ caf::actor spawn_child(caf::actor_system& sys, const node_state& st,
       static_cast<std::size_t>(c.index), st.measured));
 }
 
+/// As the status and the log name it: account_shard/3, peer_link/b.
+std::string name_of(const node_state& st, const node_state::child& c) {
+  return c.is_shard ? "account_shard/" + std::to_string(c.index)
+                    : "peer_link/" + st.peers[static_cast<size_t>(c.index)].id;
+}
+
 void on_child_down(node_pointer self, const caf::down_msg& down) {
   auto& st = self->state;
   auto it = std::find_if(st.children.begin(), st.children.end(), [&](const auto& c) {
@@ -49,6 +56,10 @@ void on_child_down(node_pointer self, const caf::down_msg& down) {
   // A child failed: respawn it after a backoff that grows while it keeps failing.
   it->last_error = self->system().render(down.reason);
   it->backoff = std::min(max_backoff, std::max(first_backoff, it->backoff * 2));
+  logging::warn("actor_restarting", {{"actor", name_of(st, *it)},
+                                     {"reason", it->last_error},
+                                     {"in_ms", it->backoff.count()},
+                                     {"restarts_before", it->restarts}});
   self->delayed_send(self, it->backoff, atom::restart_v,
                      static_cast<int32_t>(it - st.children.begin()));
 }
@@ -122,8 +133,7 @@ caf::result<std::vector<actor_status>> collect_status(node_pointer self) {
   for (const auto& c : st.children) {
     actor_status fallback;
     fallback.kind = c.is_shard ? "account_shard" : "peer_link";
-    fallback.name = c.is_shard ? "account_shard/" + std::to_string(c.index)
-                               : "peer_link/" + st.peers[static_cast<size_t>(c.index)].id;
+    fallback.name = name_of(st, c);
     fallback.shard = c.is_shard ? c.index : -1;
     ask(c.handle, std::move(fallback), c.restarts,
         c.last_error.empty() ? std::string{} : "restarted after: " + c.last_error);
@@ -139,10 +149,19 @@ node_actor::behavior_type node(node_pointer self, node_state init) {
     self->monitor(e.handle);
   self->set_down_handler([self](const caf::down_msg& down) {
     const auto& essentials = self->state.essentials;
-    if (std::any_of(essentials.begin(), essentials.end(),
-                    [&](const auto& e) { return e.handle.address() == down.source; })) {
-      if (!self->state.stopping)
+    auto essential =
+        std::find_if(essentials.begin(), essentials.end(),
+                     [&](const auto& e) { return e.handle.address() == down.source; });
+    if (essential != essentials.end()) {
+      if (!self->state.stopping) {
+        logging::error(
+            "essential_actor_down",
+            {{"actor", essential->kind},
+             {"reason", self->system().render(down.reason)},
+             {"then",
+              "the node stops, and carrierd exits for its supervisor to restart it"}});
         begin_stop(self);
+      }
       return;
     }
     on_child_down(self, down);

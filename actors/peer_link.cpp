@@ -3,6 +3,7 @@
 #include "actors/signed_batch.hpp"
 #include "actors/window_plan.hpp"
 #include "core/stamp.hpp"
+#include "logging/log.hpp"
 #include "store/outbox.hpp"
 
 #include <caf/openssl/remote_actor.hpp>
@@ -47,6 +48,19 @@ std::uint64_t lag_since(std::uint64_t unix_ms) {
 }
 
 void feed(link_pointer self, link_machine::event what);
+
+/// One line when the link comes up or goes down, with why it went down.
+void log_change(const peer_link_state& st, link_state was) {
+  auto now = link_machine::reported(st.machine.at);
+  if (now == was || now == link_state::connecting)
+    return;
+  if (now == link_state::up)
+    logging::info("peer_link_up", {{"carrier", st.carrier}, {"peer", st.peer.id}});
+  else
+    logging::warn("peer_link_down", {{"carrier", st.carrier},
+                                     {"peer", st.peer.id},
+                                     {"reason", st.machine.last_error}});
+}
 
 link_machine::event connect(link_pointer self) {
   auto& st = self->state;
@@ -183,11 +197,13 @@ std::optional<link_machine::event> carry_out(link_pointer self,
 /// for, until it waits for something else (an answer, a tick).
 void feed(link_pointer self, link_machine::event what) {
   auto& st = self->state;
+  auto was = link_machine::reported(st.machine.at);
   for (std::optional<link_machine::event> next = std::move(what); next;) {
     auto [after, todo] = link_machine::step(std::move(st.machine), *next);
     st.machine = std::move(after);
     next = carry_out(self, todo);
   }
+  log_change(st, was);
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 
 #include "actors/lookup_pacing.hpp"
 #include "core/stamp.hpp"
+#include "logging/log.hpp"
 
 #include <caf/openssl/manager.hpp>
 #include <caf/response_promise.hpp>
@@ -176,6 +177,9 @@ caf::result<std::string> deliver(router_pointer self, peer_batch& msg) {
     d->rp.deliver(std::move(err));
   };
   if (!refused.empty()) {
+    logging::warn("dead_letters_kept", {{"peer", msg.origin},
+                                        {"entries", refused.size()},
+                                        {"first_reason", refused.front().reason}});
     ++d->waiting;
     self->request(st.letter_keeper, apply_timeout, atom::dead_letter_v, msg.origin,
                   std::move(refused))

@@ -1,6 +1,7 @@
 #include "config/node_config.hpp"
 
 #include "config/keyring_file.hpp"
+#include "simsync_version.hpp"
 
 #include <toml++/toml.h>
 
@@ -56,6 +57,8 @@ constexpr option_spec option_specs[] = {
      "account shards of the whole carrier (1..1024)"},
     {"--log-level", "log_level", "LEVEL", "default: info",
      "trace, debug, info, warn or error"},
+    {"--log-format", "log_format", "FORMAT", "default: text",
+     "text (key=value) or json (one object per line), both on stderr"},
     {"--redis", "redis.address", "ADDR", "required",
      "this node's Redis: host:port or unix:/absolute/path"},
     {"--redis-user", "redis.user", "USER", "default: simsync",
@@ -145,7 +148,8 @@ constexpr option_spec option_specs[] = {
      "--address-window-seconds, per endpoint; beyond: 429"},
     {"--address-window-seconds", "registration.address_window_seconds", "S",
      "default: 60", "see --requests-per-address"},
-    {"--help", "", "", "", "print this help and exit"},
+    {"--help", "", "", "", "print this help and exit (also -h)"},
+    {"--version", "", "", "", "print the version and exit"},
 };
 
 const option_spec* find_option(std::string_view flag) {
@@ -311,18 +315,25 @@ public:
 
   node_config read() {
     check_keys(root_, "",
-               {"carrier", "node", "shards", "log_level", "federation_key_file",
-                "seal_key_file", "data_dir", "redis", "gateway", "admin", "federation",
-                "nodes", "peers", "history", "sms", "registration", "cluster"});
+               {"carrier", "node", "shards", "log_level", "log_format",
+                "federation_key_file", "seal_key_file", "data_dir", "redis", "gateway",
+                "admin", "federation", "nodes", "peers", "history", "sms", "registration",
+                "cluster"});
     node_config c;
     c.carrier = required_id(root_, "carrier");
     c.node = required_id(root_, "node");
     c.shards = shard_count(root_, "shards");
-    c.log_level = optional_string(root_, "log_level").value_or("info");
-    if (c.log_level != "trace" && c.log_level != "debug" && c.log_level != "info" &&
-        c.log_level != "warn" && c.log_level != "error")
+    auto level = optional_string(root_, "log_level").value_or("info");
+    if (auto known = logging::level_named(level))
+      c.log_level = *known;
+    else
       fail("log_level",
-           "expected trace, debug, info, warn or error, got " + in_quotes(c.log_level));
+           "expected trace, debug, info, warn or error, got " + in_quotes(level));
+    auto format = optional_string(root_, "log_format").value_or("text");
+    if (auto known = logging::format_named(format))
+      c.log_format = *known;
+    else
+      fail("log_format", "expected text or json, got " + in_quotes(format));
     const auto* redis = setting_table("redis", {"address", "user", "password_file"});
     c.redis_address = required_string(redis, "redis.address");
     if (!valid_redis_address(c.redis_address))
@@ -959,10 +970,12 @@ int shard_of_line(std::string_view line_id, int shards) {
 load_result load_node_config(int argc, const char* const* argv) {
   std::string program = argc > 0 ? fs::path{argv[0]}.filename().string() : "carrierd";
   for (int i = 1; i < argc; ++i) {
-    if (std::string_view{argv[i]} == "--help") {
+    std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h" || arg == "--version") {
       load_result result;
       result.help = true;
-      result.help_text = help_text(program);
+      result.help_text = arg == "--version" ? program + " (simsync) " + version + "\n"
+                                            : help_text(program);
       return result;
     }
   }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/keyring.hpp"
+#include "logging/log.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -82,11 +83,12 @@ struct registration_settings {
 /// formed and unique, the shards of `nodes` (and of each peer's nodes)
 /// partition 0..shards-1, and the keys were read from their files.
 struct node_config {
-  std::string carrier;            ///< this carrier's id
-  std::string node;               ///< this node's id within the carrier
-  int shards = 4;                 ///< account shards of the whole carrier
-  std::string log_level = "info"; ///< trace, debug, info, warn or error
-  std::string redis_address;      ///< "host:port" or "unix:/absolute/path"
+  std::string carrier; ///< this carrier's id
+  std::string node;    ///< this node's id within the carrier
+  int shards = 4;      ///< account shards of the whole carrier
+  logging::level log_level = logging::level::info;
+  logging::format log_format = logging::format::text; ///< text or json lines
+  std::string redis_address; ///< "host:port" or "unix:/absolute/path"
   /// The ACL user this node authenticates as ([redis] user).
   std::string redis_user = "simsync";
   /// A secret: [redis] password_file's content without its final newline;
@@ -163,7 +165,7 @@ struct node_config {
 };
 
 /// The outcome of loading: a configuration, or an error naming the option or
-/// key at fault, or (for --help) the help text.
+/// key at fault, or (for --help, -h and --version) the text to print.
 struct load_result {
   std::optional<node_config> config;
   std::string error; ///< "config error: <key or --option>: <what is wrong>"

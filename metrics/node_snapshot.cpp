@@ -35,7 +35,11 @@ std::uint64_t answered(const request_meter::route_sample& route) {
 gateway_view summarize_gateway(const request_meter::sample& now,
                                const gateway_view* before, double interval_s) {
   gateway_view out;
-  out.shed = now.shed;
+  for (auto why : shed_reasons) {
+    auto i = static_cast<std::size_t>(why);
+    out.shed_by_reason[i] = now.shed[i];
+    out.shed += now.shed[i];
+  }
   out.in_flight = now.in_flight;
   for (const auto& route : now.routes) {
     route_view view;
@@ -52,6 +56,13 @@ gateway_view summarize_gateway(const request_meter::sample& now,
     out.rate += view.rate;
     out.routes.push_back(std::move(view));
   }
+  return out;
+}
+
+nlohmann::json shed_by_reason(const gateway_view& g) {
+  auto out = nlohmann::json::object();
+  for (auto why : shed_reasons)
+    out[to_string(why)] = g.shed_by_reason[static_cast<std::size_t>(why)];
   return out;
 }
 
@@ -159,6 +170,12 @@ nlohmann::json to_json(const node_snapshot& snap) {
                         {"uptime_s", s.uptime_s},        {"time_ms", s.unix_ms},
                         {"interval_s", snap.interval_s}, {"actors", std::move(actors)},
                         {"links", std::move(links)},     {"redis", std::move(redis)}};
+  if (s.process.known)
+    out["process"] = {{"cpu_seconds", s.process.cpu_seconds},
+                      {"resident_bytes", s.process.resident_bytes},
+                      {"open_fds", s.process.open_fds},
+                      {"max_fds", s.process.max_fds},
+                      {"threads", s.process.threads}};
   if (snap.gateway) {
     auto routes = nlohmann::json::array();
     for (const auto& r : snap.gateway->routes) {
@@ -174,6 +191,7 @@ nlohmann::json to_json(const node_snapshot& snap) {
     out["gateway"] = {{"rate", snap.gateway->rate},
                       {"in_flight", snap.gateway->in_flight},
                       {"shed", snap.gateway->shed},
+                      {"shed_by_reason", shed_by_reason(*snap.gateway)},
                       {"routes", std::move(routes)}};
   }
   return out;

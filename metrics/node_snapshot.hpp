@@ -6,6 +6,7 @@
 // percentiles come from two consecutive samples of cumulative figures.
 
 #include "metrics/actor_status.hpp"
+#include "metrics/process_sample.hpp"
 #include "metrics/request_meter.hpp"
 
 #include <nlohmann/json.hpp>
@@ -45,6 +46,7 @@ struct node_sample {
   std::vector<actor_status> actors;
   redis_view redis;
   std::optional<request_meter::sample> gateway;
+  process_sample process; ///< carrierd's own, from the operating system
 };
 
 struct actor_view {
@@ -63,7 +65,8 @@ struct route_view {
 
 struct gateway_view {
   std::vector<route_view> routes;
-  std::uint64_t shed = 0;
+  std::uint64_t shed = 0; ///< for every reason
+  std::uint64_t shed_by_reason[std::size(shed_reasons)] = {};
   std::uint64_t in_flight = 0;
   double rate = 0; ///< requests answered per second, all routes
 };

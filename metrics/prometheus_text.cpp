@@ -65,6 +65,31 @@ std::string to_prometheus(const node_snapshot& snap) {
       .Add(node)
       .Set(s.uptime_s);
 
+  // -- the process, under the names Prometheus's own clients use --
+  if (s.process.known) {
+    const auto& p = s.process;
+    prometheus::BuildCounter()
+        .Name("process_cpu_seconds_total")
+        .Help("User and system CPU time spent, in seconds")
+        .Register(registry)
+        .Add(node)
+        .Increment(p.cpu_seconds);
+    auto gauge = [&](const char* name, const char* help, double value) {
+      prometheus::BuildGauge().Name(name).Help(help).Register(registry).Add(node).Set(
+          value);
+    };
+    gauge("process_resident_memory_bytes", "Resident memory size in bytes",
+          static_cast<double>(p.resident_bytes));
+    gauge("process_virtual_memory_bytes", "Virtual memory size in bytes",
+          static_cast<double>(p.virtual_bytes));
+    gauge("process_open_fds", "Open file descriptors", static_cast<double>(p.open_fds));
+    gauge("process_max_fds", "The limit of open file descriptors",
+          static_cast<double>(p.max_fds));
+    gauge("process_threads", "Threads of the process", static_cast<double>(p.threads));
+    gauge("process_start_time_seconds", "Start time of the process since the Unix epoch",
+          p.start_time_s);
+  }
+
   // -- actors --
   auto& mailbox = prometheus::BuildGauge()
                       .Name("simsync_actor_mailbox_messages")
@@ -207,12 +232,16 @@ std::string to_prometheus(const node_snapshot& snap) {
       observe(latency.Add(with(node, {{"route", r.total.route}}), bounds_s()),
               r.total.latency);
     }
-    prometheus::BuildCounter()
-        .Name("simsync_gateway_shed_requests_total")
-        .Help("Requests refused with 503 because too many were in flight")
-        .Register(registry)
-        .Add(node)
-        .Increment(static_cast<double>(snap.gateway->shed));
+    auto& shed = prometheus::BuildCounter()
+                     .Name("simsync_gateway_shed_requests_total")
+                     .Help("Requests refused with 503 to shed load, by reason: in_flight "
+                           "(too many at once), replication_behind (a shared upload "
+                           "while replication lags)")
+                     .Register(registry);
+    for (auto why : shed_reasons)
+      shed.Add(with(node, {{"reason", to_string(why)}}))
+          .Increment(static_cast<double>(
+              snap.gateway->shed_by_reason[static_cast<std::size_t>(why)]));
     prometheus::BuildGauge()
         .Name("simsync_gateway_in_flight_requests")
         .Help("Requests being handled")

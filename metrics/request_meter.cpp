@@ -2,10 +2,14 @@
 
 namespace simsync::metrics {
 
+const char* to_string(shed_reason why) {
+  return why == shed_reason::in_flight ? "in_flight" : "replication_behind";
+}
+
 bool request_meter::admit(std::size_t limit) {
   if (in_flight_.fetch_add(1, std::memory_order_relaxed) >= limit) {
     in_flight_.fetch_sub(1, std::memory_order_relaxed);
-    shed_.fetch_add(1, std::memory_order_relaxed);
+    shed(shed_reason::in_flight);
     return false;
   }
   return true;
@@ -37,7 +41,9 @@ void request_meter::store_call(std::chrono::nanoseconds took, const std::string*
 
 request_meter::sample request_meter::take() const {
   sample out;
-  out.shed = shed_.load(std::memory_order_relaxed);
+  for (auto why : shed_reasons)
+    out.shed[static_cast<std::size_t>(why)] =
+        shed_[static_cast<std::size_t>(why)].load(std::memory_order_relaxed);
   out.in_flight = in_flight_.load(std::memory_order_relaxed);
   std::lock_guard<std::mutex> guard{mutex_};
   for (const auto& [name, route] : routes_)

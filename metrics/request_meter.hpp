@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <string>
@@ -19,6 +20,15 @@
 #include <vector>
 
 namespace simsync::metrics {
+
+/// Why a request was shed (the `reason` label of the shed counter).
+enum class shed_reason {
+  in_flight,          ///< the gateway had max_in_flight requests already
+  replication_behind, ///< a shared upload while replication lags (max_replication_lag)
+};
+inline constexpr shed_reason shed_reasons[] = {shed_reason::in_flight,
+                                               shed_reason::replication_behind};
+const char* to_string(shed_reason why);
 
 class request_meter {
 public:
@@ -29,7 +39,9 @@ public:
   /// counts as shed.
   bool admit(std::size_t limit);
   /// An admitted request was refused for another overload (counts as shed).
-  void shed() { shed_.fetch_add(1, std::memory_order_relaxed); }
+  void shed(shed_reason why) {
+    shed_[static_cast<std::size_t>(why)].fetch_add(1, std::memory_order_relaxed);
+  }
 
   /// An admitted request was answered with `status` after `took`. `route` is
   /// the route's pattern, e.g. "GET /v1/lines/{msisdn}/pending".
@@ -46,8 +58,8 @@ public:
     latency_histogram latency;
   };
   struct sample {
-    std::vector<route_sample> routes; ///< ordered by route
-    std::uint64_t shed = 0;
+    std::vector<route_sample> routes;                 ///< ordered by route
+    std::uint64_t shed[std::size(shed_reasons)] = {}; ///< by shed_reason
     std::uint64_t in_flight = 0;
     /// The local store as an actor of the node would report itself
     /// (kind local_store; processed: its calls), none before its first call.
@@ -60,7 +72,7 @@ public:
 private:
   bool measured_;
   std::atomic<std::size_t> in_flight_{0};
-  std::atomic<std::uint64_t> shed_{0};
+  std::atomic<std::uint64_t> shed_[std::size(shed_reasons)] = {};
   mutable std::mutex mutex_;
   std::map<std::string, route_sample, std::less<>> routes_;
   std::uint64_t store_calls_ = 0;

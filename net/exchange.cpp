@@ -1,6 +1,8 @@
 #include "net/exchange.hpp"
 
 #include "core/error.hpp"
+#include "logging/log.hpp"
+#include "logging/throttle.hpp"
 #include "net/auth.hpp"
 #include "net/content_coding.hpp"
 #include "net/http_date.hpp"
@@ -9,7 +11,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <iostream>
 #include <optional>
 
 namespace simsync::net {
@@ -220,6 +221,17 @@ void exchange::fail(const problem& p) {
     headers.emplace_back("WWW-Authenticate", "Bearer");
   if (p.status == 503 && !has("Retry-After"))
     headers.emplace_back("Retry-After", "1");
+  if (p.status == 429) {
+    // A limit on registration (per address, codes per number, attempts):
+    // who keeps hitting it is what an operator looks for in an attack.
+    static logging::throttle limited;
+    if (auto left_out = limited.admit())
+      logging::warn("registration_limited",
+                    {{"route", route_},
+                     {"problem", p.slug},
+                     {"address", req_->remote_endpoint().address().to_string()},
+                     {"not_logged_since", *left_out}});
+  }
   reply(p.status, "application/problem+json", p.body(), std::move(headers));
 }
 
@@ -228,12 +240,17 @@ void exchange::fail(const caf::error& err) {
   if (err == ec::bad_token && !token_.empty())
     return refuse_token(shared_from_this());
   if (err == ec::replication_behind)
-    ctx_->meter->shed();
+    ctx_->shedding.shed(metrics::shed_reason::replication_behind);
   auto p = problem_of(err);
   // The phone gets a fixed text; the operator gets what happened.
-  if (p.status >= 500)
-    std::cerr << "carrierd: " << route_ << " answered " << p.status << ": "
-              << describe(err) << std::endl;
+  if (p.status >= 500) {
+    static logging::throttle failing;
+    if (auto left_out = failing.admit())
+      logging::warn("request_failed", {{"route", route_},
+                                       {"status", p.status},
+                                       {"reason", describe(err)},
+                                       {"not_logged_since", *left_out}});
+  }
   fail(p);
 }
 

@@ -14,6 +14,7 @@
 #include "metrics/request_meter.hpp"
 #include "net/address_limiter.hpp"
 #include "net/limits.hpp"
+#include "net/load_shedding.hpp"
 #include "net/local_store.hpp"
 #include "net/problem.hpp"
 #include "net/shard_directory.hpp"
@@ -64,8 +65,10 @@ struct gateway_context {
   gateway_limits limits;
   /// How much of a book a snapshot may remove unconfirmed ([gateway] mass_deletion_*).
   store::mass_deletion_guard mass_deletion;
-  /// Admission (load shedding) and the per-route figures.
+  /// The per-route figures.
   std::shared_ptr<metrics::request_meter> meter;
+  /// Admission: sheds load, counts it in `meter` and logs when it starts and stops.
+  load_shedding shedding{meter};
   /// Registration: code lifetime and limits ([registration]).
   config::registration_settings registration;
   /// Where codes are sent ([sms]); null when the node has none.

@@ -1,5 +1,6 @@
 #include "core/identity.hpp"
 #include "core/line_id.hpp"
+#include "logging/log.hpp"
 #include "net/instant.hpp"
 #include "net/one_time_code.hpp"
 #include "net/request_fields.hpp"
@@ -8,7 +9,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <iostream>
 
 // F1, registration in two steps: POST /v1/register sends a one-time code by
 // SMS to an active subscriber's number (the carrier's registry, fed through
@@ -148,7 +148,7 @@ void send_code(const exchange_ptr& ex, const std::string& msisdn, const std::str
       [sms = ctx.sms, msisdn, text] { return sms->send(msisdn, text); }, limit,
       [ex, expires_ms](const std::string& error) {
         if (!error.empty()) {
-          std::cerr << "carrierd: SMS gateway refused a code: " << error << std::endl;
+          logging::warn("sms_refused", {{"reason", error}});
           return ex->fail(problem{503, "sms-unavailable", "The code could not be sent",
                                   "the carrier's SMS gateway did not take the message; "
                                   "retry shortly"});

@@ -1,8 +1,9 @@
 #include "net/route_table.hpp"
 
+#include "logging/log.hpp"
+
 #include <algorithm>
 #include <cctype>
-#include <iostream>
 #include <string>
 
 namespace simsync::net {
@@ -32,7 +33,7 @@ std::string decode_param(restinio::string_view_t raw) {
 restinio::request_handling_status_t
 dispatch(const context_ptr& ctx, restinio::request_handle_t req, std::string_view name,
          std::vector<std::string> params, route_fn route) {
-  if (!ctx->meter->admit(ctx->limits.max_in_flight)) {
+  if (!ctx->shedding.admit(ctx->limits.max_in_flight)) {
     answer_now(req, problem{503, "overloaded", "The gateway is overloaded",
                             "too many requests in flight; retry after a second"});
     return restinio::request_accepted();
@@ -42,7 +43,7 @@ dispatch(const context_ptr& ctx, restinio::request_handle_t req, std::string_vie
     if (ex->decode_body())
       route(ex);
   } catch (const std::exception& e) {
-    std::cerr << "carrierd: " << name << " failed: " << e.what() << std::endl;
+    logging::error("request_threw", {{"route", name}, {"reason", e.what()}});
     ex->fail(problem{500, "internal", "Internal error",
                      "the carrier could not handle the request"});
   }

@@ -202,10 +202,12 @@ void async_redis::send(const command& cmd, handler done) {
 }
 
 void async_redis::send_wire(std::string_view wire, handler done) {
-  if (!connect())
+  if (!connect()) {
+    lost(last_error_.empty() ? "not reachable" : last_error_);
     return fail_now(
         std::move(done),
         unavailable(where_, last_error_.empty() ? "not reachable" : last_error_));
+  }
   auto* entry = new waiting_command{std::move(done), std::chrono::steady_clock::now()};
   if (redisAsyncFormattedCommand(ac_, on_reply, entry, wire.data(), wire.size()) !=
       REDIS_OK) {
@@ -226,11 +228,15 @@ void async_redis::on_reply(redisAsyncContext* ac, void* r, void* privdata) {
   if (!entry->answered) {
     entry->answered = true;
     if (r) {
+      if (self->presence_)
+        self->presence_->reached();
       entry->done(reply_view{static_cast<redisReply*>(r)});
     } else {
       if (self->last_error_.empty() && ac->err)
         self->last_error_ = ac->errstr;
       self->last_failure_ = std::chrono::steady_clock::now();
+      self->lost(self->last_error_.empty() ? "the connection was lost"
+                                           : self->last_error_);
       entry->done(unavailable(self->where_, self->last_error_.empty()
                                                 ? "the connection was lost"
                                                 : self->last_error_));
@@ -260,7 +266,13 @@ void async_redis::arm_deadline() {
   });
 }
 
+void async_redis::lost(const std::string& why) {
+  if (presence_ && !stopping_)
+    presence_->lost(why);
+}
+
 void async_redis::drop(caf::error why) {
+  lost(describe(why));
   // Everything waiting fails with `why`: marked answered first, so that
   // hiredis's null replies, as it frees the connection, find them so; the
   // handlers run last, when a command they send goes to a new connection.

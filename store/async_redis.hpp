@@ -1,6 +1,7 @@
 #pragma once
 
 #include "store/redis_client.hpp"
+#include "store/redis_presence.hpp"
 
 #include <asio/io_context.hpp>
 #include <asio/steady_timer.hpp>
@@ -11,6 +12,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 struct redisAsyncContext;
@@ -68,6 +70,11 @@ public:
   std::size_t waiting() const { return waiting_.size(); }
   /// Connections opened so far (the first one included).
   std::uint64_t connections() const { return connections_; }
+  /// From now on, losing Redis and having it back are logged as `owner`'s
+  /// (redis_presence).
+  void report_as(std::string owner) {
+    presence_.emplace(std::move(owner), where_.to_string());
+  }
 
   struct watch; ///< the adapter between hiredis and the loop (async_redis.cpp)
 
@@ -82,6 +89,7 @@ private:
   void fail_now(handler done, caf::error why);
   void arm_deadline();
   void drop(caf::error why);
+  void lost(const std::string& why);
   static void on_reply(redisAsyncContext* ac, void* reply, void* privdata);
   static void on_connect(const redisAsyncContext* ac, int status);
   static void on_auth(redisAsyncContext* ac, void* reply, void* privdata);
@@ -101,6 +109,7 @@ private:
   std::chrono::steady_clock::time_point last_failure_{};
   std::string last_error_;
   std::uint64_t connections_ = 0;
+  std::optional<redis_presence> presence_; ///< when report_as named the owner
 };
 
 } // namespace simsync::store

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <netinet/in.h>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -204,12 +205,26 @@ void deployment::stop(const std::string& carrier, int signal) {
     stop_node(carrier, static_cast<int>(i), signal);
 }
 
+std::string deployment::carrierd_program() {
+  return SIMSYNC_CARRIERD_PATH;
+}
+
+std::string deployment::log_path(const std::string& carrier, const node& n) const {
+  return dir_ + "/" + carrier + "-" + n.id + ".log";
+}
+
+std::string deployment::log(const std::string& carrier, int node) const {
+  std::ifstream in{
+      log_path(carrier, carriers_.at(carrier).at(static_cast<size_t>(node)))};
+  return {std::istreambuf_iterator<char>{in}, std::istreambuf_iterator<char>{}};
+}
+
 void deployment::start_node(const std::string& carrier, int index) {
   auto& n = carriers_.at(carrier).at(static_cast<size_t>(index));
   if (n.pid > 0)
     return;
   std::string name = carrier + "/" + n.id;
-  std::string log = dir_ + "/" + carrier + "-" + n.id + ".log";
+  std::string log = log_path(carrier, n);
   std::vector<std::string> args{SIMSYNC_CARRIERD_PATH, "--config", n.config_path};
   std::vector<char*> argv;
   for (auto& a : args)
@@ -225,6 +240,11 @@ void deployment::start_node(const std::string& carrier, int index) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent)
       ::_exit(127);
+    if (!opts_.notify_socket.empty()) {
+      ::setenv("NOTIFY_SOCKET", opts_.notify_socket.c_str(), 1);
+      ::setenv("WATCHDOG_PID", std::to_string(::getpid()).c_str(), 1);
+      ::setenv("WATCHDOG_USEC", "400000", 1);
+    }
     int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     int null = ::open("/dev/null", O_RDONLY);
     ::dup2(null, STDIN_FILENO);

@@ -42,6 +42,10 @@ public:
     /// Peer carriers reach each node through a tcp_relay that keeps every
     /// byte exchanged between carriers (federation_bytes()).
     bool relay_federation = false;
+    /// carrierd runs as under systemd with Type=notify and WatchdogSec: its
+    /// notifications go to this datagram socket (NOTIFY_SOCKET), and it is
+    /// asked for WATCHDOG=1 every 200 ms (WATCHDOG_USEC=400000).
+    std::string notify_socket = "";
   };
 
   explicit deployment(std::vector<std::string> carriers)
@@ -93,6 +97,14 @@ public:
   /// How many SMS the carrier's nodes sent to `msisdn` through the file gateway.
   int messages_to(const std::string& carrier, const std::string& msisdn) const;
   const std::string& dir() const { return dir_; }
+  /// The node's generated config (carrierd --config).
+  std::string config_path(const std::string& carrier, int node = 0) const {
+    return carriers_.at(carrier).at(static_cast<size_t>(node)).config_path;
+  }
+  /// The carrierd program the deployment runs.
+  static std::string carrierd_program();
+  /// What the node's carrierd wrote so far (stdout and stderr: its log).
+  std::string log(const std::string& carrier, int node = 0) const;
   /// The carrier's keyring (its seal_key_file): what a test needs to write
   /// into its store as carrierd would, or to find a line by its hash.
   core::keyring keys(const std::string& carrier) const;
@@ -126,6 +138,7 @@ private:
   };
 
   void write_config(const std::string& carrier, const node& self);
+  std::string log_path(const std::string& carrier, const node& n) const;
   std::string gateway_limits() const;
   std::string nodes_toml(const std::string& carrier, const std::string& table) const;
 

@@ -291,7 +291,8 @@ TEST_F(config_test, defaults_fill_what_the_file_leaves_out) {
   EXPECT_EQ(config.carrier, "carrier-a");
   EXPECT_EQ(config.node, "a1");
   EXPECT_EQ(config.shards, 4);
-  EXPECT_EQ(config.log_level, "info");
+  EXPECT_EQ(config.log_level, logging::level::info);
+  EXPECT_EQ(config.log_format, logging::format::text);
   EXPECT_EQ(config.redis_address, "127.0.0.1:6380");
   EXPECT_EQ(config.redis_user, "simsync");
   EXPECT_EQ(config.redis_password, ""); // missing_credentials stops carrierd
@@ -355,7 +356,7 @@ TEST_F(config_test, options_override_the_file) {
   EXPECT_EQ(config.node, "z9");
   EXPECT_EQ(config.shards, 2);
   EXPECT_EQ(config.owned_shards(), (std::vector<int>{0, 1}));
-  EXPECT_EQ(config.log_level, "debug");
+  EXPECT_EQ(config.log_level, logging::level::debug);
   EXPECT_EQ(config.redis_address, "unix:/run/redis.sock");
   EXPECT_EQ(config.gateway.host, "0.0.0.0");
   EXPECT_EQ(config.gateway.port, 1);
@@ -610,6 +611,9 @@ TEST_F(config_test, each_bad_value_is_named_in_the_error) {
        {},
        "config error: log_level: expected trace,"},
       {base_toml, {"--log-level", "verbose"}, "config error: --log-level: "},
+      {"log_format = \"xml\"\n" + base_toml,
+       {},
+       "config error: log_format: expected text or json, got \"xml\""},
       {replaced(base_toml, "127.0.0.1:8080", "127.0.0.1:0"),
        {},
        "config error: gateway.listen: expected host:port"},

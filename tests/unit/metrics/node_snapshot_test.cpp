@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ctime>
+
 using namespace simsync::metrics;
 using namespace std::chrono_literals;
 
@@ -112,7 +114,7 @@ TEST(node_snapshot, gateway_rates_per_route) {
   EXPECT_EQ(second.gateway->routes[0].total.answers.at(200), 6u);
 }
 
-TEST(request_meter, sheds_beyond_the_limit_and_counts_it) {
+TEST(request_meter, sheds_beyond_the_limit_and_counts_it_by_reason) {
   request_meter meter;
   EXPECT_TRUE(meter.admit(2));
   EXPECT_TRUE(meter.admit(2));
@@ -120,7 +122,42 @@ TEST(request_meter, sheds_beyond_the_limit_and_counts_it) {
   EXPECT_EQ(meter.in_flight(), 2u);
   meter.answered("GET /x", 200, 1ms);
   EXPECT_TRUE(meter.admit(2));
-  EXPECT_EQ(meter.take().shed, 1u);
+  meter.shed(shed_reason::replication_behind);
+  meter.shed(shed_reason::replication_behind);
+  auto taken = meter.take();
+  EXPECT_EQ(taken.shed[static_cast<std::size_t>(shed_reason::in_flight)], 1u);
+  EXPECT_EQ(taken.shed[static_cast<std::size_t>(shed_reason::replication_behind)], 2u);
+}
+
+TEST(process_sample, reads_this_process_from_the_operating_system) {
+  auto p = read_process_sample();
+  ASSERT_TRUE(p.known);
+  EXPECT_GT(p.resident_bytes, 1u << 20); // a test binary takes more than a MiB
+  EXPECT_GE(p.threads, 1u);
+  EXPECT_GE(p.open_fds, 3u); // stdin, stdout, stderr
+  EXPECT_GE(p.max_fds, p.open_fds);
+  auto now_s = static_cast<double>(std::time(nullptr));
+  EXPECT_GT(p.start_time_s, now_s - 3600) << "started within the hour";
+  EXPECT_LE(p.start_time_s, now_s + 1);
+  // Spend CPU: the counter must move.
+  volatile double x = 0;
+  for (int i = 0; i < 50'000'000; ++i)
+    x = x + i * 0.5;
+  EXPECT_GT(read_process_sample().cpu_seconds, p.cpu_seconds);
+}
+
+TEST(prometheus_text, the_process_is_shown_under_the_standard_names) {
+  auto s = sample_at(std::chrono::steady_clock::now(), {shard(3, 500us)});
+  s.process = read_process_sample();
+  s.process.threads = 17;
+  auto text = to_prometheus(summarize(s, nullptr));
+  EXPECT_NE(text.find("process_threads{carrier=\"carrier-a\",node=\"a1\"} 17"),
+            std::string::npos)
+      << text;
+  for (const char* name :
+       {"process_cpu_seconds_total{", "process_resident_memory_bytes{",
+        "process_open_fds{", "process_max_fds{", "process_start_time_seconds{"})
+    EXPECT_NE(text.find(name), std::string::npos) << name;
 }
 
 TEST(prometheus_text, every_series_carries_the_node_and_histograms_add_up) {
@@ -128,6 +165,7 @@ TEST(prometheus_text, every_series_carries_the_node_and_histograms_add_up) {
   auto s = sample_at(t0, {shard(3, 500us), link("up", 2, 40)});
   request_meter meter;
   ASSERT_TRUE(meter.admit(1));
+  ASSERT_FALSE(meter.admit(1));
   meter.answered("PUT /v1/lines/{msisdn}/contacts", 200, 3ms);
   s.gateway = meter.take();
   auto text = to_prometheus(summarize(s, nullptr));
@@ -144,6 +182,14 @@ TEST(prometheus_text, every_series_carries_the_node_and_histograms_add_up) {
   EXPECT_NE(text.find("simsync_gateway_requests_total{carrier=\"carrier-a\",node=\"a1\","
                       "route=\"PUT /v1/lines/{msisdn}/contacts\",status=\"200\"} 1"),
             std::string::npos);
+  EXPECT_NE(
+      text.find("simsync_gateway_shed_requests_total{carrier=\"carrier-a\",node=\"a1\","
+                "reason=\"in_flight\"} 1"),
+      std::string::npos);
+  EXPECT_NE(
+      text.find("simsync_gateway_shed_requests_total{carrier=\"carrier-a\",node=\"a1\","
+                "reason=\"replication_behind\"} 0"),
+      std::string::npos);
   // 500 µs lies below the 512 µs bound: every observation is in that bucket.
   EXPECT_NE(text.find("le=\"0.000512\"} 3"), std::string::npos);
 }
