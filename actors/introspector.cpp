@@ -1,6 +1,8 @@
 #include "actors/introspector.hpp"
 
 #include "core/stamp.hpp"
+#include "metrics/process_sample.hpp"
+#include "simsync_version.hpp"
 #include "store/dead_letters.hpp"
 
 #include <charconv>
@@ -73,7 +75,8 @@ void publish(introspector_pointer self, std::vector<actor_status> actors) {
   metrics::node_sample sample;
   sample.carrier = st.carrier;
   sample.node = st.node_id;
-  sample.version = SIMSYNC_VERSION;
+  sample.version = version;
+  sample.process = metrics::read_process_sample();
   sample.at = std::chrono::steady_clock::now();
   sample.uptime_s = std::chrono::duration<double>(sample.at - st.started).count();
   sample.unix_ms = static_cast<std::int64_t>(core::unix_now_ms());

@@ -10,6 +10,7 @@ find_package(ZLIB REQUIRED)
 # hiredis's CMake config only sets variables; pkg-config gives a target.
 pkg_check_modules(HIREDIS REQUIRED IMPORTED_TARGET hiredis)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+pkg_check_modules(SYSTEMD REQUIRED IMPORTED_TARGET libsystemd) # sd_notify
 
 # libunistring has no pkg-config or CMake file.
 find_path(UNISTRING_INCLUDE_DIR uninorm.h REQUIRED)

@@ -2,6 +2,7 @@
 
 #include "metrics/prometheus_text.hpp"
 #include "net/dead_letter_admin.hpp"
+#include "net/health.hpp"
 #include "net/http_date.hpp"
 #include "net/key_admin.hpp"
 #include "net/problem.hpp"
@@ -63,13 +64,20 @@ std::vector<route_spec> subscriber_routes() {
   };
 }
 
-std::unique_ptr<router_t> make_admin_router(const context_ptr& ctx,
-                                            const board_ptr& board) {
-  auto router = make_router(ctx, subscriber_routes());
+std::unique_ptr<router_t>
+make_admin_router(const context_ptr& ctx, const board_ptr& board, readiness_probe probe) {
+  auto table = subscriber_routes();
+  table.push_back(readiness_route(std::move(probe)));
+  auto router = make_router(ctx, table);
   router->http_get("/", [](auto req, auto) {
     return answer(
         req, restinio::status_ok(), "application/json",
-        R"({"routes":["/admin/actors","/metrics","/admin/subscribers","/admin/dead-letters","/admin/keys"]})");
+        R"({"routes":["/healthz","/readyz","/admin/actors","/metrics","/admin/subscribers","/admin/dead-letters","/admin/keys"]})");
+  });
+  // Answered on the server's thread, asking nothing: the process is alive.
+  router->http_get("/healthz", [](auto req, auto) {
+    return answer(req, restinio::status_ok(), "application/json",
+                  R"({"status":"alive"})");
   });
   if (!board)
     return router;
@@ -106,26 +114,23 @@ admin_server::~admin_server() {
 
 caf::expected<std::unique_ptr<admin_server>>
 admin_server::start(caf::actor_system& sys, const config::node_config& cfg,
-                    router_actor router, std::shared_ptr<core::shared_keyring> keys,
-                    board_ptr board) {
+                    const running_node& node, board_ptr board) {
   auto self = std::make_unique<impl>();
   self->ctx = std::make_shared<gateway_context>(
-      sys, cfg, std::move(router), keys, gateway_limits{},
+      sys, cfg, node.router, node.keys, gateway_limits{},
       std::make_shared<metrics::request_meter>(false));
-  auto redis_at = store::redis_endpoint::parse(cfg.redis_address);
-  if (!redis_at)
-    return std::move(redis_at.error());
-  redis_at->user = cfg.redis_user;
-  redis_at->password = cfg.redis_password;
   self->ctx->rotation =
-      std::make_shared<key_rotation>(sys, std::move(keys), cfg.keyring_file, *redis_at);
+      std::make_shared<key_rotation>(sys, node.keys, cfg.keyring_file, node.redis_at);
   try {
     self->server = restinio::run_async<admin_traits>(
         restinio::external_io_context(*self->ctx->loop),
         restinio::server_settings_t<admin_traits>{}
             .address(cfg.admin.host)
             .port(static_cast<std::uint16_t>(cfg.admin.port))
-            .request_handler(make_admin_router(self->ctx, board))
+            .request_handler(
+                make_admin_router(self->ctx, board,
+                                  readiness_probe{&sys, node.supervisor, node.redis_at,
+                                                  cfg.owned_shards()}))
             // RESTinio's own limit (10 s) is shorter than a shard's: without
             // this a stalled store closed the connection instead of a 504.
             .handle_request_timeout(self->ctx->limits.http_timeout),

@@ -4,10 +4,12 @@
 // /admin/actors (the node's snapshot as JSON, for tools/console) and GET
 // /metrics (Prometheus text format), both read from the introspector's
 // latest snapshot without waiting on an actor, so a backed-up node still
-// answers its operator at once. Behind the admin credential: the subscriber
-// registry's writes (net/subscriber_admin.hpp).
+// answers its operator at once; GET /healthz and /readyz (net/health.hpp).
+// Behind the admin credential: the subscriber registry's writes
+// (net/subscriber_admin.hpp), dead letters and keys.
 
 #include "actors/actors.hpp"
+#include "actors/node.hpp"
 #include "config/node_config.hpp"
 #include "metrics/snapshot_board.hpp"
 
@@ -20,12 +22,11 @@ namespace simsync::net {
 
 class admin_server {
 public:
-  /// Starts serving on cfg.admin, reaching the carrier's shards through
-  /// `router`. Without a `board` (metrics off) the snapshot routes
+  /// Starts serving on cfg.admin, reaching the carrier's shards through the
+  /// node's router. Without a `board` (metrics off) the snapshot routes
   /// answer 404. Fails if the address cannot be bound.
   static caf::expected<std::unique_ptr<admin_server>>
-  start(caf::actor_system& sys, const config::node_config& cfg, router_actor router,
-        std::shared_ptr<core::shared_keyring> keys,
+  start(caf::actor_system& sys, const config::node_config& cfg, const running_node& node,
         std::shared_ptr<metrics::snapshot_board> board);
 
   void stop();
