@@ -18,6 +18,12 @@ if(SIMSYNC_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
+# The version every tool's --version prints: #include "simsync_version.hpp".
+configure_file(${CMAKE_CURRENT_LIST_DIR}/version.hpp.in
+               ${PROJECT_BINARY_DIR}/generated/simsync_version.hpp @ONLY)
+add_library(simsync_version INTERFACE)
+target_include_directories(simsync_version INTERFACE ${PROJECT_BINARY_DIR}/generated)
+
 # simsync_library(NAME SOURCES... [LINK libs...]): one static library per folder.
 function(simsync_library name)
   cmake_parse_arguments(arg "" "" "SOURCES;LINK" ${ARGN})

@@ -3,6 +3,7 @@
 #include "load/progress.hpp"
 #include "load/report.hpp"
 #include "load/scenarios/scenario.hpp"
+#include "simsync_version.hpp"
 
 #include <csignal>
 #include <cstdio>
@@ -76,7 +77,8 @@ Sizes:
 Output:
   --json FILE            the results, one object per scenario
   --plot FILE.png        latency percentiles against offered rate (gnuplot)
-  --help
+  --help, -h             this text
+  --version              the version
 )";
 
 struct usage_error : std::runtime_error {
@@ -112,6 +114,7 @@ struct parsed {
   std::string configs, deployment_file, gateways, redis, admin, admin_keys, sms_files;
   std::string redis_user = "operator", redis_password_file;
   bool help = false;
+  bool version = false;
 };
 
 parsed parse(int argc, char** argv) {
@@ -135,6 +138,8 @@ parsed parse(int argc, char** argv) {
     };
     if (arg == "--help" || arg == "-h")
       p.help = true;
+    else if (arg == "--version")
+      p.version = true;
     else if (arg == "--scenario") {
       o.scenario = next();
       if (o.scenario != "bulk" && o.scenario != "interactive" && o.scenario != "pull" &&
@@ -253,6 +258,10 @@ int run_cli(int argc, char** argv) {
   }
   if (p.help) {
     std::cout << usage;
+    return 0;
+  }
+  if (p.version) {
+    std::cout << "loadtest (simsync) " << version << "\n";
     return 0;
   }
   auto& o = p.opts;

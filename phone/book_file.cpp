@@ -13,8 +13,8 @@ std::vector<local_card> read_book(std::string_view text) {
   std::vector<local_card> book;
   for (const auto& block : core::parse_vcards(text)) {
     std::string uid;
-    // The same identity the server gives the card (DESIGN §4), so incoming
-    // changes find it whether or not the card carries its own UID.
+    // The same identity the server gives the card (docs/architecture.md, data semantics),
+    // so incoming changes find it whether or not the card carries its own UID.
     if (block.ok()) {
       auto own = core::explicit_uid(block.card);
       uid = own.empty() ? core::derived_uid(block.card) : std::string(own);

@@ -1,5 +1,5 @@
 #pragma once
-// The terminal HTTP API of a carrier (DESIGN §7), as the phone calls it.
+// The terminal HTTP API of a carrier (docs/openapi.json), as the phone calls it.
 
 #include "phone/error.hpp"
 

@@ -2,6 +2,7 @@
 
 #include "phone/error.hpp"
 #include "phone/verbs.hpp"
+#include "simsync_version.hpp"
 
 #include <ostream>
 #include <vector>
@@ -133,6 +134,7 @@ void overview(std::ostream& out) {
   for (const auto& v : verbs())
     out << "  " << v.name << std::string(10 - std::string(v.name).size(), ' ')
         << v.summary << "\n";
+  out << "\nphone --version prints the version.\n";
 }
 
 bool contains(const std::vector<std::string>& list, const std::string& item) {
@@ -177,6 +179,10 @@ int run(int argc, const char* const* argv, std::istream& in, std::ostream& out,
   std::string name = argc > 1 ? argv[1] : "";
   if (name == "--help" || name == "-h" || name == "help") {
     overview(out);
+    return exit_ok;
+  }
+  if (name == "--version") {
+    out << "phone (simsync) " << version << "\n";
     return exit_ok;
   }
   const verb* chosen = nullptr;

@@ -1,5 +1,5 @@
 // phone pull: the update request, the pending fetch, and the user's decision
-// (DESIGN F5, F6).
+// (F5, F6 in docs/architecture.md).
 #include "phone/book_file.hpp"
 #include "phone/card_label.hpp"
 #include "phone/carrier_client.hpp"
