@@ -12,6 +12,12 @@ inline const char* reason_phrase(int status) {
     return "OK";
   case 201:
     return "Created";
+  case 202:
+    return "Accepted";
+  case 204:
+    return "No Content";
+  case 304:
+    return "Not Modified";
   case 400:
     return "Bad Request";
   case 401:
@@ -24,6 +30,10 @@ inline const char* reason_phrase(int status) {
     return "Method Not Allowed";
   case 409:
     return "Conflict";
+  case 410:
+    return "Gone";
+  case 412:
+    return "Precondition Failed";
   case 413:
     return "Content Too Large";
   case 415:
@@ -41,7 +51,10 @@ inline const char* reason_phrase(int status) {
   case 504:
     return "Gateway Timeout";
   default:
-    return status < 500 ? "Client Error" : "Server Error";
+    return status < 300   ? "Success"
+           : status < 400 ? "Redirection"
+           : status < 500 ? "Client Error"
+                          : "Server Error";
   }
 }
 

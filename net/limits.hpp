@@ -15,6 +15,9 @@ struct gateway_limits {
   /// A larger body is answered 413. 64 MiB holds a 100,000-card book of
   /// ordinary contacts with room for photos.
   std::size_t max_body_bytes = 64u << 20;
+  /// A JSON request body (registration, ack, restore, a subscriber record)
+  /// holds a few fields: a larger one is answered 413 before it is parsed.
+  std::size_t max_json_bytes = 64u << 10;
   /// RESTinio reads at most this much of a body into memory; beyond it the
   /// connection is closed without an answer (RESTinio cannot answer there).
   /// Twice the answered limit, so any ordinary oversize upload still gets a 413.

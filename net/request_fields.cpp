@@ -22,6 +22,13 @@ std::optional<nlohmann::json> json_body(const exchange_ptr& ex) {
                      "Content-Type " + type + " is not application/json"});
     return std::nullopt;
   }
+  auto limit = ex->ctx().limits.max_json_bytes;
+  if (ex->body().size() > limit) {
+    ex->fail(problem{413, "body-too-large", "The body is too large",
+                     std::to_string(ex->body().size()) + " bytes of JSON; at most " +
+                         std::to_string(limit)});
+    return std::nullopt;
+  }
   auto body = nlohmann::json::parse(ex->body(), nullptr, false);
   if (body.is_discarded() || !body.is_object()) {
     ex->fail(problem{400, "malformed-json", "The body is not a JSON object",

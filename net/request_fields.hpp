@@ -16,8 +16,9 @@ namespace simsync::net {
 /// The request's media type: Content-Type without parameters, lower-cased.
 std::string media_type(const exchange& ex);
 
-/// A JSON object body, or nullopt after answering 415 or 400. A JSON body
-/// may come without a Content-Type; with one, it must be JSON.
+/// A JSON object body, or nullopt after answering 415, 413 (larger than
+/// limits().max_json_bytes, not parsed) or 400. A JSON body may come without
+/// a Content-Type; with one, it must be JSON.
 std::optional<nlohmann::json> json_body(const exchange_ptr& ex);
 
 /// A string member, or nullopt after answering 400 naming it.

@@ -275,6 +275,21 @@ TEST_F(safe_upload, answers_are_gzipped_for_a_client_that_accepts_it) {
 
 // -- headers every answer carries ---------------------------------------------
 
+TEST_F(safe_upload, a_json_body_beyond_its_limit_is_413_before_it_is_parsed) {
+  // An acknowledgement holds a cursor and a decision: 100 KB of JSON is not
+  // one, and no token is needed to be refused before the gateway parses it.
+  std::string padding(100'000, 'x');
+  auto a = http.send("carrier-a", "POST", "/v1/lines/+8613800150600/pending/ack", "",
+                     R"({"cursor":")" + padding + R"(","decision":"apply"})",
+                     "application/json");
+  EXPECT_EQ(a.status, 413) << a;
+  EXPECT_EQ(problem_type(a), "urn:simsync:problem:body-too-large") << a;
+  // Under the limit, the same route reads the body (and then wants a token).
+  auto small = http.send("carrier-a", "POST", "/v1/lines/+8613800150600/pending/ack", "",
+                         R"({"cursor":"0","decision":"apply"})", "application/json");
+  EXPECT_EQ(small.status, 401) << small;
+}
+
 TEST_F(safe_upload, every_answer_has_a_date) {
   auto l = http.register_line("carrier-a", "+8613800150700", 50);
   std::vector<http_answer> answers{
