@@ -23,7 +23,7 @@ struct book_diff {
 
 /// Diffs a snapshot against the line's base. Only the base can produce
 /// removals, so contacts the line never took are not deleted by a snapshot
-/// that lacks them (DESIGN F2). A UID repeated in the snapshot counts once,
+/// that lacks them (F2). A UID repeated in the snapshot counts once,
 /// at its first occurrence. `removed` is sorted so the result does not depend
 /// on the base's hash order.
 book_diff diff_book(const std::vector<book_entry>& snapshot, const book_base& base);

@@ -19,7 +19,8 @@ enum class apply_outcome {
 };
 
 /// A last-writer-wins map uid -> stamped_card with tombstones: the model of a
-/// shared store, which the store's Lua scripts implement (DESIGN F4, §4).
+/// shared store, which the store's Lua scripts implement (F4 and the data semantics of
+/// docs/architecture.md).
 ///
 /// The held version of a uid is always the greatest ever received in the
 /// order of supersedes() (by stamp, a tombstone just after the version it

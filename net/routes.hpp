@@ -1,6 +1,6 @@
 #pragma once
 
-// The handlers of the terminal API (DESIGN.md §7). Each runs in the request's
+// The handlers of the terminal API (docs/openapi.json). Each runs in the request's
 // actor and answers through the exchange; path parameters are param(0) =
 // msisdn and param(1) = uid where the route has them.
 

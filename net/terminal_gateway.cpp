@@ -50,6 +50,13 @@ std::vector<route_spec> routes() {
 
 } // namespace
 
+std::vector<std::string> terminal_route_names() {
+  std::vector<std::string> names;
+  for (const auto& r : routes())
+    names.emplace_back(r.name);
+  return names;
+}
+
 struct terminal_gateway::impl {
   context_ptr ctx;
   server_handle server;

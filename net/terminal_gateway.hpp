@@ -17,6 +17,8 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace simsync::net {
 
@@ -43,5 +45,10 @@ private:
   explicit terminal_gateway(std::unique_ptr<impl> self);
   std::unique_ptr<impl> impl_;
 };
+
+/// The routes the gateway serves, as "METHOD /path" (the names its metrics
+/// use), read from the table the server is made from: docs/openapi.json is
+/// checked against this list, so the description cannot drift from the code.
+std::vector<std::string> terminal_route_names();
 
 } // namespace simsync::net

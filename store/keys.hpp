@@ -2,7 +2,7 @@
 
 #include <string>
 
-/// Redis key names used from C++ (DESIGN.md section 6). The scripts build
+/// Redis key names used from C++ (docs/architecture.md, section 7). The scripts build
 /// the same names in store/lua/lib.lua; change both together.
 namespace simsync::store::keys {
 

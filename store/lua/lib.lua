@@ -6,7 +6,7 @@
 -- so everything here is local, and while it loads only `redis` is there to
 -- call (no string.*): what this part computes at load time is written out.
 
--- Keys (DESIGN.md section 6). The idcode is the hash tag of a user's keys.
+-- Keys (docs/architecture.md, section 7). The idcode is the hash tag of a user's keys.
 -- A line is named by its line id and a SIM card by its ICCID's hash
 -- (core/line_id.hpp): no msisdn or ICCID reaches the store in the clear.
 local function acct_key(id) return 'acct:{' .. id .. '}' end

@@ -1,8 +1,9 @@
-// Nothing personal is readable at rest (DESIGN.md §5a: "access to a Redis
-// port, a backup or a disk"): after every flow that stores personal data has
-// run across three carriers, no key or value of any carrier's Redis, and no
-// byte of its append-only or RDB files, holds a card's text, a person's name
-// or ID number, an MSISDN or ICCID, a line token or a registration code.
+// Nothing personal is readable at rest, to whoever reaches a Redis port, a
+// backup or a disk (docs/architecture.md, trust model): after every flow that
+// stores personal data has run across three carriers, no key or value of any
+// carrier's Redis, and no byte of its append-only or RDB files, holds a card's
+// text, a person's name or ID number, an MSISDN or ICCID, a line token or a
+// registration code.
 //
 // Each category is asserted on its own, and every finding names the Redis,
 // key and field (or file) holding it.
