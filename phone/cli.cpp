@@ -28,6 +28,8 @@ Common options:
                    the gateway the line registered at, else the local deployment
                    that tools/cluster runs
   --carrier ID     the carrier of the local deployment (tools/cluster status)
+  --configs DIR    the local deployment's folder of node configs, as for
+                   tools/cluster (default: the one tools/cluster uses)
   --help           this text
 )";
 
@@ -145,7 +147,8 @@ bool contains(const std::vector<std::string>& list, const std::string& item) {
 }
 
 arguments parse(const verb& v, int argc, const char* const* argv) {
-  static const std::vector<std::string> common_values{"--book", "--gateway", "--carrier"};
+  static const std::vector<std::string> common_values{"--book", "--gateway", "--carrier",
+                                                      "--configs"};
   arguments args;
   for (int i = 2; i < argc; ++i) {
     std::string arg = argv[i];

@@ -7,11 +7,11 @@
 
 namespace simsync::phone {
 
-std::string gateway_from_cluster(const std::string& carrier) {
+std::string gateway_from_cluster(const std::string& carrier, const std::string& configs) {
   nlohmann::json json;
   try {
     json = config::local_deployment_status(
-        "", " (start it with tools/cluster up, or pass --gateway URL)");
+        configs, " (start it with tools/cluster up, or pass --gateway URL)");
   } catch (const std::runtime_error& e) {
     throw failure(e.what());
   }

@@ -40,11 +40,12 @@ std::string idcode_prefix(const std::string& idcode) {
 std::string resolve_gateway(const phone_context& ctx, const phone_state& state) {
   if (auto gateway = ctx.args.value("--gateway"); !gateway.empty())
     return gateway;
-  if (auto carrier = ctx.args.value("--carrier"); !carrier.empty())
-    return gateway_from_cluster(carrier);
+  auto configs = ctx.args.value("--configs");
+  if (auto carrier = ctx.args.value("--carrier"); !carrier.empty() || !configs.empty())
+    return gateway_from_cluster(carrier, configs);
   if (!state.gateway.empty())
     return state.gateway;
-  return gateway_from_cluster("");
+  return gateway_from_cluster("", "");
 }
 
 phone_state registered_state(const phone_context& ctx) {

@@ -475,11 +475,11 @@ TEST_F(phone_cli, pull_asks_on_a_terminal) {
 TEST_F(phone_cli, without_a_gateway_the_local_deployment_is_asked) {
   // A stand-in for tools/cluster that lists this test's carriers.
   auto script = dir / "cluster";
-  write_text(
-      script,
-      "#!/bin/sh\ncat <<'JSON'\n{\"carriers\":[{\"id\":\"carrier-a\",\"gateway\":\"" +
-          gateway("carrier-a") + "\"},{\"id\":\"carrier-b\",\"gateway\":\"" +
-          gateway("carrier-b") + "\"}]}\nJSON\n");
+  write_text(script,
+             "#!/bin/sh\necho \"$@\" >> " + (dir / "cluster-args").string() +
+                 "\ncat <<'JSON'\n{\"carriers\":[{\"id\":\"carrier-a\",\"gateway\":\"" +
+                 gateway("carrier-a") + "\"},{\"id\":\"carrier-b\",\"gateway\":\"" +
+                 gateway("carrier-b") + "\"}]}\nJSON\n");
   fs::permissions(script, fs::perms::owner_all);
   ::setenv("SIMSYNC_CLUSTER", script.c_str(), 1);
   add_subscriber(*d, "carrier-a", "+8613800100006", "89860012345678901234", "Li",
@@ -495,7 +495,15 @@ TEST_F(phone_cli, without_a_gateway_the_local_deployment_is_asked) {
                                           "--iccid", "89860012345678901234"},
                                          "carrier-b", "+8618600100006");
   auto unknown = phone({"status", "--book", "c.vcf", "--carrier", "carrier-z"});
+  // --configs names the deployment's folder, as for tools/cluster itself.
+  auto elsewhere =
+      phone({"status", "--book", "d.vcf", "--configs", "/srv/other-deployment"});
   ::unsetenv("SIMSYNC_CLUSTER");
+  EXPECT_EQ(elsewhere.code, 0) << elsewhere;
+  EXPECT_NE(read_text(dir / "cluster-args")
+                .find("status --json --configs /srv/other-deployment"),
+            std::string::npos)
+      << read_text(dir / "cluster-args");
   EXPECT_EQ(first.code, 0) << first;
   EXPECT_NE(first.output.find("at " + gateway("carrier-a")), std::string::npos) << first;
   EXPECT_EQ(chosen.code, 0) << chosen;
