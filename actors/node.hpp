@@ -49,7 +49,8 @@ struct node_state {
   bool measured = true; ///< actors time their messages (config: metrics)
   /// An actor the node cannot do without (the router, the federation
   /// endpoint, the user directory): never restarted; when one goes down the
-  /// node stops, and the process supervisor (tools/cluster) starts it again.
+  /// node stops, carrierd exits 1, and its supervisor (systemd, or the next
+  /// tools/cluster up) starts it again.
   struct essential {
     const char* kind; ///< also its name in the status
     caf::actor handle;

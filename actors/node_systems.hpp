@@ -1,6 +1,7 @@
 #pragma once
 
-// The two CAF actor systems of a node, and why there are two.
+// The three CAF actor systems of a node (cluster, federation, links), and
+// why there are three.
 //
 // CAF 0.17 lets any node connected over BASP send a message to any actor
 // whose handle was ever sent over the wire, by guessing its id, and lets it

@@ -56,7 +56,7 @@ struct peer_link_state {
   std::chrono::steady_clock::time_point window_sent_at;
 };
 
-/// Spawn detached, in the node's federation actor system: it blocks on Redis
+/// Spawn detached, in the node's links actor system (node_systems.hpp): it blocks on Redis
 /// and on connecting to the peer's nodes (TLS), and its supervisor lives in
 /// the other system. Each request is one batch signed with this carrier's key.
 /// Delivery is at least once and in order per account (all of an account's

@@ -1,8 +1,9 @@
 #pragma once
 
 // How an HTTP port of carrierd (the terminal API, the admin port) turns a
-// table of routes into a RESTinio router: each request is handed to a
-// short-lived CAF actor that answers through its exchange; a known path
+// table of routes into a RESTinio router: each request becomes an exchange
+// on the server's I/O loop (net/exchange.hpp), which writes the node's own
+// accounts itself or asks an actor; a known path
 // asked with another method gets 405 with Allow; anything else 404. Load
 // beyond the context's max_in_flight is shed with 503 at once.
 
