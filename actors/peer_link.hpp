@@ -56,13 +56,12 @@ struct peer_link_state {
   std::chrono::steady_clock::time_point window_sent_at;
 };
 
-/// Spawn detached, in the node's links actor system (node_systems.hpp): it blocks on Redis
-/// and on connecting to the peer's nodes (TLS), and its supervisor lives in
-/// the other system. Each request is one batch signed with this carrier's key.
-/// Delivery is at least once and in order per account (all of an account's
-/// entries go to the same peer node, in requests sent in order, a window at a
-/// time);
-/// the peer's apply is idempotent, so a resent window does no harm.
+/// Spawn detached, in the node's links actor system (node_systems.hpp): it blocks on
+/// Redis and on connecting to the peer's nodes (TLS), and its supervisor lives in the
+/// other system. Each request is one batch signed with this carrier's key. Delivery is at
+/// least once and in order per account (all of an account's entries go to the same peer
+/// node, in requests sent in order, a window at a time); the peer's apply is idempotent,
+/// so a resent window does no harm.
 peer_link_actor::behavior_type
 peer_link(peer_link_actor::stateful_pointer<peer_link_state> self, std::string carrier,
           config::peer_entry peer, core::signature_key signing_key,

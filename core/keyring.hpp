@@ -17,7 +17,8 @@ namespace simsync::core {
 /// A sealed value names its key, so a carrier rotates by adding a key, making
 /// it the writer, re-sealing what the old one sealed, then dropping the old
 /// one; values sealed by any key in the ring open meanwhile. The lookup key is
-/// not rotated that way: its hashes are the store's index (docs/architecture.md, trust model).
+/// not rotated that way: its hashes are the store's index (docs/architecture.md, trust
+/// model).
 class keyring {
 public:
   using key_id = std::uint16_t;
