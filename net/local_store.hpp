@@ -79,22 +79,23 @@ public:
   }
 
 private:
+  /// Runs `call`, counted and timed in the meter (gateway/local_store in
+  /// /admin/actors and /metrics), then `done` with its result.
   template <class Call, class Done>
   void run(std::shared_ptr<const Call> call, Done done) {
-    ++calls_;
-    store::run_call(redis_, std::move(call),
-                    [this, done = std::move(done)](
-                        caf::expected<typename Call::result_type> r) mutable {
-                      if (!r)
-                        ++failures_;
-                      done(std::move(r));
-                    });
+    store::run_call(
+        redis_, std::move(call),
+        [meter = s_.meter, started = std::chrono::steady_clock::now(),
+         done = std::move(done)](caf::expected<typename Call::result_type> r) mutable {
+          std::string error = r ? std::string{} : describe(r.error());
+          meter->store_call(std::chrono::steady_clock::now() - started,
+                            r ? nullptr : &error);
+          done(std::move(r));
+        });
   }
 
   settings s_;
   store::async_redis redis_;
-  std::uint64_t calls_ = 0;
-  std::uint64_t failures_ = 0;
 };
 
 /// The calls a shard actor's message maps to: false when `xs` is not one of

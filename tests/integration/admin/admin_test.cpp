@@ -30,18 +30,19 @@ struct admin_test : shared_deployment<admin_test> {
     return out;
   }
 
-  /// The latest snapshot of `carrier` once `done` holds for it.
+  /// The latest snapshot of `carrier` once `done` holds for it; null if it
+  /// never does within eventually()'s time.
   nlohmann::json actors_when(const std::string& carrier,
                              const std::function<bool(const nlohmann::json&)>& done) {
     nlohmann::json last;
-    eventually([&] {
+    bool held = eventually([&] {
       auto a = admin(carrier, "/admin/actors");
       if (a.status != 200 || !a.json.is_object())
         return false;
       last = a.json;
       return done(last);
     });
-    return last;
+    return held ? last : nlohmann::json{};
   }
 
   static const nlohmann::json* link_to(const nlohmann::json& snap,

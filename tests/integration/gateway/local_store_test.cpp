@@ -10,6 +10,8 @@
 
 #include <chrono>
 #include <future>
+#include <map>
+#include <thread>
 
 using namespace simsync::testing;
 
@@ -54,4 +56,61 @@ TEST(local_store, a_stalled_redis_is_a_504_and_the_next_write_is_stored) {
   auto cards = page.json.value("cards", "");
   EXPECT_NE(cards.find("UID:before"), std::string::npos) << cards;
   EXPECT_NE(cards.find("UID:after"), std::string::npos) << cards;
+}
+
+namespace {
+
+/// `processed` of the node's actors by name (account_shard/2,
+/// gateway/local_store), from /admin/actors: a snapshot taken each second.
+std::map<std::string, int> processed_by_actor(deployment& d, const std::string& carrier) {
+  httplib::Client admin("127.0.0.1", d.admin_port(carrier));
+  std::map<std::string, int> out;
+  auto answer = admin.Get("/admin/actors");
+  if (!answer || answer->status != 200)
+    return out;
+  auto json = nlohmann::json::parse(answer->body, nullptr, false);
+  for (const auto& actor : json.value("actors", nlohmann::json::array()))
+    out[actor.value("name", "")] = actor.value("processed", 0);
+  return out;
+}
+
+} // namespace
+
+TEST(local_store, update_pending_and_ack_of_this_nodes_accounts_take_the_direct_path) {
+  // The direct path is taken only when a request's arguments match one of
+  // the local store's calls; otherwise the shard actor answers, correctly
+  // but slower, and nothing else would show it. The counts show it.
+  deployment d{{"carrier-a", "carrier-b"}};
+  gateway_client http{d};
+  auto a = http.register_line("carrier-a", "+8613800000002", 2);
+  auto b = http.register_line("carrier-b", "+8618600000002", 2);
+  ASSERT_EQ(http.push(a, card("direct", "Direct")).status, 200);
+  ASSERT_TRUE(eventually([&] { return http.pending_added(b) == 1; }));
+  auto shard =
+      "account_shard/" + std::to_string(simsync::config::shard_of(b.idcode, d.shards()));
+  // Quiet: replication has reached b's shard; the snapshot stops moving.
+  std::map<std::string, int> before;
+  ASSERT_TRUE(eventually([&] {
+    auto now = processed_by_actor(d, "carrier-b");
+    bool settled = !now.empty() && now == before;
+    before = now;
+    if (!settled)
+      std::this_thread::sleep_for(std::chrono::milliseconds{1100});
+    return settled;
+  }));
+  auto update = http.update(b);
+  ASSERT_EQ(update.status, 200) << update;
+  auto page = http.pending(b);
+  ASSERT_EQ(page.status, 200) << page;
+  auto ack = http.ack(b, page.json.value("cursor", ""), "apply");
+  ASSERT_EQ(ack.status, 200) << ack;
+  std::map<std::string, int> after;
+  ASSERT_TRUE(eventually([&] {
+    after = processed_by_actor(d, "carrier-b");
+    return after["gateway/local_store"] >= before["gateway/local_store"] + 3;
+  })) << "the local store made "
+      << after["gateway/local_store"] - before["gateway/local_store"]
+      << " calls for update, pending and ack; " << shard << " handled "
+      << after[shard] - before[shard] << " messages";
+  EXPECT_EQ(after[shard], before[shard]) << shard << " was asked instead";
 }
