@@ -437,10 +437,12 @@ bool vcard_reader::decode_value(std::string_view raw, std::string_view encoding,
         return false;
       }
       // 3.0 names a binary's media type by its first TYPE: one with no
-      // media type but other types would read back with one of them as its
-      // media type.
-      if (prop->media_type.empty() && !prop->types.empty()) {
-        *reason = "no media type in " + prop->name + ", which has a TYPE";
+      // media type but other types, or a PREF parameter (3.0 writes it as
+      // TYPE=PREF), would read back with one of them as its media type.
+      bool has_pref_param = std::any_of(prop->params.begin(), prop->params.end(),
+                                        [](const auto& p) { return p.name == "PREF"; });
+      if (prop->media_type.empty() && (!prop->types.empty() || has_pref_param)) {
+        *reason = "no media type in " + prop->name + ", which has a TYPE or a PREF";
         return false;
       }
       if (!normalize_base64(raw.substr(comma + 1), &prop->values.front())) {

@@ -516,11 +516,26 @@ TEST(vcard_reader, a_binary_with_types_but_no_media_type_is_an_error) {
   auto blocks =
       parse_vcards("BEGIN:VCARD\nFN:A\nTEL;TYPE=CELL:data:;base64,AAAA\nEND:VCARD\n");
   ASSERT_EQ(blocks.size(), 1u);
-  EXPECT_EQ(blocks[0].error, "no media type in TEL, which has a TYPE");
+  EXPECT_EQ(blocks[0].error, "no media type in TEL, which has a TYPE or a PREF");
   // Without types it reads back as it was: no media type in 3.0 or 4.0.
   vcard card = parse_one("BEGIN:VCARD\nFN:A\nPHOTO:data:;base64,AAAA\nEND:VCARD\n");
   EXPECT_TRUE(card.properties[1].binary);
   EXPECT_EQ(card.properties[1].media_type, "");
+  for (auto version : {vcard_version::v3_0, vcard_version::v4_0})
+    EXPECT_EQ(canonical_hash(parse_one(serialize(card, version))), canonical_hash(card));
+}
+
+TEST(vcard_reader, a_binary_with_a_preference_but_no_media_type_is_an_error) {
+  // Found by fuzzing (its long run of 2026-12-02): 4.0's PREF parameter is
+  // written in 3.0 as TYPE=PREF, so a binary with a preference and no media
+  // type read back with "PREF" as its media type, as with other types.
+  auto blocks = parse_vcards(
+      "BEGIN:VCARD\nVERSION:4.0\nFN:A\nLOGO;PREF=1:data:;base64,AAAA\nEND:VCARD\n");
+  ASSERT_EQ(blocks.size(), 1u);
+  EXPECT_EQ(blocks[0].error, "no media type in LOGO, which has a TYPE or a PREF");
+  // With a media type the preference travels as it is.
+  vcard card = parse_one("BEGIN:VCARD\nVERSION:4.0\nFN:A\n"
+                         "LOGO;PREF=1:data:image/png;base64,AAAA\nEND:VCARD\n");
   for (auto version : {vcard_version::v3_0, vcard_version::v4_0})
     EXPECT_EQ(canonical_hash(parse_one(serialize(card, version))), canonical_hash(card));
 }
