@@ -6,6 +6,7 @@
 // meanwhile: what needs no Redis is answered at once.
 
 #include "tests/integration/gateway/gateway_fixture.hpp"
+#include "tests/integration/node/admin_counts.hpp"
 #include "tests/support/paused_process.hpp"
 
 #include <chrono>
@@ -57,24 +58,6 @@ TEST(local_store, a_stalled_redis_is_a_504_and_the_next_write_is_stored) {
   EXPECT_NE(cards.find("UID:before"), std::string::npos) << cards;
   EXPECT_NE(cards.find("UID:after"), std::string::npos) << cards;
 }
-
-namespace {
-
-/// `processed` of the node's actors by name (account_shard/2,
-/// gateway/local_store), from /admin/actors: a snapshot taken each second.
-std::map<std::string, int> processed_by_actor(deployment& d, const std::string& carrier) {
-  httplib::Client admin("127.0.0.1", d.admin_port(carrier));
-  std::map<std::string, int> out;
-  auto answer = admin.Get("/admin/actors");
-  if (!answer || answer->status != 200)
-    return out;
-  auto json = nlohmann::json::parse(answer->body, nullptr, false);
-  for (const auto& actor : json.value("actors", nlohmann::json::array()))
-    out[actor.value("name", "")] = actor.value("processed", 0);
-  return out;
-}
-
-} // namespace
 
 TEST(local_store, update_pending_and_ack_of_this_nodes_accounts_take_the_direct_path) {
   // The direct path is taken only when a request's arguments match one of

@@ -15,16 +15,33 @@ namespace simsync::testing {
 /// The counts under `field` (e.g. "refused", "directory") of the carrier's
 /// first node's actor of kind `kind`, from /admin/actors (a snapshot the node
 /// takes once a second); empty if the node does not answer.
+/// The actors of the carrier's first node, from /admin/actors; empty if the
+/// node does not answer.
+inline nlohmann::json admin_actors(deployment& d, const std::string& carrier) {
+  httplib::Client admin("127.0.0.1", d.admin_port(carrier));
+  auto answer = admin.Get("/admin/actors");
+  if (!answer || answer->status != 200)
+    return nlohmann::json::array();
+  auto json = nlohmann::json::parse(answer->body, nullptr, false);
+  return json.is_object() ? json.value("actors", nlohmann::json::array())
+                          : nlohmann::json::array();
+}
+
+/// `processed` of the carrier's first node's actors by name
+/// (account_shard/2, gateway/local_store).
+inline std::map<std::string, int> processed_by_actor(deployment& d,
+                                                     const std::string& carrier) {
+  std::map<std::string, int> out;
+  for (const auto& actor : admin_actors(d, carrier))
+    out[actor.value("name", "")] = actor.value("processed", 0);
+  return out;
+}
+
 inline std::map<std::string, int> actor_counts(deployment& d, const std::string& carrier,
                                                const std::string& kind,
                                                const std::string& field) {
-  httplib::Client admin("127.0.0.1", d.admin_port(carrier));
   std::map<std::string, int> out;
-  auto answer = admin.Get("/admin/actors");
-  if (!answer || answer->status != 200)
-    return out;
-  auto json = nlohmann::json::parse(answer->body, nullptr, false);
-  for (const auto& actor : json.value("actors", nlohmann::json::array()))
+  for (const auto& actor : admin_actors(d, carrier))
     if (actor.value("kind", "") == kind && actor.contains(field))
       for (const auto& [name, count] : actor[field].items())
         out[name] = count.get<int>();
