@@ -19,15 +19,27 @@ install(TARGETS carrierd phone loadtest RUNTIME DESTINATION ${CMAKE_INSTALL_BIND
 # above their own (their ROOT), so they are installed with it in a private
 # folder, lib/simsync (scripts: the same on every architecture, hence not
 # the multiarch CMAKE_INSTALL_LIBDIR), and started by a wrapper in bin.
-# tools/console then works with --configs or --admin (it reads node configs
-# itself when tools/cluster is not beside it). tools/cluster, chaos, fuzz
-# and test drive a source tree (its build folder and config/examples) and
-# are not installed.
+# tools/console works with --configs or --admin. tools/cluster (simsync-cluster)
+# runs a trial deployment on one machine from the package's programs and the
+# example deployments installed beside it (their node configs and the demo
+# registry; it copies one to the user's state folder before its first use).
+# chaos, fuzz and test drive a source tree and are not installed.
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/pki ${PROJECT_SOURCE_DIR}/tools/console
+                 ${PROJECT_SOURCE_DIR}/tools/cluster
         DESTINATION lib/simsync/tools)
 install(FILES ${PROJECT_SOURCE_DIR}/VERSION DESTINATION lib/simsync)
 install(PROGRAMS ${simsync_packaging}/bin/simsync-pki ${simsync_packaging}/bin/simsync-console
+                 ${simsync_packaging}/bin/simsync-cluster
         DESTINATION ${CMAKE_INSTALL_BINDIR})
+# Only the configs and the registry: a source tree's example folders also
+# hold the data, keys and certificates of its own runs, which never ship.
+set(simsync_examples ${PROJECT_SOURCE_DIR}/config/examples)
+install(FILES ${simsync_examples}/demo-registry.ndjson DESTINATION lib/simsync/config/examples)
+foreach(deployment three-carriers two-node-carrier)
+  file(GLOB simsync_example_configs ${simsync_examples}/${deployment}/*.toml)
+  install(FILES ${simsync_example_configs}
+          DESTINATION lib/simsync/config/examples/${deployment})
+endforeach()
 
 # -- systemd ---------------------------------------------------------------------
 

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
 #include <sys/wait.h>
 
@@ -9,10 +10,18 @@ namespace simsync::config {
 
 namespace {
 
+/// $SIMSYNC_CLUSTER; else the source tree's tools/cluster when this program
+/// runs where it was built; else, as the Debian package installs them,
+/// simsync-cluster beside this program.
 std::string cluster_script() {
   if (const char* script = std::getenv("SIMSYNC_CLUSTER"); script && *script)
     return script;
-  return SIMSYNC_CLUSTER_SCRIPT;
+  std::error_code ec;
+  if (std::filesystem::exists(SIMSYNC_CLUSTER_SCRIPT, ec))
+    return SIMSYNC_CLUSTER_SCRIPT;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("simsync-cluster")
+            : (self.parent_path() / "simsync-cluster").string();
 }
 
 std::string shell_quote(const std::string& s) {

@@ -8,7 +8,9 @@
 # the example configs (carrierd's parser reads the example as it is, with
 # stand-in secrets), and the carrierd@.service template: systemd-analyze
 # verify, against the package's files and this machine's units (the
-# redis-server@.service it requires), and systemd-analyze security. Each
+# redis-server@.service it requires), and systemd-analyze security; and
+# simsync-cluster, which starts the example deployment it installs with the
+# package's programs (ports moved by an offset), then stops it. Each
 # check prints what it checked; the first that fails stops the test with
 # the reason (exit 1).
 #
@@ -121,7 +123,7 @@ expect_file() {
 
 # -- programs: --version and -h ------------------------------------------------------
 
-for program in carrierd phone loadtest simsync-pki simsync-console; do
+for program in carrierd phone loadtest simsync-pki simsync-console simsync-cluster; do
   expect_file "usr/bin/$program" -rwxr-xr-x
   out=$("$root/usr/bin/$program" --version 2>&1) ||
     fail "$program --version exited with status $?: $out"
@@ -312,5 +314,36 @@ nodes = json.loads(sys.argv[1])["nodes"]
 assert [(n["carrier"], n["node"], n["up"]) for n in nodes] == [("acme", "n1", False)], nodes
 ' "$out" || fail "simsync-console --once --json did not show node acme/n1 down: $out"
 ok "simsync-console --configs reads the example config (acme/n1, down)"
+
+# -- simsync-cluster: a trial deployment from the package ---------------------------
+
+# It runs the package's programs (not the build's) and the example deployment
+# the package installs, copied at first use to the user's state folder (here
+# $work/state: the package's folder is read-only), with every port moved by
+# an offset so that a deployment running on this machine is left alone.
+state=$work/state
+cluster() { XDG_STATE_HOME=$state "$root/usr/bin/simsync-cluster" "$@" --port-offset 700; }
+trap 'cluster down >/dev/null 2>&1 || true; rm -rf -- "$work"' EXIT
+for f in three-carriers/carrier-a.toml two-node-carrier/carrier-a-a2.toml demo-registry.ndjson; do
+  expect_file "usr/lib/simsync/config/examples/$f" -rw-r--r--
+done
+cluster up >"$work/cluster.log" 2>&1 ||
+  { cat "$work/cluster.log" >&2; fail "simsync-cluster up failed (its output is above)"; }
+copy=$state/simsync/three-carriers
+[[ -f $copy/carrier-a.toml ]] || fail "simsync-cluster up did not copy the example to $copy"
+cluster status --json >"$work/status.json" || fail "simsync-cluster status --json failed"
+# Every node up, and each carrierd running is the package's program.
+python3 - "$work/status.json" "$root/usr/bin/carrierd" <<'EOF' ||
+import json, os, sys
+carriers = json.load(open(sys.argv[1]))["carriers"]
+nodes = [n for c in carriers for n in c["nodes"]]
+assert len(nodes) == 3 and all(n["up"] for n in nodes), nodes
+for n in nodes:
+    exe = os.readlink(f"/proc/{n['pid']}/exe")
+    assert exe == sys.argv[2], f"node {n['id']} runs {exe}, not {sys.argv[2]}"
+EOF
+  fail "simsync-cluster status: $(cat "$work/status.json")"
+cluster down >/dev/null || fail "simsync-cluster down failed"
+ok "simsync-cluster up ran the installed example from $copy (3 nodes, the package's carrierd), then down"
 
 echo "PASS: $deb_name"
