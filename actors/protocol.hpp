@@ -105,7 +105,7 @@ typename Inspector::result_type inspect(Inspector& f, restore_request& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, replicate_result& x) {
   return f(caf::meta::type_name("replicate_result"), x.applied, x.identical, x.stale,
-           x.asked, x.answered, x.siblings_added, x.siblings_removed);
+           x.asked, x.answered, x.siblings_added, x.siblings_removed, x.not_sibling);
 }
 
 template <class Inspector>

@@ -189,7 +189,12 @@ caf::result<std::string> deliver(router_pointer self, peer_batch& msg) {
     auto& part = parts[shard];
     if (part.empty())
       continue;
-    auto applied = [persisted](const store::replicate_result&) { persisted(); };
+    auto applied = [persisted, origin = msg.origin](const store::replicate_result& r) {
+      if (r.not_sibling > 0)
+        logging::warn("batch_not_sibling",
+                      {{"peer", origin}, {"changes", r.not_sibling}});
+      persisted();
+    };
     if (std::any_of(part.begin(), part.end(),
                     [](const auto& e) { return e.kind != store::outbox_kind::batch; }))
       self->request(st.directory, directory_timeout, atom::resolve_v, msg.origin,

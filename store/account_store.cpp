@@ -280,11 +280,11 @@ account_store::apply_incoming(const std::string& origin,
     args.push_back(entries[i].idcode);
     args.push_back(sealed[i]);
   }
-  auto v = script_counts<7>(redis_, script::apply_incoming, args, "apply_incoming");
+  auto v = script_counts<8>(redis_, script::apply_incoming, args, "apply_incoming");
   if (!v)
     return std::move(v.error());
   const auto& n = *v;
-  return replicate_result{n[0], n[1], n[2], n[3], n[4], n[5], n[6]};
+  return replicate_result{n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7]};
 }
 
 caf::expected<pending_counts> account_store::request_update(const std::string& idcode,

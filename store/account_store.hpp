@@ -152,6 +152,9 @@ struct replicate_result {
   std::size_t answered = 0;  ///< asks this carrier answered: it holds the account
   std::size_t siblings_added = 0;   ///< asks and holds of a sibling not known before
   std::size_t siblings_removed = 0; ///< retirements of a sibling that was known
+  /// Changes refused because their origin is not a sibling of the account
+  /// (not in its dir:{id}): a peer may write only to its own siblings' accounts.
+  std::size_t not_sibling = 0;
 };
 
 struct pending_counts {

@@ -6,7 +6,7 @@
 -- before asks existed, is an ask), idcode, batch (netstrings of uid, record
 -- pairs; '' unless a batch).
 -- Returns {applied, identical, stale, asked, answered, siblings_added,
--- siblings_removed}.
+-- siblings_removed, not_sibling}.
 local peer = ARGV[1]
 keep_history(tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
 local FIRST = 5
@@ -28,17 +28,18 @@ for i = FIRST, #ARGV, 3 do
   end
 end
 
-local applied, identical, stale = 0, 0, 0
+local applied, identical, stale, not_sibling = 0, 0, 0, 0
 local asked, answered, added, removed = 0, 0, 0, 0
 for i = FIRST, #ARGV, 3 do
   local kind, id = ARGV[i], ARGV[i + 1]
   if kind == 'batch' then
-    local a, same, old = replicate_in(id, parsed[i])
+    local a, same, old, foreign = replicate_in(id, parsed[i], peer)
     applied, identical, stale = applied + a, identical + same, stale + old
+    not_sibling = not_sibling + foreign
     parsed[i] = nil -- done with it: free the memory while the script runs on
   else
     local q, ans, add, rm = directory[kind](id, peer)
     asked, answered, added, removed = asked + q, answered + ans, added + add, removed + rm
   end
 end
-return {applied, identical, stale, asked, answered, added, removed}
+return {applied, identical, stale, asked, answered, added, removed, not_sibling}

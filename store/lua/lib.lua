@@ -458,12 +458,20 @@ end
 -- only if its stamp is newer; if its content differs, it goes into the
 -- pending mailbox of every line of the account. `items` is a parsed batch
 -- (parse_batch). Idempotent: a change already taken has the same stamp and
--- counts as identical. Returns applied, identical, stale.
-local function replicate_in(id, items)
+-- counts as identical. Returns applied, identical, stale, not_sibling.
+local function replicate_in(id, items, peer)
   -- No account here (any more): nothing to apply; a later registration is
   -- bootstrapped with the whole store.
   local account = open_account(id)
-  if not account then return 0, 0, #items / 2 end
+  if not account then return 0, 0, #items / 2, 0 end
+  -- Only a sibling of the account writes to it. A peer becomes one through
+  -- the ask or hold it sends before any of its batches for the account
+  -- (answer_ask, take_hold): a batch from any other peer is refused whole,
+  -- whatever its signature, so that a carrier cannot write to the account of
+  -- a person it holds no line of.
+  if redis.call('SISMEMBER', dir_key(id), peer) == 0 then
+    return 0, 0, 0, #items / 2
+  end
 
   local skey, hkey = shared_key(id), history_key(id)
   local changes = {}
@@ -495,7 +503,7 @@ local function replicate_in(id, items)
   if #changes > 0 or stale > 0 then trim_history(hkey) end
   close_account(account, #changes > 0)
   offer_to_lines(id, changes, nil)
-  return applied, identical, stale
+  return applied, identical, stale, 0
 end
 
 -- F1 sibling resolution (the user_directory's part in the store). A carrier

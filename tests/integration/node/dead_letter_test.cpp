@@ -42,6 +42,12 @@ TEST(dead_letters, bad_entries_are_kept_with_their_reason_and_the_rest_arrives) 
   client.register_line("carrier-a", other_person, line_a2, {"carrier-b"});
   ASSERT_EQ(client.upload("carrier-a", person, line_a, {make_card("k1", "Kept")}).added,
             1u);
+  // carrier-b holds lines of both people: its holds make it their accounts'
+  // sibling here, so its good batches for them are taken.
+  ASSERT_TRUE(client.deliver(
+      "carrier-a", peer_batch{"carrier-b",
+                              {{"0-1", person, store::outbox_kind::hold, ""},
+                               {"0-2", other_person, store::outbox_kind::hold, ""}}}));
 
   peer_batch delivery{
       "carrier-b",

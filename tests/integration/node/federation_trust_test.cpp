@@ -171,12 +171,29 @@ TEST_F(federation_trust, only_batches_signed_by_the_peer_they_name_are_taken) {
             std::string::npos);
   EXPECT_NE(metrics->body.find("reason=\"bad-signature\""), std::string::npos);
 
-  // The link goes on: a good batch from carrier-b, for another account, arrives.
+  // The link goes on: a good batch from carrier-b, for another account it
+  // holds a line of (its hold makes it a sibling first), arrives.
   peer_batch good{
       "carrier-b",
-      {{"2-0", other_person, store::outbox_kind::batch, batch_of("g1", "Good News")}}};
+      {{"2-0", other_person, store::outbox_kind::hold, ""},
+       {"2-1", other_person, store::outbox_kind::batch, batch_of("g1", "Good News")}}};
   auto acked = client.deliver("carrier-a", good);
   ASSERT_TRUE(acked) << describe(acked.error());
-  EXPECT_EQ(*acked, "2-0");
+  EXPECT_EQ(*acked, "2-1");
   EXPECT_EQ(client.counts("carrier-a", other_person, line_a2).added, 1u);
+
+  // carrier-b, signing for itself, sends a change for an account it holds no
+  // line of (it never asked or held for it): acknowledged, so that its link
+  // goes on, but nothing is written, and the node says so in its log.
+  peer_batch stranger{
+      "carrier-b",
+      {{"3-0", person, store::outbox_kind::batch, batch_of("x2", "Stranger")}}};
+  acked = client.deliver("carrier-a", stranger);
+  ASSERT_TRUE(acked) << describe(acked.error());
+  EXPECT_EQ(*acked, "3-0");
+  EXPECT_TRUE(client.shared("carrier-a", person, line_a).empty());
+  EXPECT_TRUE(eventually([&] {
+    return d.log("carrier-a").find("batch_not_sibling peer=carrier-b changes=1") !=
+           std::string::npos;
+  })) << d.log("carrier-a");
 }

@@ -322,6 +322,27 @@ TEST_F(two_carriers, a_batch_for_an_account_this_carrier_lacks_is_dropped) {
   EXPECT_TRUE(opened_records(b, other_person).empty());
 }
 
+TEST_F(two_carriers,
+       a_batch_from_a_peer_that_is_not_a_sibling_of_the_account_is_refused) {
+  upload(a.store, person, line_a, {make_card("u1", "Li")});
+  auto entries = take_outbox(a, b);
+  ASSERT_EQ(entries.size(), 1u);
+  // carrier-c is a peer of carrier-b, signed and checked like any other, but
+  // holds no line of this person: it may not write to the person's account.
+  auto r = b.store.apply_incoming("carrier-c", entries);
+  ASSERT_TRUE(r) << describe(r.error());
+  EXPECT_EQ(r->applied, 0u);
+  EXPECT_EQ(r->not_sibling, 1u);
+  EXPECT_TRUE(opened_records(b, person).empty());
+  EXPECT_TRUE(b.store.fetch_pending(person, line_b, proof_of(line_b))->changes.empty());
+  EXPECT_FALSE(is_sibling(b, person, "carrier-c"));
+  // The same entry from the sibling that wrote it is applied.
+  r = b.store.apply_incoming("carrier-a", entries);
+  ASSERT_TRUE(r) << describe(r.error());
+  EXPECT_EQ(r->applied, 1u);
+  EXPECT_EQ(r->not_sibling, 0u);
+}
+
 TEST_F(two_carriers, the_outbox_survives_a_redis_crash_with_aof) {
   carrier_store durable("carrier-a", redis_server::options{true});
   register_line(durable.store, person, line_a, {"carrier-b"});

@@ -411,7 +411,7 @@ std::vector<store::restore_request> samples(tag<store::restore_request>, const a
 
 std::vector<store::replicate_result> samples(tag<store::replicate_result>,
                                              const actors&) {
-  return {{1, 2, 3, 4, 5, 6, 7}};
+  return {{1, 2, 3, 4, 5, 6, 7, 8}};
 }
 
 std::vector<store::pending_counts> samples(tag<store::pending_counts>, const actors&) {
