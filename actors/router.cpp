@@ -3,6 +3,7 @@
 #include "actors/lookup_pacing.hpp"
 #include "core/stamp.hpp"
 #include "logging/log.hpp"
+#include "logging/throttle.hpp"
 
 #include <caf/openssl/manager.hpp>
 #include <caf/response_promise.hpp>
@@ -190,9 +191,13 @@ caf::result<std::string> deliver(router_pointer self, peer_batch& msg) {
     if (part.empty())
       continue;
     auto applied = [persisted, origin = msg.origin](const store::replicate_result& r) {
+      // A hostile peer can repeat this with every delivery: one line a second.
+      static logging::throttle refused;
       if (r.not_sibling > 0)
-        logging::warn("batch_not_sibling",
-                      {{"peer", origin}, {"changes", r.not_sibling}});
+        if (auto left_out = refused.admit())
+          logging::warn("batch_not_sibling", {{"peer", origin},
+                                              {"changes", r.not_sibling},
+                                              {"not_logged_since", *left_out}});
       persisted();
     };
     if (std::any_of(part.begin(), part.end(),
