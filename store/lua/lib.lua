@@ -162,8 +162,13 @@ end
 -- Netstrings ("<len>:<bytes>" each) of a list of strings, and back (nil
 -- unless the whole blob is well formed).
 local function netstrings(list)
-  local parts = {}
-  for i = 1, #list do parts[#parts + 1] = #list[i] .. ':' .. list[i] end
+  -- Length, colon and item as three parts, so that no item is copied into a
+  -- string of its own before the one concat (a batch can hold 100,000 items).
+  local parts, n = {}, 0
+  for i = 1, #list do
+    parts[n + 1], parts[n + 2], parts[n + 3] = #list[i], ':', list[i]
+    n = n + 3
+  end
   return table.concat(parts)
 end
 local function split_netstrings(blob)
@@ -349,11 +354,20 @@ end
 -- mailbox need not be asked.
 local function offer(id, line, changes)
   local pkey = pending_key(id, line)
+  local uids = {}
+  for i = 1, #changes, 2 do uids[#uids + 1] = changes[i] end
+  local base = hmget_map(base_key(id, line), uids)
+  local new_to_line, held = {}, {}
+  for i = 1, #changes, 2 do
+    new_to_line[i] = kind_for(base[changes[i]], changes[i + 1]) ~= nil
+    if not new_to_line[i] then held[#held + 1] = changes[i] end
+  end
+  local waiting = hmget_map(pkey, held)
   local seq = nil
   local flat = {}
   for i = 1, #changes, 2 do
-    local uid, rec = changes[i], changes[i + 1]
-    if classify(id, line, uid, rec) or redis.call('HEXISTS', pkey, uid) == 1 then
+    local uid = changes[i]
+    if new_to_line[i] or waiting[uid] then
       seq = seq or redis.call('HINCRBY', line_key(id, line), 'seq', 1)
       flat[#flat + 1] = uid
       flat[#flat + 1] = seq
@@ -474,16 +488,23 @@ local function replicate_in(id, items, peer)
   end
 
   local skey, hkey = shared_key(id), history_key(id)
-  local changes = {}
+  local uids = {}
+  for i = 1, #items, 2 do uids[#uids + 1] = items[i] end
+  -- What the store holds, read at once and kept up to date here as the batch
+  -- is applied (a batch may carry two versions of a card), and written at once.
+  local held = hmget_map(skey, uids)
+  local writes, changes = {}, {}
   local applied, identical, stale = 0, 0, 0
   for i = 1, #items, 2 do
     local uid, rec = items[i], items[i + 1]
     observe_clock(account, tonumber(rec_hlc(rec)))
-    local cur = redis.call('HGET', skey, uid)
+    local cur = held[uid]
     if not cur or newer(rec, cur) then
       -- Even a same-content change moves the stamp, so every replica holds the
       -- same stamp and later changes are ordered the same everywhere.
-      redis.call('HSET', skey, uid, rec)
+      held[uid] = rec
+      writes[#writes + 1] = uid
+      writes[#writes + 1] = rec
       if cur and same_content(rec, cur) then
         identical = identical + 1
       else
@@ -500,6 +521,7 @@ local function replicate_in(id, items, peer)
     end
   end
 
+  hset_flat(skey, writes)
   if #changes > 0 or stale > 0 then trim_history(hkey) end
   close_account(account, #changes > 0)
   offer_to_lines(id, changes, nil)
@@ -548,9 +570,10 @@ end
 -- -- a line's changes to the shared store (upload, restore) -------------------
 
 -- One script's changes to an account's shared store on behalf of one of its
--- lines. Each write is stored and noted in history at once; the line's base
--- and mailbox, the other lines and the siblings are brought up to date
--- together by finish_line_changes. `touched`: uids whose pending entry for
+-- lines. Each write is noted in history at once; the shared store, the line's
+-- base and mailbox, the other lines and the siblings are brought up to date
+-- together by finish_line_changes (a few commands for a whole book, not one
+-- for each card). `touched`: uids whose pending entry for
 -- this line the change supersedes.
 local function line_changes(id, line, hlc, carrier)
   return {id = id, line = line, hlc = hlc, carrier = carrier, skey = shared_key(id),
@@ -560,7 +583,6 @@ end
 
 local function line_write(lc, uid, cur, rec)
   note_write(lc.hkey, uid, cur, rec)
-  redis.call('HSET', lc.skey, uid, rec)
   lc.changes[#lc.changes + 1] = uid
   lc.changes[#lc.changes + 1] = rec
   lc.touched[#lc.touched + 1] = uid
@@ -595,6 +617,7 @@ end
 
 local function finish_line_changes(lc)
   local id, line = lc.id, lc.line
+  hset_flat(lc.skey, lc.changes)
   hset_flat(base_key(id, line), lc.base_sets)
   hdel_list(base_key(id, line), lc.base_dels)
   hdel_list(pending_key(id, line), lc.touched)

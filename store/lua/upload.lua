@@ -141,12 +141,19 @@ end
 
 local lc = line_changes(id, line, hlc, carrier)
 if mode ~= 'remove' then
+  -- The shared versions of the cards the line's base does not settle, in one read.
+  local unsettled = {}
+  for i = FIRST, #ARGV, 3 do
+    local uid = ARGV[i]
+    if base[uid] ~= ARGV[i + 1] or reassert[uid] then unsettled[#unsettled + 1] = uid end
+  end
+  local shared = hmget_map(skey, unsettled)
   for i = FIRST, #ARGV, 3 do
     local uid, hash = ARGV[i], ARGV[i + 1]
     if base[uid] == hash and not reassert[uid] then
       unchanged = unchanged + 1
     else
-      local cur = redis.call('HGET', skey, uid)
+      local cur = shared[uid]
       local live = cur and not rec_deleted(cur)
       if live and rec_hash(cur) == hash then
         unchanged = unchanged + 1
