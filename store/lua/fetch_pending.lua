@@ -63,11 +63,11 @@ if next == '' then
   end
   -- The snapshot: every uid the line does not hold yet, counted.
   local uids, _, records = read_pending(id, line)
+  local kinds = classify(id, line, uids, records)
   local order, stale = {}, {}
   local counts = {added = 0, changed = 0, removed = 0}
   for _, uid in ipairs(uids) do
-    local rec = records[uid]
-    local kind = rec and classify(id, line, uid, rec)
+    local kind = kinds[uid]
     if kind then
       order[#order + 1] = uid
       counts[kind] = counts[kind] + 1

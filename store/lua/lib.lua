@@ -336,9 +336,17 @@ local function kind_for(have, rec)
   if have == rec_hash(rec) then return nil end
   return 'changed'
 end
--- The same, reading the line's base.
-local function classify(id, line, uid, rec)
-  return kind_for(redis.call('HGET', base_key(id, line), uid), rec)
+-- The same for many changes (`records`: uid -> record) at once, reading the
+-- line's base in one go: uid -> kind for each uid of `uids` that has a record
+-- and means something to the line.
+local function classify(id, line, uids, records)
+  local base = hmget_map(base_key(id, line), uids)
+  local kinds = {}
+  for _, uid in ipairs(uids) do
+    local rec = records[uid]
+    if rec then kinds[uid] = kind_for(base[uid], rec) end
+  end
+  return kinds
 end
 
 -- Offers changes ({uid, record} pairs) to one line's pending mailbox. An entry

@@ -21,8 +21,9 @@ end
 local line_added = redis.call('SADD', sims_key(id), line) == 1
 redis.call('HSET', sim_key(line), 'id', id, 'iccid_hash', iccid_hash, 'token', token_hash)
 redis.call('HSET', line_key(id, line), 'msisdn', sealed_msisdn)
--- The records are read only for classify() (a tombstone of a card the line
--- never held is not offered); the mailbox keeps uid -> seq, see offer().
+-- The records are read only to tell what each means to the line (a tombstone
+-- of a card the line never held is not offered); the mailbox keeps
+-- uid -> seq, see offer().
 if line_added and not created then
   offer(id, line, redis.call('HGETALL', shared_key(id)))
 end

@@ -9,9 +9,7 @@ if refusal then return refusal end
 
 local counts = {added = 0, changed = 0, removed = 0}
 local uids, _, records = read_pending(id, line)
-for _, uid in ipairs(uids) do
-  local rec = records[uid]
-  local kind = rec and classify(id, line, uid, rec)
-  if kind then counts[kind] = counts[kind] + 1 end
+for _, kind in pairs(classify(id, line, uids, records)) do
+  counts[kind] = counts[kind] + 1
 end
 return {counts.added, counts.changed, counts.removed}
