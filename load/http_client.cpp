@@ -19,14 +19,8 @@ struct http_driver::transfer {
   http_request request;
   http_callback done;
   http_response response;
-};
-
-/// An easy handle kept between transfers with the options every transfer
-/// shares, so that a transfer sets only its own (curl_easy_reset and setting
-/// them all again cost more of the tool's CPU per edit than its own code).
-struct http_driver::handle {
   CURL* easy = nullptr;
-  std::unique_ptr<transfer> current; ///< null while the handle is idle
+  curl_slist* headers = nullptr;
   char error[CURL_ERROR_SIZE] = {};
 };
 
@@ -65,13 +59,9 @@ http_driver::http_driver(std::size_t connections) : connections_(connections) {
 http_driver::~http_driver() {
   auto* m = static_cast<CURLM*>(multi_);
   // Transfers still running are abandoned: their callbacks never run.
-  for (auto& h : handles_) {
-    curl_multi_remove_handle(m, h->easy);
-    curl_easy_cleanup(h->easy);
-  }
+  for (auto* h : idle_handles_)
+    curl_easy_cleanup(static_cast<CURL*>(h));
   curl_multi_cleanup(m);
-  for (auto& [key, list] : header_lists_)
-    curl_slist_free_all(static_cast<curl_slist*>(list));
   close(epoll_);
 }
 
@@ -145,75 +135,50 @@ void http_driver::start_queued() {
   }
 }
 
-http_driver::handle* http_driver::idle_handle() {
-  if (!idle_handles_.empty()) {
-    auto* h = idle_handles_.back();
-    idle_handles_.pop_back();
-    return h;
-  }
-  auto h = std::make_unique<handle>();
-  h->easy = curl_easy_init();
-  if (!h->easy)
-    throw std::runtime_error("curl_easy_init failed");
-  CURL* easy = h->easy;
-  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
-  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, h->error);
-  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, write_body);
-  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, 10'000L);
-  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, 60'000L);
-  curl_easy_setopt(easy, CURLOPT_PRIVATE, h.get());
-  handles_.push_back(std::move(h));
-  return handles_.back().get();
-}
-
-void* http_driver::header_list(const http_request& r) {
-  std::string key = r.content_type + '\n' + r.token;
-  auto found = header_lists_.find(key);
-  if (found != header_lists_.end())
-    return found->second;
-  curl_slist* headers = nullptr;
-  auto add = [&headers](const std::string& line) {
-    curl_slist* longer = curl_slist_append(headers, line.c_str());
-    if (!longer) {
-      curl_slist_free_all(headers);
-      throw std::runtime_error("curl_slist_append failed (out of memory)");
-    }
-    headers = longer;
-  };
-  // No "Expect: 100-continue": curl would wait for it before sending a body.
-  add("Expect:");
-  if (!r.content_type.empty())
-    add("Content-Type: " + r.content_type);
-  if (!r.token.empty())
-    add("Authorization: Bearer " + r.token);
-  header_lists_.emplace(std::move(key), headers);
-  return headers;
-}
-
 void http_driver::start(std::unique_ptr<transfer> t) {
-  handle* h = idle_handle();
-  CURL* easy = h->easy;
-  h->error[0] = '\0';
+  CURL* easy;
+  if (!idle_handles_.empty()) {
+    easy = static_cast<CURL*>(idle_handles_.back());
+    idle_handles_.pop_back();
+    curl_easy_reset(easy);
+  } else {
+    easy = curl_easy_init();
+    if (!easy)
+      throw std::runtime_error("curl_easy_init failed");
+  }
+  t->easy = easy;
   const auto& r = t->request;
   curl_easy_setopt(easy, CURLOPT_URL, r.url.c_str());
+  curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
+  curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, t->error);
+  curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, write_body);
   curl_easy_setopt(easy, CURLOPT_WRITEDATA, &t->response.body);
+  curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, 10'000L);
+  curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, 60'000L);
   if (r.method == "GET") {
     curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
   } else {
+    if (r.method != "POST")
+      curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, r.method.c_str());
     curl_easy_setopt(easy, CURLOPT_POSTFIELDS, r.body.data());
     curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE,
                      static_cast<curl_off_t>(r.body.size()));
   }
-  // A handle keeps its method between transfers: a PUT's must not stay for
-  // the next POST.
-  curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST,
-                   r.method == "GET" || r.method == "POST" ? nullptr : r.method.c_str());
-  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, header_list(r));
+  // No "Expect: 100-continue": curl would wait for it before sending a body.
+  t->headers = curl_slist_append(t->headers, "Expect:");
+  if (!r.content_type.empty())
+    t->headers =
+        curl_slist_append(t->headers, ("Content-Type: " + r.content_type).c_str());
+  if (!r.token.empty())
+    t->headers =
+        curl_slist_append(t->headers, ("Authorization: Bearer " + r.token).c_str());
+  curl_easy_setopt(easy, CURLOPT_HTTPHEADER, t->headers);
+  curl_easy_setopt(easy, CURLOPT_PRIVATE, t.get());
   t->response.started = clock::now();
-  h->current = std::move(t);
   curl_multi_add_handle(static_cast<CURLM*>(multi_), easy);
   ++active_;
+  t.release(); // owned by the multi handle until harvest()
 }
 
 void http_driver::harvest() {
@@ -223,9 +188,9 @@ void http_driver::harvest() {
     if (msg->msg != CURLMSG_DONE)
       continue;
     CURL* easy = msg->easy_handle;
-    handle* h = nullptr;
-    curl_easy_getinfo(easy, CURLINFO_PRIVATE, &h);
-    std::unique_ptr<transfer> t = std::move(h->current);
+    transfer* raw = nullptr;
+    curl_easy_getinfo(easy, CURLINFO_PRIVATE, &raw);
+    std::unique_ptr<transfer> t(raw);
     auto& resp = t->response;
     resp.done = clock::now();
     if (msg->data.result == CURLE_OK) {
@@ -236,10 +201,12 @@ void http_driver::harvest() {
         resp.retry_after_s = std::atof(h->value);
     } else {
       resp.status = 0;
-      resp.error = h->error[0] ? h->error : curl_easy_strerror(msg->data.result);
+      resp.error = t->error[0] ? t->error : curl_easy_strerror(msg->data.result);
     }
     curl_multi_remove_handle(m, easy);
-    idle_handles_.push_back(h);
+    curl_slist_free_all(t->headers);
+    t->headers = nullptr;
+    idle_handles_.push_back(easy);
     --active_;
     ++completed_;
     auto done = std::move(t->done);

@@ -23,7 +23,6 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace simsync::load {
@@ -85,12 +84,6 @@ public:
 
 private:
   struct transfer;
-  struct handle;
-  /// An easy handle with the shared options set: a free one, or a new one.
-  handle* idle_handle();
-  /// The request's header list, made once for each content type and token
-  /// (a curl_slist*; the driver frees them all).
-  void* header_list(const http_request& r);
   void start_queued();
   void start(std::unique_ptr<transfer> t);
   void harvest();
@@ -109,9 +102,7 @@ private:
   std::uint64_t completed_ = 0;
   std::deque<std::unique_ptr<transfer>> queue_;
   std::multimap<clock::time_point, std::unique_ptr<transfer>> delayed_;
-  std::vector<std::unique_ptr<handle>> handles_; ///< every handle made
-  std::vector<handle*> idle_handles_;
-  std::unordered_map<std::string, void*> header_lists_;
+  std::vector<void*> idle_handles_;
   std::map<int, std::function<void()>> fds_;
 };
 
