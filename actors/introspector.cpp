@@ -4,6 +4,7 @@
 #include "metrics/process_sample.hpp"
 #include "simsync_version.hpp"
 #include "store/dead_letters.hpp"
+#include "store/keys.hpp"
 
 #include <charconv>
 
@@ -50,7 +51,7 @@ metrics::redis_view probe_redis(introspector_pointer self) {
           .count();
   std::vector<std::string> letter_keys;
   for (const auto& peer : st.peers)
-    letter_keys.push_back(store::dead_letter_key(peer));
+    letter_keys.push_back(store::keys::dead_letters(peer));
   std::vector<store::command> commands{{"INFO"}, {"DBSIZE"}};
   for (const auto& key : letter_keys)
     commands.push_back({"XLEN", key});

@@ -1,6 +1,7 @@
 #include "store/dead_letters.hpp"
 
 #include "core/error.hpp"
+#include "store/keys.hpp"
 
 #include <cstdlib>
 
@@ -13,10 +14,6 @@ constexpr const char* kept_letters = "10000";
 
 } // namespace
 
-std::string dead_letter_key(const std::string& peer) {
-  return "deadletter:" + peer;
-}
-
 caf::expected<std::uint64_t>
 keep_dead_letters(redis_client& redis, const core::keyring& keys, const std::string& peer,
                   const std::vector<dead_letter>& letters, std::uint64_t now_ms) {
@@ -26,7 +23,7 @@ keep_dead_letters(redis_client& redis, const core::keyring& keys, const std::str
   std::vector<command> commands;
   commands.push_back({"MULTI"});
   // A command holds views: every string it names outlives the pipeline.
-  auto key = dead_letter_key(peer);
+  auto key = keys::dead_letters(peer);
   auto at = std::to_string(now_ms);
   // A letter's batch may not even parse, so it is sealed whole, not card by
   // card. A directory entry's is empty: nothing to seal.
@@ -55,7 +52,7 @@ keep_dead_letters(redis_client& redis, const core::keyring& keys, const std::str
 caf::expected<std::vector<kept_letter>>
 read_dead_letters(redis_client& redis, const core::keyring& keys, const std::string& peer,
                   std::size_t limit, const std::string& from, const std::string& to) {
-  auto key = dead_letter_key(peer);
+  auto key = keys::dead_letters(peer);
   auto count = std::to_string(limit);
   auto r = redis.call({"XRANGE", key, from, to, "COUNT", count});
   if (!r)
@@ -86,7 +83,7 @@ read_dead_letters(redis_client& redis, const core::keyring& keys, const std::str
 
 caf::expected<bool> drop_dead_letter(redis_client& redis, const std::string& peer,
                                      const std::string& id) {
-  auto key = dead_letter_key(peer);
+  auto key = keys::dead_letters(peer);
   auto r = redis.call({"XDEL", key, id});
   if (!r)
     return std::move(r.error());

@@ -30,9 +30,6 @@ struct kept_letter {
   std::uint64_t at_ms = 0; ///< when it was kept (Unix ms)
 };
 
-/// The stream that keeps `peer`'s dead letters.
-std::string dead_letter_key(const std::string& peer);
-
 /// Appends `letters` from `peer` at `now_ms`, in one round trip, each batch
 /// sealed with `keys` (bound to the entry's idcode). The stream keeps about
 /// the newest 10,000.

@@ -1,6 +1,7 @@
 #include "store/reseal.hpp"
 
 #include "core/record.hpp"
+#include "store/keys.hpp"
 #include "store/netstrings.hpp"
 #include "store/outbox.hpp"
 #include "store/scripts.hpp"
@@ -186,15 +187,17 @@ caf::expected<reseal_step> reseal_step_at(redis_client& redis, const core::keyri
     std::string key(v[1][i].str());
     ++step.scanned;
     caf::expected<void> done{};
-    if (starts_with(key, "shared:") || starts_with(key, "private:") ||
-        starts_with(key, "acct:") || starts_with(key, "subscriber:") ||
-        starts_with(key, "line:"))
+    namespace prefix = store::keys::prefix; // `keys` here is the keyring
+    if (starts_with(key, prefix::shared) || starts_with(key, prefix::private_backup) ||
+        starts_with(key, prefix::account) || starts_with(key, prefix::subscriber) ||
+        starts_with(key, prefix::line))
       done = reseal_hash(redis, keys, key, step);
-    else if (starts_with(key, "history:") || starts_with(key, "phistory:"))
+    else if (starts_with(key, prefix::history) ||
+             starts_with(key, prefix::private_history))
       done = reseal_stream(redis, keys, key, "p", step);
-    else if (starts_with(key, "deadletter:"))
+    else if (starts_with(key, prefix::dead_letters))
       done = reseal_stream(redis, keys, key, "batch", step);
-    else if (starts_with(key, "outbox:"))
+    else if (starts_with(key, prefix::outbox))
       done = count_outbox(redis, keys, key, step);
     if (!done)
       return std::move(done.error());

@@ -1,6 +1,7 @@
 #include "store/scripts.hpp"
 
 #include "core/digest.hpp"
+#include "store/failures.hpp" // made from store/contract/failures.list
 
 #include <array>
 #include <string>
@@ -10,57 +11,11 @@ namespace simsync::store {
 
 namespace detail {
 // Defined in the generated lua_scripts.cpp.
+extern const std::string_view lua_contract;
 extern const std::string_view lua_lib;
-extern const std::string_view lua_register_line;
-extern const std::string_view lua_upload;
-extern const std::string_view lua_apply_incoming;
-extern const std::string_view lua_update_request;
-extern const std::string_view lua_fetch_pending;
-extern const std::string_view lua_ack_pending;
-extern const std::string_view lua_remove_line;
-extern const std::string_view lua_claim_line;
-extern const std::string_view lua_release_claim;
-extern const std::string_view lua_restore;
-extern const std::string_view lua_put_subscriber;
-extern const std::string_view lua_delete_subscriber;
-extern const std::string_view lua_issue_code;
-extern const std::string_view lua_verify_code;
-extern const std::string_view lua_reseal_hash;
-extern const std::string_view lua_reseal_stream;
-extern const std::string_view lua_check_access;
 } // namespace detail
 
 namespace {
-
-/// Each script, by the name its function has in the library.
-struct script_source {
-  std::string_view name;
-  std::string_view body;
-};
-
-const std::array<script_source, 17>& sources() {
-  // In the order of enum script.
-  static const std::array<script_source, 17> all{{
-      {"register_line", detail::lua_register_line},
-      {"upload", detail::lua_upload},
-      {"apply_incoming", detail::lua_apply_incoming},
-      {"update_request", detail::lua_update_request},
-      {"fetch_pending", detail::lua_fetch_pending},
-      {"ack_pending", detail::lua_ack_pending},
-      {"remove_line", detail::lua_remove_line},
-      {"claim_line", detail::lua_claim_line},
-      {"release_claim", detail::lua_release_claim},
-      {"restore", detail::lua_restore},
-      {"put_subscriber", detail::lua_put_subscriber},
-      {"delete_subscriber", detail::lua_delete_subscriber},
-      {"issue_code", detail::lua_issue_code},
-      {"verify_code", detail::lua_verify_code},
-      {"reseal_hash", detail::lua_reseal_hash},
-      {"reseal_stream", detail::lua_reseal_stream},
-      {"check_access", detail::lua_check_access},
-  }};
-  return all;
-}
 
 /// The scripts as one Redis function library (Redis 7). lib.lua runs once,
 /// when the server loads the library, rather than before every call as it
@@ -76,18 +31,20 @@ struct function_library {
 };
 
 function_library make_library() {
-  std::string everything(detail::lua_lib);
-  for (const auto& s : sources())
-    everything.append(s.body);
+  std::string head(detail::lua_contract);
+  head.append(detail::lua_lib);
+  std::string everything = head;
+  for (auto body : detail::script_bodies)
+    everything.append(body);
   auto version = core::hex(core::sha256(everything)).substr(0, 16);
   function_library out;
   out.text = "#!lua name=simsync\n";
-  out.text.append(detail::lua_lib);
-  for (const auto& s : sources()) {
-    auto name = std::string(s.name) + "_" + version;
+  out.text.append(head);
+  for (std::size_t i = 0; i < detail::script_bodies.size(); ++i) {
+    auto name = std::string(detail::script_names[i]) + "_" + version;
     out.text += "\nredis.register_function('" + name + "', function(KEYS, ARGV)\n";
     out.text += "begin_call()\n";
-    out.text.append(s.body);
+    out.text.append(detail::script_bodies[i]);
     out.text += "\nend)\n";
     out.names.push_back(std::move(name));
   }
@@ -99,33 +56,12 @@ const function_library& library() {
   return lib;
 }
 
-struct script_code {
-  std::string_view name;
-  ec code;
-};
-
-constexpr script_code script_codes[] = {
-    {"unknown_line", ec::unknown_line},
-    {"bad_token", ec::bad_token},
-    {"line_taken", ec::line_taken},
-    {"stale_cursor", ec::stale_cursor},
-    {"bad_batch", ec::invalid_request},
-    {"bad_request", ec::invalid_request},
-    {"beyond_history", ec::beyond_history},
-    {"not_eligible", ec::not_eligible},
-    {"too_many_codes", ec::too_many_codes},
-    {"no_code", ec::no_code},
-    {"code_expired", ec::code_expired},
-    {"wrong_code", ec::wrong_code},
-    {"too_many_attempts", ec::too_many_attempts},
-};
-
 caf::error error_of(std::string_view message) {
   constexpr std::string_view prefix = "SIMSYNC ";
   auto at = message.find(prefix);
   if (at != std::string_view::npos) {
     auto name = message.substr(at + prefix.size());
-    for (const auto& known : script_codes) {
+    for (const auto& known : detail::script_failures) {
       if (name.substr(0, known.name.size()) != known.name)
         continue;
       auto context = name.substr(known.name.size());

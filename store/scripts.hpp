@@ -2,6 +2,7 @@
 
 #include "store/async_redis.hpp"
 #include "store/redis_client.hpp"
+#include "store/script_list.hpp" // enum script, made from the files in store/lua/
 
 #include <caf/expected.hpp>
 
@@ -9,28 +10,6 @@
 #include <vector>
 
 namespace simsync::store {
-
-/// The store's Lua scripts, one per flow step (store/lua/<name>.lua), each a
-/// function of one Redis function library with store/lua/lib.lua at its head.
-enum class script {
-  register_line,
-  upload,
-  apply_incoming,
-  update_request,
-  fetch_pending,
-  ack_pending,
-  remove_line,
-  claim_line,
-  release_claim,
-  restore,
-  put_subscriber,
-  delete_subscriber,
-  issue_code,
-  verify_code,
-  reseal_hash,
-  reseal_stream,
-  check_access,
-};
 
 /// Runs a script with ARGV `args` in one round trip (FCALL of its function),
 /// loading the library first when the server does not hold this build's

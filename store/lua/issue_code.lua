@@ -15,7 +15,7 @@ local sent = codes_sent_key(line)
 redis.call('ZREMRANGEBYSCORE', sent, '-inf', now - window)
 if redis.call('ZCARD', sent) >= max_codes then
   local oldest = tonumber(redis.call('ZRANGE', sent, 0, 0, 'WITHSCORES')[2])
-  return fail(string.format('too_many_codes %d', oldest + window - now))
+  return fail('too_many_codes', string.format('%d', oldest + window - now))
 end
 redis.call('ZADD', sent, now, hash)
 redis.call('PEXPIRE', sent, window)

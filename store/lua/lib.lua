@@ -1,43 +1,21 @@
 -- The head of the simsync function library (store/scripts.cpp), run once
 -- when a server loads it; every other file here is the body of one function
--- of the library. Here: key names, the record format of core/record.hpp, the
--- pending-mailbox rule shared by the flows, and what an incoming outbox entry
--- does (apply_incoming.lua applies many). A library may not create globals,
+-- of the library. Before it come the key names (<name>_key) and the failures
+-- made from store/contract/ (cmake/store_contract.cmake). Here: the record
+-- format of core/record.hpp, the pending-mailbox rule shared by the flows,
+-- and what an incoming outbox entry does (apply_incoming.lua applies many). A library may not create globals,
 -- so everything here is local, and while it loads only `redis` is there to
 -- call (no string.*): what this part computes at load time is written out.
 
--- Keys (docs/architecture.md, section 7). The idcode is the hash tag of a user's keys.
--- A line is named by its line id and a SIM card by its ICCID's hash
--- (core/line_id.hpp): no msisdn or ICCID reaches the store in the clear.
-local function acct_key(id) return 'acct:{' .. id .. '}' end
-local function sims_key(id) return 'sims:{' .. id .. '}' end
-local function shared_key(id) return 'shared:{' .. id .. '}' end
-local function history_key(id) return 'history:{' .. id .. '}' end
-local function dir_key(id) return 'dir:{' .. id .. '}' end
-local function private_key(id, line) return 'private:{' .. id .. '}:' .. line end
-local function private_history_key(id, line) return 'phistory:{' .. id .. '}:' .. line end
-local function pending_key(id, line) return 'pending:{' .. id .. '}:' .. line end
-local function base_key(id, line) return 'base:{' .. id .. '}:' .. line end
-local function fetched_key(id, line) return 'fetched:{' .. id .. '}:' .. line end
-local function line_key(id, line) return 'line:{' .. id .. '}:' .. line end
--- uids whose pending change the line discarded: its next upload re-asserts them.
-local function reassert_key(id, line) return 'reassert:{' .. id .. '}:' .. line end
-local function sim_key(line) return 'sim:' .. line end
--- The carrier's one owner of a line, kept at the shard the line routes to
--- (config::shard_of_line), whichever node holds the owner's account.
-local function claim_key(line) return 'claim:' .. line end
--- The uids of a paged fetch, in page order (fetch_pending.lua).
-local function fetchlist_key(id, line) return 'fetchlist:{' .. id .. '}:' .. line end
-local function outbox_key(peer) return 'outbox:' .. peer end
--- The carrier's subscriber registry, at the shard the line routes to:
--- the record fed from the carrier's systems, the one-time code waiting for
--- the number, and when codes were sent to it (the per-number limit).
-local function subscriber_key(line) return 'subscriber:' .. line end
-local function code_key(line) return 'code:' .. line end
-local function codes_sent_key(line) return 'codes_sent:' .. line end
-
--- Errors the C++ side maps to simsync::ec (store/account_store.cpp).
-local function fail(code) return redis.error_reply('SIMSYNC ' .. code) end
+-- A failure C++ maps to a simsync::ec (store/contract/failures.list, whose
+-- FAILURES is at the library's head), with what the caller may show of it.
+local function fail(name, context)
+  if not FAILURES[name] then
+    error('fail: ' .. name .. ' is not in store/contract/failures.list')
+  end
+  if context == nil then return redis.error_reply('SIMSYNC ' .. name) end
+  return redis.error_reply('SIMSYNC ' .. name .. ' ' .. context)
+end
 
 -- Who may act on a line: the request carries the SHA-256 (hex) of the SIM
 -- token it presented, and the script that does the work compares it with the
@@ -194,7 +172,7 @@ end
 -- Stamps count HLC_PER_MS logical ticks per millisecond (core/stamp.hpp).
 local HLC_PER_MS = 1000
 local function open_account(id)
-  local clock, version = unpack(redis.call('HMGET', acct_key(id), 'clock', 'version'))
+  local clock, version = unpack(redis.call('HMGET', account_key(id), 'clock', 'version'))
   if not version then return nil end
   clock = tonumber(clock or '0')
   return {id = id, clock = clock, version = tonumber(version)}
@@ -218,10 +196,10 @@ end
 local function close_account(account, changed)
   if changed then
     account.version = account.version + 1
-    redis.call('HSET', acct_key(account.id), 'clock', string.format('%d', account.clock),
+    redis.call('HSET', account_key(account.id), 'clock', string.format('%d', account.clock),
                'version', string.format('%d', account.version))
   elseif account.observed then
-    redis.call('HSET', acct_key(account.id), 'clock', string.format('%d', account.clock))
+    redis.call('HSET', account_key(account.id), 'clock', string.format('%d', account.clock))
   end
   return account.version
 end
@@ -434,7 +412,7 @@ end
 
 local function send_to_siblings(id, changes)
   if #changes == 0 then return end
-  local peers = redis.call('SMEMBERS', dir_key(id))
+  local peers = redis.call('SMEMBERS', siblings_key(id))
   if #peers == 0 then return end
   local blob = netstrings(changes)
   for _, peer in ipairs(peers) do
@@ -491,7 +469,7 @@ local function replicate_in(id, items, peer)
   -- (answer_ask, take_hold): a batch from any other peer is refused whole,
   -- whatever its signature, so that a carrier cannot write to the account of
   -- a person it holds no line of.
-  if redis.call('SISMEMBER', dir_key(id), peer) == 0 then
+  if redis.call('SISMEMBER', siblings_key(id), peer) == 0 then
     return 0, 0, 0, #items / 2
   end
 
@@ -547,8 +525,8 @@ end
 -- peer was recorded before (a crossing ask). Else nothing is recorded and
 -- nothing answered.
 local function answer_ask(id, peer)
-  if redis.call('EXISTS', acct_key(id)) == 0 then return 1, 0, 0, 0 end
-  local added = redis.call('SADD', dir_key(id), peer)
+  if redis.call('EXISTS', account_key(id)) == 0 then return 1, 0, 0, 0 end
+  local added = redis.call('SADD', siblings_key(id), peer)
   tell(peer, id, 'hold')
   bootstrap(id, peer)
   return 1, 1, added, 0
@@ -560,11 +538,11 @@ end
 -- went there. Without the account (the line was retired since it asked) the
 -- peer is told, so it stops sending here.
 local function take_hold(id, peer)
-  if redis.call('EXISTS', acct_key(id)) == 0 then
+  if redis.call('EXISTS', account_key(id)) == 0 then
     tell(peer, id, 'retire')
     return 0, 0, 0, 0
   end
-  if redis.call('SADD', dir_key(id), peer) == 0 then return 0, 0, 0, 0 end
+  if redis.call('SADD', siblings_key(id), peer) == 0 then return 0, 0, 0, 0 end
   bootstrap(id, peer)
   return 0, 0, 1, 0
 end
@@ -572,7 +550,7 @@ end
 -- `peer` no longer holds an account for this idcode: stop sending it changes
 -- (idempotent: nothing when it was not a sibling).
 local function take_retire(id, peer)
-  return 0, 0, 0, redis.call('SREM', dir_key(id), peer)
+  return 0, 0, 0, redis.call('SREM', siblings_key(id), peer)
 end
 
 -- -- a line's changes to the shared store (upload, restore) -------------------

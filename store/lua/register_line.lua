@@ -12,9 +12,9 @@ local id, line, iccid_hash, token_hash, sealed, sealed_msisdn, now_ms =
 local owner = redis.call('HGET', sim_key(line), 'id')
 if owner and owner ~= id then return fail('line_taken') end
 
-local created = redis.call('EXISTS', acct_key(id)) == 0
+local created = redis.call('EXISTS', account_key(id)) == 0
 if created then
-  redis.call('HSET', acct_key(id), 'user_info', sealed, 'created_ms', now_ms, 'clock', '0',
+  redis.call('HSET', account_key(id), 'user_info', sealed, 'created_ms', now_ms, 'clock', '0',
              'version', '0')
   for i = 8, #ARGV do tell(ARGV[i], id, 'ask') end
 end

@@ -16,9 +16,9 @@ else
 end
 redis.call('DEL', sim_key(line), pending_key(id, line), base_key(id, line),
            fetched_key(id, line), fetchlist_key(id, line), line_key(id, line),
-           private_key(id, line), reassert_key(id, line))
+           private_backup_key(id, line), reassert_key(id, line))
 redis.call('DEL', private_history_key(id, line))
 if redis.call('SCARD', sims_key(id)) > 0 then return {1, 0} end
-for _, peer in ipairs(redis.call('SMEMBERS', dir_key(id))) do tell(peer, id, 'retire') end
-redis.call('DEL', acct_key(id), shared_key(id), history_key(id), dir_key(id))
+for _, peer in ipairs(redis.call('SMEMBERS', siblings_key(id))) do tell(peer, id, 'retire') end
+redis.call('DEL', account_key(id), shared_key(id), history_key(id), siblings_key(id))
 return {1, 1}

@@ -16,9 +16,9 @@ if refusal then return refusal end
 
 local private = scope == 'private'
 local hkey = private and private_history_key(id, line) or history_key(id)
-local meta = private and line_key(id, line) or acct_key(id)
+local meta = private and line_key(id, line) or account_key(id)
 local from = history_reach(hkey, meta)
-if at_ms < from then return fail('beyond_history ' .. from) end
+if at_ms < from then return fail('beyond_history', from) end
 
 -- Per uid changed since the instant, the version it had then: the one the
 -- first change after the instant replaced or removed (false: it had none).
@@ -38,7 +38,7 @@ for _, entry in ipairs(redis.call('XRANGE', hkey, tostring(at_ms + 1), '+')) do
   end
 end
 
-local key = private and private_key(id, line) or shared_key(id)
+local key = private and private_backup_key(id, line) or shared_key(id)
 local now = hmget_map(key, uids)
 local function live(r) return r and not rec_deleted(r) end
 local added, changed, removed = {}, {}, {}

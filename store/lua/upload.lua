@@ -34,7 +34,7 @@ local function refuse(would_remove, size) return {0, 0, 0, 0, 0, would_remove, s
 
 -- F7: the private store is this line's backup; what it holds is the base.
 if scope == 'private' then
-  local key, hkey = private_key(id, line), private_history_key(id, line)
+  local key, hkey = private_backup_key(id, line), private_history_key(id, line)
   local held = flat_to_map(redis.call('HGETALL', key))
   local drops, seen = {}, {}
   if mode == 'remove' then

@@ -12,14 +12,14 @@ local want, expires, attempts = unpack(redis.call('HMGET', key, 'hash', 'expires
 if not want then return fail('no_code') end
 expires, attempts = tonumber(expires), tonumber(attempts)
 local function exhausted()
-  return fail(string.format('too_many_attempts %d', math.max(expires - now, 0)))
+  return fail('too_many_attempts', string.format('%d', math.max(expires - now, 0)))
 end
 if attempts >= max_attempts then return exhausted() end
 if now >= expires then return fail('code_expired') end
 if hash ~= want then
   attempts = redis.call('HINCRBY', key, 'attempts', 1)
   if attempts >= max_attempts then return exhausted() end
-  return fail(string.format('wrong_code %d', max_attempts - attempts))
+  return fail('wrong_code', string.format('%d', max_attempts - attempts))
 end
 redis.call('DEL', key)
 local iccid_hash, id, sealed, active = unpack(redis.call('HMGET', subscriber_key(line),

@@ -8,6 +8,7 @@
 #include "core/record.hpp"
 #include "core/stamp.hpp"
 #include "store/dead_letters.hpp"
+#include "store/keys.hpp"
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -89,7 +90,7 @@ TEST(dead_letters, bad_entries_are_kept_with_their_reason_and_the_rest_arrives) 
             1u);
 
   // Each bad entry is kept whole, with why.
-  auto letters = redis.call({"XRANGE", store::dead_letter_key("carrier-b"), "-", "+"});
+  auto letters = redis.call({"XRANGE", store::keys::dead_letters("carrier-b"), "-", "+"});
   ASSERT_TRUE(letters);
   ASSERT_EQ(letters->view().size(), 5u);
   std::vector<std::string> entries, reasons;
