@@ -3,12 +3,14 @@
 #   store/contract/keys.list     -> store/keys.hpp and the Lua key functions
 #   store/contract/failures.list -> the C++ table of script failures and the
 #                                   Lua set fail() checks
+#   store/contract/replies.list  -> store/replies.hpp and the Lua <script>_reply
+#                                   functions, for replies that are counts
 #   store/lua/*.lua              -> store/script_list.hpp: enum script, one
 #                                   value per script (lib.lua is the library's
 #                                   head, not a script), in file-name order,
 #                                   the order of cmake/embed_lua.cmake's bodies
-# simsync_store_contract(OUT_DIR) writes OUT_DIR/store/{keys,script_list,
-# failures}.hpp and OUT_DIR/store/contract.lua.
+# simsync_store_contract(OUT_DIR) writes OUT_DIR/store/{keys,failures,replies,
+# script_list}.hpp and OUT_DIR/store/contract.lua.
 
 # Appends "// text" (C++) and "-- text" (Lua) lines for a "# text" comment.
 macro(contract_comment line)
@@ -141,6 +143,50 @@ function(simsync_store_contract out_dir)
   string(APPEND cpp "};\n\n} // namespace simsync::store::detail\n")
   string(APPEND lua "}\n")
   contract_write(${out_dir}/store/failures.hpp "${cpp}")
+
+  # Replies that are a list of counts: a C++ struct and a Lua function each.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+               ${source_dir}/contract/replies.list)
+  file(STRINGS ${source_dir}/contract/replies.list reply_lines)
+  set(cpp "#pragma once\n// ${generated}\n\n#include <cstddef>\n#include <cstdint>\n\n")
+  string(APPEND cpp "namespace simsync::store::replies {\n\n")
+  string(APPEND lua "\n-- Replies of counts (store/contract/replies.list): each takes the counts\n")
+  string(APPEND lua "-- by name and gives them in the order C++ reads them.\n")
+  string(APPEND lua "local function counts_in_order(script, names, counts)\n")
+  string(APPEND lua "  local out = {}\n  for i, name in ipairs(names) do\n")
+  string(APPEND lua "    if counts[name] == nil then\n")
+  string(APPEND lua "      error(script .. ' reply: no ' .. name .. ' (store/contract/replies.list)')\n")
+  string(APPEND lua "    end\n    out[i] = counts[name]\n  end\n  return out\nend\n")
+  foreach(line IN LISTS reply_lines)
+    if(line MATCHES "^#" OR line STREQUAL "")
+      continue()
+    endif()
+    if(NOT line MATCHES "^[a-z_]+( [a-z_]+)+$")
+      message(FATAL_ERROR "store/contract/replies.list: not \"<script> <count>...\": ${line}")
+    endif()
+    string(REPLACE " " ";" words "${line}")
+    list(POP_FRONT words script)
+    list(LENGTH words count)
+    string(APPEND cpp "/// ${script}.lua's reply.\nstruct ${script} {\n")
+    string(APPEND cpp "  static constexpr const char* script = \"${script}\";\n")
+    string(APPEND cpp "  static constexpr std::size_t size = ${count};\n")
+    set(reads "")
+    set(index 0)
+    set(lua_names "")
+    foreach(word IN LISTS words)
+      string(APPEND cpp "  std::uint64_t ${word} = 0;\n")
+      string(APPEND reads "    out.${word} = counts[${index}];\n")
+      string(APPEND lua_names "'${word}', ")
+      math(EXPR index "${index} + 1")
+    endforeach()
+    string(APPEND cpp "  static ${script} from(const std::uint64_t* counts) {\n")
+    string(APPEND cpp "    ${script} out;\n${reads}    return out;\n  }\n};\n\n")
+    string(REGEX REPLACE ", $" "" lua_names "${lua_names}")
+    string(APPEND lua "local function ${script}_reply(counts)\n")
+    string(APPEND lua "  return counts_in_order('${script}', {${lua_names}}, counts)\nend\n")
+  endforeach()
+  string(APPEND cpp "} // namespace simsync::store::replies\n")
+  contract_write(${out_dir}/store/replies.hpp "${cpp}")
   contract_write(${out_dir}/store/contract.lua "${lua}")
 
   # The scripts: one enum value per store/lua/<name>.lua but lib.lua.

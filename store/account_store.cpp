@@ -3,6 +3,7 @@
 #include "store/account_calls.hpp"
 #include "store/keys.hpp"
 #include "store/netstrings.hpp"
+#include "store/replies.hpp" // made from store/contract/replies.list
 #include "store/scripts.hpp"
 #include "store/sealed_records.hpp"
 
@@ -15,18 +16,17 @@ namespace simsync::store {
 
 namespace {
 
-/// Runs a script whose reply is N counts; `name` says which in the error.
-template <std::size_t N>
-caf::expected<std::array<std::uint64_t, N>>
-script_counts(redis_client& redis, script which,
-              const std::vector<std::string_view>& args, const char* name) {
+/// Runs a script whose reply is a list of counts (store/contract/replies.list).
+template <class Reply>
+caf::expected<Reply> script_counts(redis_client& redis, script which,
+                                   const std::vector<std::string_view>& args) {
   auto r = run_script(redis, which, args);
   if (!r)
     return std::move(r.error());
-  std::array<std::uint64_t, N> out{};
-  if (!read_counts(r->view(), N, out.data()))
-    return corrupt(std::string(name) + " answered an unexpected reply");
-  return out;
+  std::array<std::uint64_t, Reply::size> counts{};
+  if (!read_counts(r->view(), Reply::size, counts.data()))
+    return corrupt(std::string(Reply::script) + " answered an unexpected reply");
+  return Reply::from(counts.data());
 }
 
 /// The page with the sealed msisdns of this carrier's lines that made its
@@ -74,20 +74,20 @@ caf::expected<register_result> account_store::register_line(const register_reque
       req.idcode,        req.line, req.iccid_hash, req.token_hash, req.sealed_user_info,
       req.sealed_msisdn, now};
   args.insert(args.end(), req.peers.begin(), req.peers.end());
-  auto v = script_counts<2>(redis_, script::register_line, args, "register_line");
+  auto v = script_counts<replies::register_line>(redis_, script::register_line, args);
   if (!v)
     return std::move(v.error());
-  return register_result{(*v)[0] != 0, (*v)[1] != 0};
+  return register_result{v->account_created != 0, v->line_added != 0};
 }
 
 caf::expected<bool> account_store::remove_line(const std::string& idcode,
                                                const std::string& line,
                                                std::string_view token_hash) {
-  auto v = script_counts<2>(redis_, script::remove_line, {idcode, line, token_hash},
-                            "remove_line");
+  auto v = script_counts<replies::remove_line>(redis_, script::remove_line,
+                                               {idcode, line, token_hash});
   if (!v)
     return std::move(v.error());
-  return (*v)[1] != 0;
+  return v->account_removed != 0;
 }
 
 caf::expected<claim_result> account_store::claim_line(const std::string& line,
@@ -110,11 +110,11 @@ caf::expected<claim_result> account_store::claim_line(const std::string& line,
 
 caf::expected<bool> account_store::release_claim(const std::string& line,
                                                  const std::string& idcode) {
-  auto v =
-      script_counts<1>(redis_, script::release_claim, {line, idcode}, "release_claim");
+  auto v = script_counts<replies::release_claim>(redis_, script::release_claim,
+                                                 {line, idcode});
   if (!v)
     return std::move(v.error());
-  return (*v)[0] != 0;
+  return v->released != 0;
 }
 
 caf::expected<std::optional<line_info>>
@@ -235,18 +235,17 @@ caf::expected<upload_result> account_store::restore(const restore_request& req) 
   auto hlc = hlc_of(req.now_ms);
   auto keep_ms = std::to_string(history_.keep_ms);
   auto keep_count = std::to_string(history_.keep_count);
-  auto n =
-      script_counts<4>(redis_, script::restore,
-                       {req.idcode, req.line, req.token_hash, scope_name(req.scope), at,
-                        req.preview ? "1" : "0", hlc, carrier_, keep_ms, keep_count},
-                       "restore");
+  auto n = script_counts<replies::restore>(
+      redis_, script::restore,
+      {req.idcode, req.line, req.token_hash, scope_name(req.scope), at,
+       req.preview ? "1" : "0", hlc, carrier_, keep_ms, keep_count});
   if (!n)
     return std::move(n.error());
   upload_result out;
-  out.version = (*n)[0];
-  out.added = (*n)[1];
-  out.changed = (*n)[2];
-  out.removed = (*n)[3];
+  out.version = n->version;
+  out.added = n->added;
+  out.changed = n->changed;
+  out.removed = n->removed;
   return out;
 }
 
@@ -280,11 +279,12 @@ account_store::apply_incoming(const std::string& origin,
     args.push_back(entries[i].idcode);
     args.push_back(sealed[i]);
   }
-  auto v = script_counts<8>(redis_, script::apply_incoming, args, "apply_incoming");
+  auto v = script_counts<replies::apply_incoming>(redis_, script::apply_incoming, args);
   if (!v)
     return std::move(v.error());
-  const auto& n = *v;
-  return replicate_result{n[0], n[1], n[2], n[3], n[4], n[5], n[6], n[7]};
+  return replicate_result{
+      v->applied,        v->identical,        v->stale,      v->asked, v->answered,
+      v->siblings_added, v->siblings_removed, v->not_sibling};
 }
 
 caf::expected<pending_counts> account_store::request_update(const std::string& idcode,

@@ -5,8 +5,7 @@
 -- per entry: kind ('batch', 'ask', 'hold' or 'retire'; 'announce', written
 -- before asks existed, is an ask), idcode, batch (netstrings of uid, record
 -- pairs; '' unless a batch).
--- Returns {applied, identical, stale, asked, answered, siblings_added,
--- siblings_removed, not_sibling}.
+-- Returns apply_incoming_reply (store/contract/replies.list).
 local peer = ARGV[1]
 keep_history(tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
 local FIRST = 5
@@ -42,4 +41,6 @@ for i = FIRST, #ARGV, 3 do
     asked, answered, added, removed = asked + q, answered + ans, added + add, removed + rm
   end
 end
-return {applied, identical, stale, asked, answered, added, removed, not_sibling}
+return apply_incoming_reply{applied = applied, identical = identical, stale = stale, asked = asked,
+                            answered = answered, siblings_added = added,
+                            siblings_removed = removed, not_sibling = not_sibling}

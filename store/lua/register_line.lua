@@ -27,4 +27,5 @@ redis.call('HSET', line_key(id, line), 'msisdn', sealed_msisdn)
 if line_added and not created then
   offer(id, line, redis.call('HGETALL', shared_key(id)))
 end
-return {created and 1 or 0, line_added and 1 or 0}
+return register_line_reply{account_created = created and 1 or 0,
+                           line_added = line_added and 1 or 0}

@@ -56,7 +56,8 @@ for _, uid in ipairs(uids) do
 end
 local any = #added + #changed + #removed > 0
 if preview or not any then
-  return {open_account(id).version, #added, #changed, #removed}
+  return restore_reply{version = open_account(id).version, added = #added, changed = #changed,
+                       removed = #removed}
 end
 
 local account = open_account(id)
@@ -91,4 +92,5 @@ else
   for _, uid in ipairs(removed) do line_remove(lc, uid, now[uid]) end
   finish_line_changes(lc)
 end
-return {close_account(account, true), #added, #changed, #removed}
+return restore_reply{version = close_account(account, true), added = #added, changed = #changed,
+                     removed = #removed}

@@ -5,6 +5,7 @@
 
 #include "store/failures.hpp"
 #include "store/keys.hpp"
+#include "store/replies.hpp"
 #include "store/script_list.hpp"
 
 #include <gtest/gtest.h>
@@ -66,6 +67,28 @@ TEST(script_contract, every_script_has_its_body_in_the_order_of_the_enum) {
   EXPECT_EQ(detail::script_names[at(script::apply_incoming)], "apply_incoming");
   // upload.lua's own head, so the body at the enum's place is that file.
   EXPECT_NE(detail::script_bodies[at(script::upload)].find("F2 shared upload"),
+            std::string_view::npos);
+}
+
+template <class Reply> bool names_a_script() {
+  return std::find(std::begin(detail::script_names), std::end(detail::script_names),
+                   Reply::script) != std::end(detail::script_names);
+}
+
+TEST(script_contract, every_reply_of_counts_is_a_scripts_and_both_sides_order_it_alike) {
+  EXPECT_TRUE(names_a_script<replies::register_line>());
+  EXPECT_TRUE(names_a_script<replies::remove_line>());
+  EXPECT_TRUE(names_a_script<replies::release_claim>());
+  EXPECT_TRUE(names_a_script<replies::restore>());
+  EXPECT_TRUE(names_a_script<replies::apply_incoming>());
+  const std::uint64_t counts[] = {1, 2, 3, 4, 5, 6, 7, 8};
+  auto r = replies::apply_incoming::from(counts);
+  EXPECT_EQ(r.applied, 1u);
+  EXPECT_EQ(r.not_sibling, 8u);
+  EXPECT_NE(detail::lua_contract.find("counts_in_order('apply_incoming', {'applied', "
+                                      "'identical', 'stale', 'asked', 'answered', "
+                                      "'siblings_added', 'siblings_removed', "
+                                      "'not_sibling'}, counts)"),
             std::string_view::npos);
 }
 
