@@ -9,12 +9,6 @@
 
 namespace simsync::store {
 
-namespace detail {
-// Defined in the generated lua_scripts.cpp.
-extern const std::string_view lua_contract;
-extern const std::string_view lua_lib;
-} // namespace detail
-
 namespace {
 
 /// The scripts as one Redis function library (Redis 7). lib.lua runs once,

@@ -17,11 +17,6 @@
 
 namespace simsync::store {
 
-namespace detail {
-extern const std::string_view lua_lib;
-extern const std::string_view lua_contract;
-} // namespace detail
-
 namespace {
 
 std::set<std::string> failures_named_in(std::string_view lua) {
