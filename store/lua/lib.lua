@@ -3,9 +3,10 @@
 -- of the library. Before it come the key names (<name>_key) and the failures
 -- made from store/contract/ (cmake/store_contract.cmake). Here: the record
 -- format of core/record.hpp, the pending-mailbox rule shared by the flows,
--- and what an incoming outbox entry does (apply_incoming.lua applies many). A library may not create globals,
--- so everything here is local, and while it loads only `redis` is there to
--- call (no string.*): what this part computes at load time is written out.
+-- and what an incoming outbox entry does (apply_incoming.lua applies many).
+-- A library may not create globals, so everything here is local, and while
+-- it loads only `redis` is there to call (no string.*): what this part
+-- computes at load time is written out.
 
 -- A failure C++ maps to a simsync::ec (store/contract/failures.list, whose
 -- FAILURES is at the library's head), with what the caller may show of it.
@@ -559,8 +560,8 @@ end
 -- lines. Each write is noted in history at once; the shared store, the line's
 -- base and mailbox, the other lines and the siblings are brought up to date
 -- together by finish_line_changes (a few commands for a whole book, not one
--- for each card). `touched`: uids whose pending entry for
--- this line the change supersedes.
+-- for each card). `touched`: uids whose pending entry for this line the
+-- change supersedes.
 local function line_changes(id, line, hlc, carrier)
   return {id = id, line = line, hlc = hlc, carrier = carrier, skey = shared_key(id),
           hkey = history_key(id), changes = {}, base_sets = {}, base_dels = {},

@@ -18,7 +18,9 @@ redis.call('DEL', sim_key(line), pending_key(id, line), base_key(id, line),
            fetched_key(id, line), fetchlist_key(id, line), line_key(id, line),
            private_backup_key(id, line), reassert_key(id, line))
 redis.call('DEL', private_history_key(id, line))
-if redis.call('SCARD', sims_key(id)) > 0 then return remove_line_reply{line_removed = 1, account_removed = 0} end
+if redis.call('SCARD', sims_key(id)) > 0 then
+  return remove_line_reply{line_removed = 1, account_removed = 0}
+end
 for _, peer in ipairs(redis.call('SMEMBERS', siblings_key(id))) do tell(peer, id, 'retire') end
 redis.call('DEL', account_key(id), shared_key(id), history_key(id), siblings_key(id))
 return remove_line_reply{line_removed = 1, account_removed = 1}

@@ -141,16 +141,17 @@ end
 
 local lc = line_changes(id, line, hlc, carrier)
 if mode ~= 'remove' then
-  -- The shared versions of the cards the line's base does not settle, in one read.
+  -- The line's base settles a card it already holds as uploaded (and did not
+  -- discard); the shared versions of the others are read in one go.
+  local function settled(uid, hash) return base[uid] == hash and not reassert[uid] end
   local unsettled = {}
   for i = FIRST, #ARGV, 3 do
-    local uid = ARGV[i]
-    if base[uid] ~= ARGV[i + 1] or reassert[uid] then unsettled[#unsettled + 1] = uid end
+    if not settled(ARGV[i], ARGV[i + 1]) then unsettled[#unsettled + 1] = ARGV[i] end
   end
   local shared = hmget_map(skey, unsettled)
   for i = FIRST, #ARGV, 3 do
     local uid, hash = ARGV[i], ARGV[i + 1]
-    if base[uid] == hash and not reassert[uid] then
+    if settled(uid, hash) then
       unchanged = unchanged + 1
     else
       local cur = shared[uid]

@@ -3,6 +3,7 @@
 // is; a one-time code sent by SMS to the number proves the phone holds it.
 // Real carrierd and redis-server processes; codes read from the file SMS
 // gateway of each node, as tools/cluster sms does.
+#include "store/keys.hpp"
 #include "tests/integration/gateway/gateway_fixture.hpp"
 #include "tests/support/at_rest_scan.hpp"
 
@@ -169,7 +170,7 @@ TEST_F(registration, deactivating_the_subscriber_retires_the_line_at_once) {
   // The account went with its last line: nothing of it is left in the store.
   auto store = d->redis("carrier-a").connect();
   EXPECT_EQ(store.call({"EXISTS", "acct:{" + line1.idcode + "}"})->view().integer(), 0);
-  auto sim_key = "sim:" + d->line_id("carrier-a", line1.msisdn);
+  auto sim_key = simsync::store::keys::sim(d->line_id("carrier-a", line1.msisdn));
   EXPECT_EQ(store.call({"EXISTS", sim_key})->view().integer(), 0);
   // Active again, the SIM registers a fresh line and account.
   http.add_subscriber("carrier-a", line1.msisdn, 57);

@@ -1,4 +1,5 @@
 // F5 update request and F6 fetch / ack against a real redis-server.
+#include "store/keys.hpp"
 #include "tests/integration/store/store_fixture.hpp"
 
 #include <set>
@@ -413,8 +414,10 @@ TEST_F(pages, removing_the_line_forgets_its_reassert_set_and_open_fetch) {
                                   store::decision::discard));
   page(3); // an open paged fetch
   ASSERT_TRUE(a.store.remove_line(person, line2, proof_of(line2)));
-  for (const auto* key : {"reassert:{", "fetchlist:{", "fetched:{"}) {
-    auto r = a.client.call({"EXISTS", key + person + "}:" + line2});
+  for (const auto& key :
+       {store::keys::reassert(person, line2), store::keys::fetchlist(person, line2),
+        store::keys::fetched(person, line2)}) {
+    auto r = a.client.call({"EXISTS", key});
     EXPECT_EQ(r->view().integer(), 0) << key;
   }
 }

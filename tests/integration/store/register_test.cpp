@@ -1,5 +1,6 @@
 // F1 register against a real redis-server.
 #include "core/line_id.hpp"
+#include "store/keys.hpp"
 #include "tests/integration/store/store_fixture.hpp"
 
 using namespace simsync;
@@ -164,8 +165,8 @@ TEST(remove_line, the_last_line_takes_the_account_and_tells_the_siblings) {
   auto gone = a.store.remove_line(person, "+8613800138000", proof_of("+8613800138000"));
   ASSERT_TRUE(gone);
   EXPECT_TRUE(*gone);
-  for (std::string key : {"acct:{" + person + "}", "shared:{" + person + "}",
-                          "sims:{" + person + "}", "dir:{" + person + "}"})
+  for (const auto& key : {store::keys::account(person), store::keys::shared(person),
+                          store::keys::sims(person), store::keys::siblings(person)})
     EXPECT_EQ(a.client.call({"EXISTS", key})->view().integer(), 0) << key;
   auto last = a.client.call({"XREVRANGE", "outbox:carrier-b", "+", "-", "COUNT", "1"});
   ASSERT_EQ(last->view().size(), 1u);

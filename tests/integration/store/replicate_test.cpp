@@ -1,5 +1,6 @@
 // F3 outbox and F4 replicate-in between two carriers, each with its own
 // redis-server. The test carries outbox entries as the peer link would.
+#include "store/keys.hpp"
 #include "store/outbox.hpp"
 #include "tests/integration/store/store_fixture.hpp"
 
@@ -25,7 +26,7 @@ struct two_carriers : ::testing::Test {
     EXPECT_EQ(*store::outbox_depth(a.client, "carrier-b"), 0u);
     EXPECT_EQ(*store::outbox_depth(b.client, "carrier-a"), 0u);
     for (auto* c : {&a, &b}) {
-      auto dir = c->client.call({"SCARD", "dir:{" + person + "}"});
+      auto dir = c->client.call({"SCARD", store::keys::siblings(person)});
       EXPECT_EQ(dir->view().integer(), 1);
     }
   }
@@ -62,8 +63,9 @@ struct two_carriers : ::testing::Test {
   /// Whether `peer` is a sibling of the account at `c`.
   static bool is_sibling(carrier_store& c, const std::string& idcode,
                          const std::string& peer) {
-    return c.client.call({"SISMEMBER", "dir:{" + idcode + "}", peer})->view().integer() ==
-           1;
+    return c.client.call({"SISMEMBER", store::keys::siblings(idcode), peer})
+               ->view()
+               .integer() == 1;
   }
 
   carrier_store a{"carrier-a"};
