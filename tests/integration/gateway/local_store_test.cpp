@@ -50,11 +50,18 @@ TEST(local_store, a_stalled_redis_is_a_504_and_the_next_write_is_stored) {
     return after.status == 200;
   })) << after;
   // What the stalled request asked may or may not have been done (it was
-  // not acknowledged); what was acknowledged reaches the sibling.
-  ASSERT_TRUE(eventually([&] { return http.pending_added(b) >= 2; }));
-  auto page = http.pending(b);
+  // not acknowledged); what was acknowledged reaches the sibling. So two
+  // pending changes may be "before" and "during": wait for "after" itself.
+  http_answer page;
+  std::string cards;
+  ASSERT_TRUE(eventually([&] {
+    page = http.pending(b);
+    if (page.status != 200)
+      return false;
+    cards = page.json.value("cards", "");
+    return cards.find("UID:after") != std::string::npos;
+  })) << page;
   ASSERT_EQ(page.status, 200) << page;
-  auto cards = page.json.value("cards", "");
   EXPECT_NE(cards.find("UID:before"), std::string::npos) << cards;
   EXPECT_NE(cards.find("UID:after"), std::string::npos) << cards;
 }
