@@ -10,22 +10,6 @@ namespace {
 
 using shard_pointer = account_shard_actor::stateful_pointer<account_shard_state>;
 
-/// The store, connecting first if the last connection broke.
-caf::expected<store::account_store*> connected_store(shard_pointer self) {
-  auto& st = self->state;
-  if (st.redis && st.redis->healthy())
-    return st.store.get();
-  st.store.reset();
-  st.redis.reset();
-  auto client = store::redis_client::connect(st.redis_at);
-  if (!client)
-    return std::move(client.error());
-  st.redis.emplace(std::move(*client));
-  st.store =
-      std::make_unique<store::account_store>(*st.redis, st.carrier, st.keys, st.history);
-  return st.store.get();
-}
-
 /// Runs one store operation and turns its expected into the handler's result.
 template <class F>
 auto with_store(shard_pointer self, F&& op) -> caf::result<
@@ -33,7 +17,7 @@ auto with_store(shard_pointer self, F&& op) -> caf::result<
   ++self->state.processed;
   metrics::scoped_timer timer{self->state.latency ? &*self->state.latency : nullptr};
   auto& st = self->state;
-  auto s = connected_store(self);
+  auto s = st.store->get();
   if (!s) {
     st.last_error = describe(s.error());
     st.presence->lost(st.last_error);
@@ -42,7 +26,7 @@ auto with_store(shard_pointer self, F&& op) -> caf::result<
   auto r = op(**s);
   if (!r)
     st.last_error = describe(r.error());
-  if (!st.redis->healthy())
+  if (!st.store->healthy())
     st.presence->lost(st.last_error);
   else
     st.presence->reached();
@@ -59,17 +43,15 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
               std::shared_ptr<const replication_backlog> backlog,
               std::chrono::milliseconds max_lag, store::history_policy history,
               bool measured) {
-  self->state.history = history;
-  self->state.redis_at = std::move(redis_at);
   self->state.backlog = std::move(backlog);
   self->state.max_lag = max_lag;
   if (measured)
     self->state.latency.emplace();
-  self->state.carrier = std::move(carrier);
   self->state.shard = shard;
-  self->state.keys = std::move(keys);
   self->state.presence.emplace("account_shard/" + std::to_string(shard),
-                               self->state.redis_at.to_string());
+                               redis_at.to_string());
+  self->state.store.emplace(std::move(redis_at), std::move(carrier), std::move(keys),
+                            history);
   return {
       [=](atom::register_line, const store::register_request& req) {
         return with_store(self,
@@ -193,20 +175,20 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
       [=](atom::dead_letter, const std::string& peer,
           const std::vector<store::dead_letter>& letters) {
         return with_store(self, [&](store::account_store& s) {
-          return store::keep_dead_letters(s.redis(), *self->state.keys->current(), peer,
-                                          letters, core::unix_now_ms());
+          return store::keep_dead_letters(s.redis(), *self->state.store->keys().current(),
+                                          peer, letters, core::unix_now_ms());
         });
       },
       [=](atom::dead_letter, const std::string& peer, std::uint64_t limit) {
         return with_store(self, [&](store::account_store& s) {
-          return store::read_dead_letters(s.redis(), *self->state.keys->current(), peer,
-                                          limit);
+          return store::read_dead_letters(s.redis(), *self->state.store->keys().current(),
+                                          peer, limit);
         });
       },
       [=](atom::dead_letter, const std::string& peer, const std::string& id) {
         return with_store(self, [&](store::account_store& s) {
-          return store::read_dead_letters(s.redis(), *self->state.keys->current(), peer,
-                                          1, id, id);
+          return store::read_dead_letters(s.redis(), *self->state.store->keys().current(),
+                                          peer, 1, id, id);
         });
       },
       [=](atom::drop_letter, const std::string& peer, const std::string& id) {

@@ -3,8 +3,7 @@
 #include "actors/actors.hpp"
 #include "actors/replication_backlog.hpp"
 #include "metrics/latency_histogram.hpp"
-#include "store/account_store.hpp"
-#include "store/redis_client.hpp"
+#include "store/reconnecting_store.hpp"
 #include "store/redis_presence.hpp"
 
 #include <caf/stateful_actor.hpp>
@@ -19,14 +18,10 @@ namespace simsync {
 struct account_shard_state {
   static inline const char* name = "account_shard";
 
-  store::redis_endpoint redis_at;
-  std::string carrier;
   int shard = 0;
-  std::shared_ptr<const core::shared_keyring>
-      keys; ///< the store seals and opens with them
-  /// Empty while Redis is unreachable; every request tries to reconnect.
-  std::optional<store::redis_client> redis;
-  std::unique_ptr<store::account_store> store;
+  /// Every request reconnects it first if Redis was lost (set when the shard
+  /// starts).
+  std::optional<store::reconnecting_store> store;
   /// Logs when Redis is lost and back (set when the shard starts).
   std::optional<store::redis_presence> presence;
   std::uint64_t processed = 0;
@@ -37,7 +32,6 @@ struct account_shard_state {
   /// behind than max_lag: the node that owns the account's outbox decides.
   std::shared_ptr<const replication_backlog> backlog;
   std::chrono::milliseconds max_lag{0};
-  store::history_policy history;
 };
 
 /// Spawn detached: its handlers block on Redis (hiredis' sync API), which must

@@ -3,6 +3,8 @@
 #include "core/record.hpp"
 #include "core/stamp.hpp"
 #include "core/vcard.hpp"
+#include "logging/log.hpp"
+#include "logging/throttle.hpp"
 #include "store/netstrings.hpp"
 
 #include <algorithm>
@@ -90,6 +92,16 @@ std::string entry_refusal(const store::outbox_entry& entry, std::uint64_t now_ms
   auto skew = static_cast<std::uint64_t>(limits.max_clock_skew.count());
   auto latest = (now_ms + skew + 1) * core::hlc_logical_per_ms - 1;
   return batch_refusal(entry.batch, latest, limits);
+}
+
+void warn_not_sibling(const std::string& origin, const store::replicate_result& applied) {
+  static logging::throttle refused;
+  if (applied.not_sibling == 0)
+    return;
+  if (auto left_out = refused.admit())
+    logging::warn("batch_not_sibling", {{"peer", origin},
+                                        {"changes", applied.not_sibling},
+                                        {"not_logged_since", *left_out}});
 }
 
 } // namespace simsync

@@ -5,6 +5,7 @@
 // hostile entry must neither reach the store nor hold up the others.
 
 #include "config/node_config.hpp"
+#include "store/account_store.hpp"
 #include "store/outbox.hpp"
 
 #include <chrono>
@@ -36,5 +37,10 @@ entry_limits entry_limits_of(const config::node_config& cfg);
 /// - a live card is larger than max_card_bytes or is not one vCard.
 std::string entry_refusal(const store::outbox_entry& entry, std::uint64_t now_ms,
                           const entry_limits& limits);
+
+/// Logs the changes of `origin` the store refused because `origin` is not a
+/// sibling of their account. A hostile peer can repeat them with every
+/// delivery, so it logs at most one line a second.
+void warn_not_sibling(const std::string& origin, const store::replicate_result& applied);
 
 } // namespace simsync

@@ -248,7 +248,7 @@ caf::expected<running_node> start_node(node_systems systems,
   st.essentials.push_back({"user_directory", caf::actor_cast<caf::actor>(directory)});
   st.router = cluster_sys.spawn<caf::detached>(
       router, cfg.node, cfg.shards, owned, shards, std::move(siblings),
-      std::move(directory), entry_limits_of(cfg), st.measured);
+      std::move(directory), entry_limits_of(cfg));
   st.essentials.push_back({"router", caf::actor_cast<caf::actor>(st.router)});
   if (const auto& at = cfg.self().cluster; at.port != 0) {
     auto port = caf::openssl::publish(st.router, static_cast<uint16_t>(at.port),
@@ -257,8 +257,11 @@ caf::expected<running_node> start_node(node_systems systems,
       return abandon(st,
                      cannot_listen(cluster_sys, "the carrier's nodes", at, port.error()));
   }
-  auto endpoint = federation_sys.spawn<caf::detached>(federation, cfg.carrier,
-                                                      std::move(peer_keys), st.router);
+  federation_store here{st.redis_at, st.keys,          st.history,
+                        cfg.shards,  std::move(owned), entry_limits_of(cfg)};
+  auto endpoint =
+      federation_sys.spawn<caf::detached>(federation, cfg.carrier, std::move(peer_keys),
+                                          st.router, std::move(here), st.measured);
   st.essentials.push_back({"federation", caf::actor_cast<caf::actor>(endpoint)});
   auto port = caf::openssl::publish(endpoint, static_cast<uint16_t>(cfg.federation.port),
                                     cfg.federation.host.c_str(), true);

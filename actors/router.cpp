@@ -3,7 +3,6 @@
 #include "actors/lookup_pacing.hpp"
 #include "core/stamp.hpp"
 #include "logging/log.hpp"
-#include "logging/throttle.hpp"
 
 #include <caf/openssl/manager.hpp>
 #include <caf/response_promise.hpp>
@@ -125,7 +124,6 @@ struct delivery {
   std::string last_id;     ///< the ack: the id of the delivery's last entry
   std::size_t waiting = 0; ///< shards that have not answered yet
   bool answered = false;   ///< the first error answers at once
-  std::chrono::steady_clock::time_point received;
 };
 
 /// Splits a delivery by shard, keeping each shard's entries in stream order
@@ -141,7 +139,6 @@ caf::result<std::string> deliver(router_pointer self, peer_batch& msg) {
   if (msg.entries.empty())
     return std::string{};
   auto d = std::make_shared<delivery>();
-  d->received = std::chrono::steady_clock::now();
   d->last_id = msg.entries.back().id;
   auto now = core::unix_now_ms();
   // Every shard is known before anything is sent, so a refused delivery
@@ -163,12 +160,10 @@ caf::result<std::string> deliver(router_pointer self, peer_batch& msg) {
   d->rp = self->make_response_promise<std::string>();
   for (const auto& part : parts)
     d->waiting += part.empty() ? 0 : 1;
-  auto persisted = [self, d] {
+  auto persisted = [d] {
     if (d->answered || --d->waiting > 0)
       return;
     d->answered = true;
-    if (self->state.latency)
-      self->state.latency->record(std::chrono::steady_clock::now() - d->received);
     d->rp.deliver(d->last_id);
   };
   auto failed = [d](caf::error& err) {
@@ -191,13 +186,7 @@ caf::result<std::string> deliver(router_pointer self, peer_batch& msg) {
     if (part.empty())
       continue;
     auto applied = [persisted, origin = msg.origin](const store::replicate_result& r) {
-      // A hostile peer can repeat this with every delivery: one line a second.
-      static logging::throttle refused;
-      if (r.not_sibling > 0)
-        if (auto left_out = refused.admit())
-          logging::warn("batch_not_sibling", {{"peer", origin},
-                                              {"changes", r.not_sibling},
-                                              {"not_logged_since", *left_out}});
+      warn_not_sibling(origin, r);
       persisted();
     };
     if (std::any_of(part.begin(), part.end(),
@@ -215,17 +204,16 @@ caf::result<std::string> deliver(router_pointer self, peer_batch& msg) {
 
 } // namespace
 
-router_actor::behavior_type
-router(router_pointer self, std::string node, int total_shards, std::vector<int> owned,
-       std::vector<account_shard_actor> local, std::vector<config::node_entry> siblings,
-       user_directory_actor directory, entry_limits limits, bool measured) {
+router_actor::behavior_type router(router_pointer self, std::string node,
+                                   int total_shards, std::vector<int> owned,
+                                   std::vector<account_shard_actor> local,
+                                   std::vector<config::node_entry> siblings,
+                                   user_directory_actor directory, entry_limits limits) {
   auto& st = self->state;
   st.node = std::move(node);
   st.directory = std::move(directory);
   st.limits = limits;
   st.letter_keeper = local.front();
-  if (measured)
-    st.latency.emplace();
   st.shards.resize(static_cast<size_t>(total_shards));
   for (size_t i = 0; i < owned.size(); ++i)
     st.shards[static_cast<size_t>(owned[i])] = local[i];
@@ -260,10 +248,6 @@ router(router_pointer self, std::string node, int total_shards, std::vector<int>
         st.kind = "router";
         st.mailbox = self->mailbox().size();
         st.processed = self->state.processed;
-        if (self->state.latency) {
-          st.latency_counts = self->state.latency->counts();
-          st.latency_sum_us = self->state.latency->sum_us();
-        }
         return st;
       },
   };

@@ -3,12 +3,10 @@
 #include "actors/actors.hpp"
 #include "actors/incoming_entries.hpp"
 #include "config/node_config.hpp"
-#include "metrics/latency_histogram.hpp"
 
 #include <caf/stateful_actor.hpp>
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,8 +29,6 @@ struct router_state {
   account_shard_actor letter_keeper;
   /// This node's user directory: entries with lookups go through it.
   user_directory_actor directory;
-  /// From a peer's delivery to its acknowledgement, when measured.
-  std::optional<metrics::latency_histogram> latency;
 };
 
 /// A node's router. It joins the carrier's other nodes on their cluster
@@ -49,10 +45,11 @@ struct router_state {
 /// dead letters (in the store of `local`'s first shard) instead of applied. Spawn
 /// detached: the federation endpoint, in the other actor system, talks to it (see
 /// node.hpp).
-router_actor::behavior_type
-router(router_actor::stateful_pointer<router_state> self, std::string node,
-       int total_shards, std::vector<int> owned, std::vector<account_shard_actor> local,
-       std::vector<config::node_entry> siblings, user_directory_actor directory,
-       entry_limits limits, bool measured);
+router_actor::behavior_type router(router_actor::stateful_pointer<router_state> self,
+                                   std::string node, int total_shards,
+                                   std::vector<int> owned,
+                                   std::vector<account_shard_actor> local,
+                                   std::vector<config::node_entry> siblings,
+                                   user_directory_actor directory, entry_limits limits);
 
 } // namespace simsync

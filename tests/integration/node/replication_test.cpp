@@ -1,5 +1,6 @@
 // F1-F7 across three carriers, each a real carrierd process with its own
 // redis-server, replicating through CAF remote actors on loopback.
+#include "tests/integration/node/admin_counts.hpp"
 #include "tests/integration/node/node_fixture.hpp"
 
 using namespace simsync;
@@ -45,6 +46,42 @@ TEST_F(three_carriers, a_shared_upload_reaches_the_sibling_line_and_nowhere_else
   EXPECT_TRUE(client.shared("carrier-c", person, line_c).empty());
   // The uploader never gets its own upload back.
   EXPECT_EQ(client.counts("carrier-a", person, line_a).added, 0u);
+}
+
+TEST_F(three_carriers, a_siblings_changes_are_applied_by_the_federation_endpoint_alone) {
+  // The endpoint applies a delivery of changes itself; only directory entries
+  // and entries that fail their checks go by way of the router and a shard.
+  // Either way the change arrives, so only the counts show which way it took.
+  register_everywhere();
+  client.upload("carrier-a", person, line_a, book(1, "Li"));
+  ASSERT_TRUE(
+      eventually([&] { return client.shared("carrier-b", person, line_b).size() == 1; }));
+  // Quiet: the directory entries of the registrations are in; the snapshot
+  // (taken once a second) stops moving.
+  std::map<std::string, int> before;
+  ASSERT_TRUE(eventually([&] {
+    auto now = processed_by_actor(d, "carrier-b");
+    bool settled = !now.empty() && now == before;
+    before = now;
+    if (!settled)
+      std::this_thread::sleep_for(std::chrono::milliseconds{1100});
+    return settled;
+  }));
+  for (int i = 0; i < 3; ++i)
+    client.upload("carrier-a", person, line_a,
+                  {make_card("d" + std::to_string(i), "Delta " + std::to_string(i))},
+                  store::upload_mode::delta);
+  ASSERT_TRUE(
+      eventually([&] { return client.shared("carrier-b", person, line_b).size() == 4; }));
+  std::map<std::string, int> after;
+  ASSERT_TRUE(eventually([&] {
+    after = processed_by_actor(d, "carrier-b");
+    return after["federation"] >= before["federation"] + 3;
+  })) << "the endpoint took "
+      << after["federation"] - before["federation"] << " entries";
+  // The router is the only way from the endpoint to a shard (the test's own
+  // reads ask the shards directly, so their counts move).
+  EXPECT_EQ(after["router"], before["router"]) << "the router was asked";
 }
 
 TEST_F(three_carriers, a_registration_after_data_exists_is_bootstrapped) {

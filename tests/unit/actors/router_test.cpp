@@ -171,9 +171,8 @@ struct router_fixture : ::testing::Test {
     shards = {sys.spawn(fake_shard, logs[0]), sys.spawn(fake_shard, logs[1])};
     // Ten lookups a second after a burst of 256: a window's worth.
     directory = sys.spawn(user_directory, lookup_limits{10, 256});
-    endpoint =
-        sys.spawn(router, "n1", 2, std::vector<int>{0, 1}, shards,
-                  std::vector<config::node_entry>{}, directory, entry_limits{}, true);
+    endpoint = sys.spawn(router, "n1", 2, std::vector<int>{0, 1}, shards,
+                         std::vector<config::node_entry>{}, directory, entry_limits{});
     sched.run();
   }
 
@@ -440,7 +439,7 @@ struct joining_fixture : ::testing::Test {
     // the test system has no TLS middleman: a2 would connect to a3 itself.
     directory = sys.spawn(user_directory, lookup_limits{});
     target = sys.spawn(router, "a2", 3, std::vector<int>{1}, std::vector{own},
-                       std::vector{sibling("a1", {0})}, directory, entry_limits{}, false);
+                       std::vector{sibling("a1", {0})}, directory, entry_limits{});
     sched.run();
   }
 
