@@ -91,7 +91,8 @@ struct request_failed {
   std::size_t node;
   std::string why;
 };
-/// The outbox was trimmed through the window's last entry.
+/// The window is done with: the outbox is trimmed through its last entry,
+/// or reads start after it until a later trim (peer_link.cpp).
 struct trimmed {};
 /// Connecting, reading the outbox or trimming it failed.
 struct failed {
@@ -111,7 +112,7 @@ enum class action {
   connect,     ///< Redis and every peer node not connected yet
   read_outbox, ///< what the last read left unsent, else the outbox
   send_window, ///< plan what was read and send it, numbered state::window
-  trim,        ///< the outbox through the window's last entry
+  trim,        ///< the outbox through the window's last entry (or later)
 };
 
 /// What the actor does after a step, in the order of the fields.

@@ -27,6 +27,12 @@ constexpr std::size_t first_read = 4;
 /// How long an idle link waits in Redis for its outbox to receive an entry
 /// (it wakes as soon as one is written) before it reads its mailbox again.
 constexpr auto idle_wait = std::chrono::milliseconds{20};
+/// Every trim is a write, which Redis syncs to disk (appendfsync always), so
+/// a busy link trims what was acknowledged at most this often rather than
+/// after every window; an idle one trims at once. Until then the entries are
+/// only read past: a restart resends them, which the peer's apply takes as
+/// duplicates.
+constexpr auto trim_interval = std::chrono::milliseconds{100};
 constexpr auto ack_timeout = std::chrono::seconds{60};
 
 /// The peer node that owns the account's shard.
@@ -88,16 +94,30 @@ link_machine::event connect(link_pointer self) {
   return link_machine::connected{};
 }
 
+/// Trims the outbox through the last acknowledged entry.
+caf::error trim_acknowledged(link_pointer self) {
+  auto& st = self->state;
+  auto trimmed = store::trim_outbox(*st.redis, st.peer.id, st.acked_through);
+  if (!trimmed)
+    return std::move(trimmed.error());
+  st.trim_due = false;
+  st.last_trim = std::chrono::steady_clock::now();
+  return {};
+}
+
 link_machine::event read_outbox(link_pointer self) {
   auto& st = self->state;
   if (st.unsent.empty()) {
-    auto read = store::wait_outbox(*st.redis, *st.keys->current(), st.peer.id, "0-0",
-                                   st.read_count, idle_wait);
+    auto read = store::wait_outbox(*st.redis, *st.keys->current(), st.peer.id,
+                                   st.acked_through, st.read_count, idle_wait);
     if (!read)
       return link_machine::failed{describe(read.error())};
     st.unsent = std::move(*read);
     if (!st.unsent.empty())
       st.read_count = next_read_count(st.unsent, limits);
+    else if (st.trim_due)
+      if (auto err = trim_acknowledged(self))
+        return link_machine::failed{describe(err)};
   }
   std::uint64_t oldest_ms =
       st.unsent.empty() ? 0 : store::stream_id_ms(st.unsent.front().id);
@@ -146,11 +166,15 @@ link_machine::event send_window(link_pointer self) {
   return link_machine::window_sent{requests};
 }
 
+/// The window is acknowledged: read on after it, and trim it now if the last
+/// trim is old enough (else the next idle read or the next window trims it).
 link_machine::event trim(link_pointer self) {
   auto& st = self->state;
-  auto trimmed = store::trim_outbox(*st.redis, st.peer.id, st.window_last_id);
-  if (!trimmed)
-    return link_machine::failed{describe(trimmed.error())};
+  st.acked_through = st.window_last_id;
+  st.trim_due = true;
+  if (std::chrono::steady_clock::now() - st.last_trim >= trim_interval)
+    if (auto err = trim_acknowledged(self))
+      return link_machine::failed{describe(err)};
   return link_machine::trimmed{};
 }
 
@@ -163,6 +187,7 @@ std::optional<link_machine::event> carry_out(link_pointer self,
   if (todo.drop_unsent) {
     st.unsent.clear();
     st.read_count = first_read;
+    st.acked_through = "0-0";
   }
   if (todo.forget_node)
     st.nodes[*todo.forget_node] = federation_actor{};

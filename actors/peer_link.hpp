@@ -37,6 +37,12 @@ struct peer_link_state {
   /// the steps work on.
   link_machine::state machine;
   std::string window_last_id;
+  /// The last entry the peer acknowledged: the next read starts after it
+  /// ("0-0", the oldest entry, after a failure).
+  std::string acked_through = "0-0";
+  /// Acknowledged entries are still in the outbox: a trim is due.
+  bool trim_due = false;
+  std::chrono::steady_clock::time_point last_trim;
   /// Entries read from the outbox and not sent yet, in stream order: the
   /// window about to be planned, then what it left beyond its byte limit, so
   /// that the next window starts with them instead of reading them again.

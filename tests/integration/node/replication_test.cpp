@@ -84,6 +84,31 @@ TEST_F(three_carriers, a_siblings_changes_are_applied_by_the_federation_endpoint
   EXPECT_EQ(after["router"], before["router"]) << "the router was asked";
 }
 
+TEST_F(three_carriers, what_a_sibling_acknowledged_leaves_the_outbox) {
+  // A busy link trims at most every 100 ms and reads past what was
+  // acknowledged meanwhile; once idle it trims everything. Without a trim the
+  // outbox would keep every entry: the registrations' and the uploads'.
+  register_everywhere();
+  client.upload("carrier-a", person, line_a, book(5, "Li"));
+  for (int i = 0; i < 5; ++i)
+    client.upload("carrier-a", person, line_a,
+                  {make_card("d" + std::to_string(i), "Delta " + std::to_string(i))},
+                  store::upload_mode::delta);
+  ASSERT_TRUE(eventually(
+      [&] { return client.shared("carrier-b", person, line_b).size() == 10; }));
+  // The snapshot (once a second) must have seen the six batches acknowledged.
+  int depth = -1, acknowledged = 0;
+  EXPECT_TRUE(eventually([&] {
+    for (const auto& actor : admin_actors(d, "carrier-a"))
+      if (actor.value("name", "") == "peer_link/carrier-b") {
+        depth = actor.value("outbox", -1);
+        acknowledged = actor.value("processed", 0);
+      }
+    return acknowledged >= 6 && depth == 0;
+  })) << "outbox:carrier-b at carrier-a holds "
+      << depth << " entries, with " << acknowledged << " acknowledged";
+}
+
 TEST_F(three_carriers, a_registration_after_data_exists_is_bootstrapped) {
   register_everywhere();
   client.upload("carrier-a", person, line_a, book(10, "Li"));
