@@ -101,6 +101,7 @@ caf::error trim_acknowledged(link_pointer self) {
   if (!trimmed)
     return std::move(trimmed.error());
   st.trim_due = false;
+  st.acked_untrimmed = 0;
   st.last_trim = std::chrono::steady_clock::now();
   return {};
 }
@@ -157,9 +158,11 @@ link_machine::event send_window(link_pointer self) {
   st.unsent = std::move(plan.unsent);
   st.window_last_id = std::move(plan.last_id);
   st.window_sent_at = std::chrono::steady_clock::now();
+  st.window_entries = 0;
   std::size_t requests = 0;
   for (std::size_t node = 0; node < plan.requests_by_node.size(); ++node)
     for (auto& request : plan.requests_by_node[node]) {
+      st.window_entries += request.size();
       send_batch(self, node, std::move(request));
       ++requests;
     }
@@ -172,6 +175,7 @@ link_machine::event trim(link_pointer self) {
   auto& st = self->state;
   st.acked_through = st.window_last_id;
   st.trim_due = true;
+  st.acked_untrimmed += st.window_entries;
   if (std::chrono::steady_clock::now() - st.last_trim >= trim_interval)
     if (auto err = trim_acknowledged(self))
       return link_machine::failed{describe(err)};
@@ -187,7 +191,9 @@ std::optional<link_machine::event> carry_out(link_pointer self,
   if (todo.drop_unsent) {
     st.unsent.clear();
     st.read_count = first_read;
+    // Read (and counted) again as not acknowledged.
     st.acked_through = "0-0";
+    st.acked_untrimmed = 0;
   }
   if (todo.forget_node)
     st.nodes[*todo.forget_node] = federation_actor{};
@@ -275,8 +281,9 @@ peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
         out.link_state = to_string(link_machine::reported(st.machine.at));
         if (st.redis && st.redis->healthy()) {
           if (auto depth = store::outbox_depth(*st.redis, st.peer.id))
-            out.outbox = *depth;
-          if (auto oldest = store::oldest_outbox_ms(*st.redis, st.peer.id);
+            out.outbox = *depth - std::min(*depth, st.acked_untrimmed);
+          if (auto oldest =
+                  store::oldest_outbox_ms(*st.redis, st.peer.id, st.acked_through);
               oldest && *oldest)
             out.lag_ms = lag_since(*oldest);
         }

@@ -42,6 +42,9 @@ struct peer_link_state {
   std::string acked_through = "0-0";
   /// Acknowledged entries are still in the outbox: a trim is due.
   bool trim_due = false;
+  /// How many: the status counts only what the peer has not acknowledged.
+  std::size_t acked_untrimmed = 0;
+  std::size_t window_entries = 0; ///< in the window in flight
   std::chrono::steady_clock::time_point last_trim;
   /// Entries read from the outbox and not sent yet, in stream order: the
   /// window about to be planned, then what it left beyond its byte limit, so

@@ -136,9 +136,9 @@ caf::expected<std::size_t> outbox_depth(redis_client& redis, const std::string& 
   return static_cast<std::size_t>(r->view().integer());
 }
 
-caf::expected<std::uint64_t> oldest_outbox_ms(redis_client& redis,
-                                              const std::string& peer) {
-  auto r = redis.call({"XRANGE", keys::outbox(peer), "-", "+", "COUNT", "1"});
+caf::expected<std::uint64_t>
+oldest_outbox_ms(redis_client& redis, const std::string& peer, const std::string& after) {
+  auto r = redis.call({"XRANGE", keys::outbox(peer), "(" + after, "+", "COUNT", "1"});
   if (!r)
     return std::move(r.error());
   auto entries = r->view();

@@ -72,10 +72,11 @@ caf::expected<std::size_t> trim_outbox(redis_client& redis, const std::string& p
 /// Entries waiting for `peer`.
 caf::expected<std::size_t> outbox_depth(redis_client& redis, const std::string& peer);
 
-/// When the oldest entry waiting for `peer` was written (Unix milliseconds,
-/// from its stream id), or 0 when none is waiting.
+/// When the oldest entry for `peer` after `after` was written (Unix
+/// milliseconds, from its stream id), or 0 when there is none.
 caf::expected<std::uint64_t> oldest_outbox_ms(redis_client& redis,
-                                              const std::string& peer);
+                                              const std::string& peer,
+                                              const std::string& after = "0-0");
 
 /// When an entry was written (Unix milliseconds), from its stream id "<ms>-<seq>".
 std::uint64_t stream_id_ms(std::string_view id);
