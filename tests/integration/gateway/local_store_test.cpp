@@ -79,15 +79,8 @@ TEST(local_store, update_pending_and_ack_of_this_nodes_accounts_take_the_direct_
   auto shard =
       "account_shard/" + std::to_string(simsync::config::shard_of(b.idcode, d.shards()));
   // Quiet: replication has reached b's shard; the snapshot stops moving.
-  std::map<std::string, int> before;
-  ASSERT_TRUE(eventually([&] {
-    auto now = processed_by_actor(d, "carrier-b");
-    bool settled = !now.empty() && now == before;
-    before = now;
-    if (!settled)
-      std::this_thread::sleep_for(std::chrono::milliseconds{1100});
-    return settled;
-  }));
+  auto before = settled_processed(d, "carrier-b");
+  ASSERT_FALSE(before.empty()) << "carrier-b's counts never settled";
   auto update = http.update(b);
   ASSERT_EQ(update.status, 200) << update;
   auto page = http.pending(b);

@@ -2,21 +2,21 @@
 
 // What a node's admin port shows of its actors, for tests that check counts.
 
+#include "tests/integration/node/node_fixture.hpp" // eventually()
 #include "tests/support/carrier_process.hpp"
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <map>
 #include <string>
+#include <thread>
 
 namespace simsync::testing {
 
-/// The counts under `field` (e.g. "refused", "directory") of the carrier's
-/// first node's actor of kind `kind`, from /admin/actors (a snapshot the node
-/// takes once a second); empty if the node does not answer.
-/// The actors of the carrier's first node, from /admin/actors; empty if the
-/// node does not answer.
+/// The actors of the carrier's first node, from /admin/actors (a snapshot the
+/// node takes once a second); empty if the node does not answer.
 inline nlohmann::json admin_actors(deployment& d, const std::string& carrier) {
   httplib::Client admin("127.0.0.1", d.admin_port(carrier));
   auto answer = admin.Get("/admin/actors");
@@ -37,6 +37,24 @@ inline std::map<std::string, int> processed_by_actor(deployment& d,
   return out;
 }
 
+/// processed_by_actor once the node is quiet: two snapshots in a row (taken a
+/// second apart) agree. Empty if it does not settle in time.
+inline std::map<std::string, int> settled_processed(deployment& d,
+                                                    const std::string& carrier) {
+  std::map<std::string, int> last;
+  bool settled = eventually([&] {
+    auto now = processed_by_actor(d, carrier);
+    bool same = !now.empty() && now == last;
+    last = now;
+    if (!same)
+      std::this_thread::sleep_for(std::chrono::milliseconds{1100});
+    return same;
+  });
+  return settled ? last : std::map<std::string, int>{};
+}
+
+/// The counts under `field` (e.g. "refused", "directory") of the carrier's
+/// first node's actor of kind `kind`; empty if the node does not answer.
 inline std::map<std::string, int> actor_counts(deployment& d, const std::string& carrier,
                                                const std::string& kind,
                                                const std::string& field) {
