@@ -16,22 +16,11 @@ auto with_store(shard_pointer self, F&& op) -> caf::result<
     typename decltype(op(std::declval<store::account_store&>()))::value_type> {
   ++self->state.processed;
   metrics::scoped_timer timer{self->state.latency ? &*self->state.latency : nullptr};
-  auto& st = self->state;
-  auto s = st.store->get();
-  if (!s) {
-    st.last_error = describe(s.error());
-    st.presence->lost(st.last_error);
-    return std::move(s.error());
-  }
-  auto r = op(**s);
-  if (!r)
-    st.last_error = describe(r.error());
-  if (!st.store->healthy())
-    st.presence->lost(st.last_error);
-  else
-    st.presence->reached();
-  if (!r)
+  auto r = self->state.store->run(std::forward<F>(op));
+  if (!r) {
+    self->state.last_error = describe(r.error());
     return std::move(r.error());
+  }
   return std::move(*r);
 }
 
@@ -48,10 +37,8 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
   if (measured)
     self->state.latency.emplace();
   self->state.shard = shard;
-  self->state.presence.emplace("account_shard/" + std::to_string(shard),
-                               redis_at.to_string());
-  self->state.store.emplace(std::move(redis_at), std::move(carrier), std::move(keys),
-                            history);
+  self->state.store.emplace("account_shard/" + std::to_string(shard), std::move(redis_at),
+                            std::move(carrier), std::move(keys), history);
   return {
       [=](atom::register_line, const store::register_request& req) {
         return with_store(self,

@@ -4,7 +4,6 @@
 #include "actors/replication_backlog.hpp"
 #include "metrics/latency_histogram.hpp"
 #include "store/reconnecting_store.hpp"
-#include "store/redis_presence.hpp"
 
 #include <caf/stateful_actor.hpp>
 
@@ -19,11 +18,9 @@ struct account_shard_state {
   static inline const char* name = "account_shard";
 
   int shard = 0;
-  /// Every request reconnects it first if Redis was lost (set when the shard
-  /// starts).
+  /// Every request reconnects it first if Redis was lost, and it logs the
+  /// loss and the return (set when the shard starts).
   std::optional<store::reconnecting_store> store;
-  /// Logs when Redis is lost and back (set when the shard starts).
-  std::optional<store::redis_presence> presence;
   std::uint64_t processed = 0;
   std::string last_error;
   /// Time per request, when the node measures its actors.

@@ -41,10 +41,8 @@ bool applies_here(const federation_state& st,
 
 caf::expected<std::string> apply_here(federation_pointer self, const std::string& origin,
                                       const std::vector<store::outbox_entry>& entries) {
-  auto s = self->state.store->get();
-  if (!s)
-    return std::move(s.error());
-  auto applied = (*s)->apply_incoming(origin, entries);
+  auto applied = self->state.store->run(
+      [&](store::account_store& s) { return s.apply_incoming(origin, entries); });
   if (!applied)
     return std::move(applied.error());
   warn_not_sibling(origin, *applied);
@@ -97,8 +95,8 @@ federation(federation_pointer self, std::string carrier,
   st.carrier = std::move(carrier);
   st.peers = std::move(peers);
   st.router = std::move(router);
-  st.store.emplace(std::move(here.redis_at), st.carrier, std::move(here.keys),
-                   here.history);
+  st.store.emplace("federation", std::move(here.redis_at), st.carrier,
+                   std::move(here.keys), here.history);
   st.owns.assign(static_cast<std::size_t>(here.total_shards), false);
   for (int shard : here.owned)
     st.owns[static_cast<std::size_t>(shard)] = true;

@@ -2,11 +2,12 @@
 
 namespace simsync::store {
 
-reconnecting_store::reconnecting_store(redis_endpoint at, std::string carrier,
+reconnecting_store::reconnecting_store(std::string owner, redis_endpoint at,
+                                       std::string carrier,
                                        std::shared_ptr<const core::shared_keyring> keys,
                                        history_policy history)
     : at_(std::move(at)), carrier_(std::move(carrier)), keys_(std::move(keys)),
-      history_(history) {}
+      history_(history), presence_(std::move(owner), at_.to_string()) {}
 
 caf::expected<account_store*> reconnecting_store::get() {
   if (healthy())

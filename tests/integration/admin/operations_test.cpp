@@ -121,6 +121,36 @@ TEST_F(operations_test, redis_lost_and_back_are_one_line_each_per_owner) {
   EXPECT_EQ(back.size(), 1u) << d->log("carrier-a");
 }
 
+TEST_F(operations_test, the_federation_endpoint_logs_its_redis_lost_and_back) {
+  // A sibling's changes are applied by the endpoint on its own connection:
+  // it is one more owner that tells of an outage, once, however often the
+  // peer's link retries.
+  auto a = http.register_line("carrier-a", "+8613800007002", 7002);
+  auto b = http.register_line("carrier-b", "+8618600007002", 7002);
+  ASSERT_EQ(http.push(b, card("fed-before", "Before")).status, 200);
+  ASSERT_TRUE(eventually([&] { return http.pending_added(a) == 1; }));
+  d->redis("carrier-a").stop(SIGKILL);
+  ASSERT_EQ(http.push(b, card("fed-during", "During")).status, 200);
+  EXPECT_TRUE(eventually([&] {
+    return !log_lines("carrier-a", {" warn redis_lost ", "owner=federation"}).empty();
+  })) << d->log("carrier-a");
+  d->redis("carrier-a").start();
+  // The push is a snapshot: "during" replaced "before" in the line's book.
+  ASSERT_TRUE(eventually([&] {
+    return http.pending(a).body.find("UID:fed-during") != std::string::npos;
+  })) << d->log("carrier-a");
+  // The resent window may have gone by way of the router (it can hold the
+  // directory entries sent before); a change of its own comes to the endpoint.
+  ASSERT_EQ(http.push(b, card("fed-after", "After")).status, 200);
+  EXPECT_TRUE(eventually([&] {
+    return !log_lines("carrier-a", {" info redis_back ", "owner=federation"}).empty();
+  })) << d->log("carrier-a");
+  EXPECT_EQ(log_lines("carrier-a", {" warn redis_lost ", "owner=federation"}).size(), 1u)
+      << d->log("carrier-a");
+  EXPECT_EQ(log_lines("carrier-a", {" info redis_back ", "owner=federation"}).size(), 1u)
+      << d->log("carrier-a");
+}
+
 TEST_F(operations_test, a_node_that_cannot_listen_exits_at_once_saying_why) {
   // A second carrierd with the running node's config: every port is taken.
   auto output = d->dir() + "/second-carrierd.log";
