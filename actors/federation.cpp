@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <memory>
 
 namespace simsync {
 
@@ -25,17 +24,22 @@ caf::error refuse(federation_pointer self, batch_refusal why, const std::string&
 }
 
 /// Whether the endpoint applies these entries itself: changes alone (a
-/// directory entry needs the user directory's pacing), each passing its
-/// checks (one that fails is kept as a dead letter, by the router), each for
-/// an account of this node's shards.
+/// directory entry needs the user directory's pacing), each for an account of
+/// this node's shards, each passing its checks (one that fails is kept as a
+/// dead letter, by the router). The checks parse every record, so they come
+/// last: a delivery that goes to the router is checked there, once.
 bool applies_here(const federation_state& st,
                   const std::vector<store::outbox_entry>& entries) {
-  auto now = core::unix_now_ms();
   auto shards = static_cast<int>(st.owns.size());
-  return std::all_of(entries.begin(), entries.end(), [&](const store::outbox_entry& e) {
+  auto local_changes = [&](const store::outbox_entry& e) {
     return e.kind == store::outbox_kind::batch &&
-           st.owns[static_cast<std::size_t>(config::shard_of(e.idcode, shards))] &&
-           entry_refusal(e, now, st.limits).empty();
+           st.owns[static_cast<std::size_t>(config::shard_of(e.idcode, shards))];
+  };
+  if (!std::all_of(entries.begin(), entries.end(), local_changes))
+    return false;
+  auto now = core::unix_now_ms();
+  return std::all_of(entries.begin(), entries.end(), [&](const store::outbox_entry& e) {
+    return entry_refusal(e, now, st.limits).empty();
   });
 }
 

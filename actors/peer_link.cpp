@@ -100,7 +100,6 @@ caf::error trim_acknowledged(link_pointer self) {
   auto trimmed = store::trim_outbox(*st.redis, st.peer.id, st.acked_through);
   if (!trimmed)
     return std::move(trimmed.error());
-  st.trim_due = false;
   st.acked_untrimmed = 0;
   st.last_trim = std::chrono::steady_clock::now();
   return {};
@@ -116,7 +115,7 @@ link_machine::event read_outbox(link_pointer self) {
     st.unsent = std::move(*read);
     if (!st.unsent.empty())
       st.read_count = next_read_count(st.unsent, limits);
-    else if (st.trim_due)
+    else if (st.acked_untrimmed > 0)
       if (auto err = trim_acknowledged(self))
         return link_machine::failed{describe(err)};
   }
@@ -174,7 +173,6 @@ link_machine::event send_window(link_pointer self) {
 link_machine::event trim(link_pointer self) {
   auto& st = self->state;
   st.acked_through = st.window_last_id;
-  st.trim_due = true;
   st.acked_untrimmed += st.window_entries;
   if (std::chrono::steady_clock::now() - st.last_trim >= trim_interval)
     if (auto err = trim_acknowledged(self))

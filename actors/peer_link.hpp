@@ -40,9 +40,8 @@ struct peer_link_state {
   /// The last entry the peer acknowledged: the next read starts after it
   /// ("0-0", the oldest entry, after a failure).
   std::string acked_through = "0-0";
-  /// Acknowledged entries are still in the outbox: a trim is due.
-  bool trim_due = false;
-  /// How many: the status counts only what the peer has not acknowledged.
+  /// Acknowledged entries still in the outbox (a trim is due when there are
+  /// any); the status counts only what the peer has not acknowledged.
   std::size_t acked_untrimmed = 0;
   std::size_t window_entries = 0; ///< in the window in flight
   std::chrono::steady_clock::time_point last_trim;
