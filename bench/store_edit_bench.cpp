@@ -1,0 +1,180 @@
+// One-card edits into a real redis-server, as a phone's interactive edit
+// reaches the store at each carrier: at the origin a delta upload of one card
+// (store::account_store::upload), at a sibling the one-change batch the
+// origin's peer link delivers (apply_incoming). Each account has two lines,
+// so an edit also fills the other line's pending mailbox; at the origin it has
+// one sibling carrier, so an edit also writes an outbox entry. The book
+// already holds range(0) cards. Counters, from the server itself so that they
+// leave out this client and the loopback: Redis's CPU per edit (INFO cpu,
+// main thread), the time of the script call (INFO commandstats) and the
+// commands the script ran per edit.
+#include "bench/sample_book.hpp"
+#include "core/record.hpp"
+#include "store/account_store.hpp"
+#include "store/netstrings.hpp"
+#include "tests/support/redis_server.hpp"
+#include "tests/support/test_keyring.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <functional>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+using namespace simsync;
+
+namespace {
+
+const std::string account_id = "edit-bench";
+
+/// The server's counters over the timed loop.
+class server_counters {
+public:
+  explicit server_counters(store::redis_client& client) : client_(client) {
+    client_.call({"CONFIG", "RESETSTAT"});
+    cpu_before_ = cpu_seconds();
+  }
+
+  void report(benchmark::State& state) {
+    auto edits = static_cast<double>(state.iterations());
+    if (edits == 0)
+      return;
+    state.counters["redis_cpu_us_per_edit"] = (cpu_seconds() - cpu_before_) * 1e6 / edits;
+    // Every command but the script call and this benchmark's INFO and CONFIG.
+    double inner = 0;
+    for_each_stat([&](std::string_view name, double calls, double usec_per_call) {
+      if (name == "fcall")
+        state.counters["fcall_us"] = usec_per_call;
+      else if (name != "info" && name.substr(0, 6) != "config")
+        inner += calls;
+    });
+    state.counters["commands_per_edit"] = inner / edits;
+  }
+
+private:
+  double info_number(const char* section, std::string_view name) {
+    auto reply = client_.call({"INFO", section});
+    std::string text(reply ? reply->view().str() : "");
+    auto at = text.find(std::string(name) + ":");
+    return at == std::string::npos ? 0 : std::stod(text.substr(at + name.size() + 1));
+  }
+  double cpu_seconds() {
+    return info_number("cpu", "used_cpu_sys_main_thread") +
+           info_number("cpu", "used_cpu_user_main_thread");
+  }
+  /// Each "cmdstat_<name>:calls=N,usec=U,usec_per_call=P,..." line of INFO.
+  void for_each_stat(const std::function<void(std::string_view, double, double)>& f) {
+    auto reply = client_.call({"INFO", "commandstats"});
+    std::istringstream lines(std::string(reply ? reply->view().str() : ""));
+    for (std::string l; std::getline(lines, l);) {
+      auto colon = l.find(':');
+      auto calls = l.find("calls=");
+      auto per = l.find("usec_per_call=");
+      if (l.rfind("cmdstat_", 0) != 0 || colon == std::string::npos ||
+          calls == std::string::npos || per == std::string::npos)
+        continue;
+      f(std::string_view(l).substr(8, colon - 8), std::stod(l.substr(calls + 6)),
+        std::stod(l.substr(per + 14)));
+    }
+  }
+
+  store::redis_client& client_;
+  double cpu_before_ = 0;
+};
+
+/// An account of two lines at `s`, whose book holds `cards` cards.
+void make_account(store::account_store& s, const std::string& peer, int cards,
+                  std::uint64_t& now_ms) {
+  s.register_line({account_id, "line-1", "898601", "h", "sealed", now_ms, {}, "m"});
+  s.register_line({account_id, "line-2", "898602", "h2", "sealed", now_ms, {}, "m"});
+  s.apply_incoming(peer, {{"0-1", account_id, store::outbox_kind::ask, {}}});
+  if (cards == 0)
+    return;
+  store::upload_request req;
+  req.idcode = account_id;
+  req.line = "line-1";
+  req.token_hash = "h";
+  req.cards = bench::sample_book(cards, "start");
+  req.now_ms = ++now_ms;
+  if (!s.upload(req))
+    throw std::runtime_error("the book's first upload failed");
+}
+
+/// The cards the edits write: 50 contacts edited over and over.
+std::vector<core::book_entry> edit_cards() {
+  auto cards = bench::sample_book(1000, "edit");
+  for (std::size_t i = 0; i < cards.size(); ++i)
+    cards[i].uid = "uid-" + std::to_string(i % 50);
+  return cards;
+}
+
+void BM_origin_upload(benchmark::State& state) {
+  testing::redis_server server;
+  auto client = server.connect();
+  store::account_store s(client, "carrier-a", simsync::testing::test_keyring());
+  std::uint64_t now_ms = 1'700'000'000'000;
+  make_account(s, "carrier-b", static_cast<int>(state.range(0)), now_ms);
+  auto cards = edit_cards();
+  store::upload_request req;
+  req.idcode = account_id;
+  req.line = "line-1";
+  req.token_hash = "h";
+  req.mode = store::upload_mode::delta;
+  server_counters counters(client);
+  std::size_t n = 0;
+  for (auto _ : state) {
+    req.cards = {cards[n++ % cards.size()]};
+    req.now_ms = ++now_ms;
+    auto r = s.upload(req);
+    if (!r || r->added + r->changed != 1) {
+      state.SkipWithError("an edit was not stored");
+      return;
+    }
+  }
+  counters.report(state);
+}
+
+void BM_sibling_apply(benchmark::State& state) {
+  testing::redis_server server;
+  auto client = server.connect();
+  store::account_store s(client, "carrier-b", simsync::testing::test_keyring());
+  std::uint64_t now_ms = 1'700'000'000'000;
+  make_account(s, "carrier-a", static_cast<int>(state.range(0)), now_ms);
+  auto cards = edit_cards();
+  server_counters counters(client);
+  std::size_t n = 0;
+  for (auto _ : state) {
+    const auto& card = cards[n++ % cards.size()];
+    core::stamped_card rec{{++now_ms * core::hlc_logical_per_ms, "carrier-a", "line-a"},
+                           false,
+                           card.hash,
+                           card.card,
+                           {}};
+    std::string batch;
+    store::append_netstring(batch, card.uid);
+    store::append_netstring(batch, core::encode_record(rec));
+    auto r = s.apply_incoming("carrier-a", {{std::to_string(n) + "-0", account_id,
+                                             store::outbox_kind::batch, batch}});
+    if (!r || r->applied != 1) {
+      state.SkipWithError("a change was not applied");
+      return;
+    }
+  }
+  counters.report(state);
+}
+
+} // namespace
+
+BENCHMARK(BM_origin_upload)
+    ->Arg(0)
+    ->Arg(1000)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+BENCHMARK(BM_sibling_apply)
+    ->Arg(0)
+    ->Arg(1000)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
+BENCHMARK_MAIN();
