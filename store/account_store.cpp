@@ -258,18 +258,28 @@ account_store::apply_incoming(const std::string& origin,
   // A peer's entries arrive clear (TLS protected them on the way): this
   // carrier seals their cards with its own keys before they are stored.
   auto keys = keys_->current();
-  std::vector<std::string> sealed;
+  std::vector<std::vector<std::string>> sealed;
   sealed.reserve(entries.size());
+  std::size_t items = 0;
   for (const auto& e : entries) {
-    auto batch = seal_batch(*keys, e.batch, e.idcode);
+    if (e.kind != outbox_kind::batch) {
+      sealed.emplace_back();
+      continue;
+    }
+    auto batch = sealed_items(*keys, e.batch, e.idcode);
     if (!batch)
       return caf::make_error(ec::invalid_request, "an entry of " + origin +
                                                       " for account " + e.idcode +
                                                       " holds a malformed batch");
+    items += batch->size();
     sealed.push_back(std::move(*batch));
   }
+  std::vector<std::string> counts;
+  counts.reserve(entries.size());
+  for (const auto& s : sealed)
+    counts.push_back(std::to_string(s.size()));
   std::vector<std::string_view> args;
-  args.reserve(4 + 3 * entries.size());
+  args.reserve(4 + 3 * entries.size() + items);
   args.push_back(origin);
   args.push_back(keep_ms);
   args.push_back(keep_count);
@@ -277,7 +287,8 @@ account_store::apply_incoming(const std::string& origin,
   for (std::size_t i = 0; i < entries.size(); ++i) {
     args.push_back(kind_name(entries[i].kind));
     args.push_back(entries[i].idcode);
-    args.push_back(sealed[i]);
+    args.push_back(counts[i]);
+    args.insert(args.end(), sealed[i].begin(), sealed[i].end());
   }
   auto v = script_counts<replies::apply_incoming>(redis_, script::apply_incoming, args);
   if (!v)

@@ -58,16 +58,27 @@ std::optional<std::string> open_record(const core::keyring& keys, std::string_vi
                    [&](std::string_view card) { return keys.open(card, idcode); });
 }
 
-std::optional<std::string> seal_batch(const core::keyring& keys, std::string_view batch,
-                                      std::string_view idcode) {
-  return each_record(
-      batch, [&](std::string_view record) { return seal_record(keys, record, idcode); });
-}
-
 std::optional<std::string> open_batch(const core::keyring& keys, std::string_view batch,
                                       std::string_view idcode) {
   return each_record(
       batch, [&](std::string_view record) { return open_record(keys, record, idcode); });
+}
+
+std::optional<std::vector<std::string>>
+sealed_items(const core::keyring& keys, std::string_view batch, std::string_view idcode) {
+  auto items = split_netstrings(batch);
+  if (!items || items->size() % 2 != 0)
+    return std::nullopt;
+  std::vector<std::string> out;
+  out.reserve(items->size());
+  for (std::size_t i = 0; i < items->size(); i += 2) {
+    auto record = seal_record(keys, (*items)[i + 1], idcode);
+    if (!record)
+      return std::nullopt;
+    out.push_back(std::move((*items)[i]));
+    out.push_back(std::move(*record));
+  }
+  return out;
 }
 
 std::string why_unopened(const core::keyring& keys, std::string_view record) {

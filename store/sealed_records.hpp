@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace simsync::store {
 
@@ -28,11 +29,14 @@ std::optional<std::string> open_record(const core::keyring& keys, std::string_vi
                                        std::string_view idcode);
 
 /// A batch (netstrings of uid, record pairs, as outbox entries carry them)
-/// with every record sealed, or opened; nullopt if any item fails.
-std::optional<std::string> seal_batch(const core::keyring& keys, std::string_view batch,
-                                      std::string_view idcode);
+/// with every record opened; nullopt if any item fails.
 std::optional<std::string> open_batch(const core::keyring& keys, std::string_view batch,
                                       std::string_view idcode);
+
+/// A batch's items, uid, record pairs, with every record sealed: what the
+/// store's apply takes, one argument each; nullopt if any item fails.
+std::optional<std::vector<std::string>>
+sealed_items(const core::keyring& keys, std::string_view batch, std::string_view idcode);
 
 /// Why the card of `record` does not open with `keys`, for an operator: not
 /// sealed at all, sealed with a key the ring lacks (the keyring file misses

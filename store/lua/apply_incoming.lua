@@ -3,41 +3,50 @@
 -- script (one round trip, one AOF write and fsync for them all).
 -- ARGV: origin carrier, history keep_ms and keep_count, now (Unix ms), then
 -- per entry: kind ('batch', 'ask', 'hold' or 'retire'; 'announce', written
--- before asks existed, is an ask), idcode, batch (netstrings of uid, record
--- pairs; '' unless a batch).
+-- before asks existed, is an ask), idcode, the number n of items that follow
+-- it, and those items: a batch's uid, record pairs (0 items for the others).
+-- The items come as arguments of their own, not as one blob to split here:
+-- Redis makes each argument a Lua string once, where a blob was made one
+-- whole and then again in pieces.
 -- Returns apply_incoming_reply (store/contract/replies.list).
 local peer = ARGV[1]
 keep_history(tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
 local FIRST = 5
-if (#ARGV - FIRST + 1) % 3 ~= 0 then return fail('bad_batch') end
 
 local directory = {ask = answer_ask, announce = answer_ask, hold = take_hold,
                    retire = take_retire}
 
 -- Every entry is checked before anything is written: a malformed one refuses
 -- the whole call and changes nothing (the sender resends it all).
-local parsed = {}
-for i = FIRST, #ARGV, 3 do
-  local kind = ARGV[i]
+local entries = {}
+local at = FIRST
+while at <= #ARGV do
+  local kind, id, count = ARGV[at], ARGV[at + 1], ARGV[at + 2]
+  local n = count and string.find(count, '^%d+$') and tonumber(count)
+  if not n or at + 2 + n > #ARGV then return fail('bad_batch') end
+  local entry = {kind = kind, id = id}
   if kind == 'batch' then
-    parsed[i] = parse_batch(ARGV[i + 2])
-    if not parsed[i] then return fail('bad_batch') end
-  elseif not directory[kind] then
+    local items = {}
+    for k = 1, n do items[k] = ARGV[at + 2 + k] end
+    if not valid_batch(items) then return fail('bad_batch') end
+    entry.items = items
+  elseif not directory[kind] or n ~= 0 then
     return fail('bad_batch')
   end
+  entries[#entries + 1] = entry
+  at = at + 3 + n
 end
 
 local applied, identical, stale, not_sibling = 0, 0, 0, 0
 local asked, answered, added, removed = 0, 0, 0, 0
-for i = FIRST, #ARGV, 3 do
-  local kind, id = ARGV[i], ARGV[i + 1]
-  if kind == 'batch' then
-    local a, same, old, foreign = replicate_in(id, parsed[i], peer)
+for _, entry in ipairs(entries) do
+  if entry.items then
+    local a, same, old, foreign = replicate_in(entry.id, entry.items, peer)
     applied, identical, stale = applied + a, identical + same, stale + old
     not_sibling = not_sibling + foreign
-    parsed[i] = nil -- done with it: free the memory while the script runs on
+    entry.items = nil -- done with it: free the memory while the script runs on
   else
-    local q, ans, add, rm = directory[kind](id, peer)
+    local q, ans, add, rm = directory[entry.kind](entry.id, peer)
     asked, answered, added, removed = asked + q, answered + ans, added + add, removed + rm
   end
 end

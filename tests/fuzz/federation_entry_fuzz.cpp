@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   if (entry.kind != store::outbox_kind::batch)
     return 0;
-  fuzz::require(store::seal_batch(fuzz::keys(), entry.batch, entry.idcode).has_value(),
+  fuzz::require(store::sealed_items(fuzz::keys(), entry.batch, entry.idcode).has_value(),
                 "an accepted batch seals");
   auto items = store::split_netstrings(entry.batch);
   fuzz::require(items && items->size() % 2 == 0,

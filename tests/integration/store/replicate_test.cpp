@@ -2,6 +2,8 @@
 // redis-server. The test carries outbox entries as the peer link would.
 #include "store/keys.hpp"
 #include "store/outbox.hpp"
+#include "store/scripts.hpp"
+#include "store/sealed_records.hpp"
 #include "tests/integration/store/store_fixture.hpp"
 
 using namespace simsync;
@@ -225,6 +227,42 @@ TEST_F(two_carriers, a_malformed_batch_is_refused_and_changes_nothing) {
   }
   EXPECT_TRUE(opened_records(b, person).empty());
   EXPECT_FALSE(is_sibling(b, other_person, "carrier-a"));
+}
+
+// The script checks its arguments itself too: a batch's items follow their
+// count, and an entry whose count, items or kind do not add up refuses the
+// call whole, whatever the entries before it.
+TEST_F(two_carriers, the_apply_script_refuses_malformed_items_whole) {
+  upload(a.store, person, line_a, {make_card("u1", "Li")});
+  auto good = take_outbox(a, b);
+  ASSERT_EQ(good.size(), 1u);
+  auto items = store::sealed_items(*b.keys->current(), good.front().batch, person);
+  ASSERT_TRUE(items);
+  ASSERT_EQ(items->size(), 2u);
+  const std::string& uid = (*items)[0];
+  const std::string& record = (*items)[1];
+  const std::vector<std::vector<std::string>> tails{
+      {"batch", person, "3", uid, record, uid}, // an odd count
+      {"batch", person, "4", uid, record},      // more items than follow
+      {"batch", person, "2", uid, "junk"},      // not a record
+      {"batch", person, "x", uid, record},      // not a count
+      {"ask", person, "2", uid, record},        // an ask holds no items
+      {"sneak", person, "0"},                   // no such kind
+  };
+  for (const auto& tail : tails) {
+    std::vector<std::string_view> args{
+        "carrier-a", "3600000", "10", "1700000000000", "batch", person, "2", uid, record};
+    args.insert(args.end(), tail.begin(), tail.end());
+    auto r = store::run_script(b.client, store::script::apply_incoming, args);
+    ASSERT_FALSE(r) << tail[0] << " " << tail[2];
+    EXPECT_EQ(r.error(), ec::invalid_request);
+  }
+  EXPECT_TRUE(opened_records(b, person).empty());
+  // The same well-formed entry alone is applied: the refusals were the tails'.
+  std::vector<std::string_view> args{
+      "carrier-a", "3600000", "10", "1700000000000", "batch", person, "2", uid, record};
+  ASSERT_TRUE(store::run_script(b.client, store::script::apply_incoming, args));
+  EXPECT_EQ(opened_records(b, person).size(), 1u);
 }
 
 namespace {

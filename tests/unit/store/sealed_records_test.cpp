@@ -69,11 +69,18 @@ TEST(sealed_records, a_batch_is_sealed_and_opened_record_by_record) {
   store::append_netstring(batch, live_record());
   store::append_netstring(batch, "u2");
   store::append_netstring(batch, tombstone());
-  auto sealed = store::seal_batch(ring(), batch, account);
-  ASSERT_TRUE(sealed);
-  EXPECT_EQ(sealed->find("Hopper"), std::string::npos);
-  EXPECT_EQ(store::open_batch(ring(), *sealed, account), batch);
-  EXPECT_EQ(store::seal_batch(ring(), "", account), "");
-  EXPECT_FALSE(store::seal_batch(ring(), "2:u1", account)) << "a uid without its record";
-  EXPECT_FALSE(store::seal_batch(ring(), "2:u15:hello", account)) << "not a record";
+  auto items = store::sealed_items(ring(), batch, account);
+  ASSERT_TRUE(items);
+  ASSERT_EQ(items->size(), 4u);
+  EXPECT_EQ((*items)[0], "u1");
+  EXPECT_EQ((*items)[1].find("Hopper"), std::string::npos);
+  EXPECT_EQ((*items)[3], tombstone()) << "a tombstone holds no card to seal";
+  std::string sealed;
+  for (const auto& item : *items)
+    store::append_netstring(sealed, item);
+  EXPECT_EQ(store::open_batch(ring(), sealed, account), batch);
+  EXPECT_EQ(store::sealed_items(ring(), "", account), std::vector<std::string>{});
+  EXPECT_FALSE(store::sealed_items(ring(), "2:u1", account))
+      << "a uid without its record";
+  EXPECT_FALSE(store::sealed_items(ring(), "2:u15:hello", account)) << "not a record";
 }
