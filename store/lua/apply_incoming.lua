@@ -10,7 +10,7 @@
 -- whole and then again in pieces.
 -- Returns apply_incoming_reply (store/contract/replies.list).
 local peer = ARGV[1]
-keep_history(tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
+keep_history(tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]))
 local FIRST = 5
 
 local directory = {ask = answer_ask, announce = answer_ask, hold = take_hold,

@@ -175,17 +175,19 @@ local function split_netstrings(blob)
 end
 
 -- An account's hybrid logical clock (past every stamp it has written or
--- taken) and its version (moved on by every change), read once when a call
+-- taken), its version (moved on by every change) and when its history was
+-- last trimmed to the policy's age (trim_history), read once when a call
 -- starts on the account and written once when it is done with it: each
 -- command a script calls costs as much as a small one's whole work.
 -- nil when there is no account (every account has both: register_line.lua).
 -- Stamps count HLC_PER_MS logical ticks per millisecond (core/stamp.hpp).
 local HLC_PER_MS = 1000
 local function open_account(id)
-  local clock, version = unpack(redis.call('HMGET', account_key(id), 'clock', 'version'))
+  local clock, version, trimmed =
+    unpack(redis.call('HMGET', account_key(id), 'clock', 'version', 'history_trimmed_ms'))
   if not version then return nil end
-  clock = tonumber(clock or '0')
-  return {id = id, clock = clock, version = tonumber(version)}
+  return {id = id, clock = tonumber(clock or '0'), version = tonumber(version),
+          history_trimmed_ms = tonumber(trimmed or '0')}
 end
 -- The stamp for this call's own writes.
 local function tick_clock(account, now_hlc)
@@ -204,13 +206,19 @@ end
 -- A tick of this call's own that stamped nothing need not be kept: an
 -- upload that changes nothing writes nothing.
 local function close_account(account, changed)
+  local fields = {}
   if changed then
     account.version = account.version + 1
-    redis.call('HSET', account_key(account.id), 'clock', string.format('%d', account.clock),
-               'version', string.format('%d', account.version))
+    fields = {'clock', string.format('%d', account.clock),
+              'version', string.format('%d', account.version)}
   elseif account.observed then
-    redis.call('HSET', account_key(account.id), 'clock', string.format('%d', account.clock))
+    fields = {'clock', string.format('%d', account.clock)}
   end
+  if account.trimmed_now then
+    fields[#fields + 1] = 'history_trimmed_ms'
+    fields[#fields + 1] = string.format('%d', account.history_trimmed_ms)
+  end
+  if #fields > 0 then redis.call('HSET', account_key(account.id), unpack(fields)) end
   return account.version
 end
 
@@ -239,8 +247,9 @@ local function begin_call()
   additions = {}
   keep = nil
 end
+-- keep_count as the caller gave it: the decimal that XADD's MAXLEN takes.
 local function keep_history(keep_ms, keep_count, now_ms)
-  keep = {ms = keep_ms, count = string.format('%d', keep_count), now = now_ms}
+  keep = {ms = keep_ms, count = keep_count, now = now_ms}
 end
 
 -- Appends an entry; the count bound is kept by the append itself.
@@ -292,8 +301,18 @@ end
 -- Writes the additions still waiting and drops what is older than the
 -- policy keeps (history_add keeps the count). What was dropped can no longer
 -- be rolled back: history_reach says how far a restore reaches.
-local function trim_history(key)
+-- An account's shared history is trimmed to the age at most once an hour
+-- (close_account keeps when), since a trim per write was 3% of a one-card
+-- edit's work in Redis: a change outlives the policy (days) by at most that
+-- hour, plus until the next write, as it always did. A private history
+-- (no `account`) is trimmed at every write: private uploads are rare.
+local TRIM_EVERY_MS = 3600 * 1000
+local function trim_history(key, account)
   write_additions(key)
+  if account then
+    if keep.now - account.history_trimmed_ms < TRIM_EVERY_MS then return end
+    account.history_trimmed_ms, account.trimmed_now = keep.now, true
+  end
   redis.call('XTRIM', key, 'MINID', string.format('%d', math.max(0, keep.now - keep.ms)))
 end
 
@@ -364,7 +383,7 @@ local function offer(id, line, changes)
   for i = 1, #changes, 2 do
     local uid = changes[i]
     if new_to_line[i] or waiting[uid] then
-      seq = seq or redis.call('HINCRBY', line_key(id, line), 'seq', 1)
+      seq = seq or redis.call('HINCRBY', line_key(id, line), 'seq', '1')
       flat[#flat + 1] = uid
       flat[#flat + 1] = seq
     end
@@ -517,7 +536,7 @@ local function replicate_in(id, items, peer)
   end
 
   hset_flat(skey, writes)
-  if #changes > 0 or stale > 0 then trim_history(hkey) end
+  if #changes > 0 or stale > 0 then trim_history(hkey, account) end
   close_account(account, #changes > 0)
   offer_to_lines(id, changes, nil)
   return applied, identical, stale, 0
@@ -569,11 +588,12 @@ end
 -- base and mailbox, the other lines and the siblings are brought up to date
 -- together by finish_line_changes (a few commands for a whole book, not one
 -- for each card). `touched`: uids whose pending entry for this line the
--- change supersedes.
-local function line_changes(id, line, hlc, carrier)
-  return {id = id, line = line, hlc = hlc, carrier = carrier, skey = shared_key(id),
-          hkey = history_key(id), changes = {}, base_sets = {}, base_dels = {},
-          touched = {}}
+-- change supersedes. `account` is the open account (open_account).
+local function line_changes(account, line, hlc, carrier)
+  local id = account.id
+  return {id = id, account = account, line = line, hlc = hlc, carrier = carrier,
+          skey = shared_key(id), hkey = history_key(id), changes = {}, base_sets = {},
+          base_dels = {}, touched = {}}
 end
 
 local function line_write(lc, uid, cur, rec)
@@ -618,5 +638,5 @@ local function finish_line_changes(lc)
   hdel_list(pending_key(id, line), lc.touched)
   offer_to_lines(id, lc.changes, line)
   send_to_siblings(id, lc.changes)
-  if #lc.changes > 0 then trim_history(lc.hkey) end
+  if #lc.changes > 0 then trim_history(lc.hkey, lc.account) end
 end

@@ -10,7 +10,7 @@
 local id, line, token_hash, scope = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local at_ms, preview, now_hlc, carrier = tonumber(ARGV[5]), ARGV[6] == '1',
   tonumber(ARGV[7]), ARGV[8]
-local keep_ms, keep_count = tonumber(ARGV[9]), tonumber(ARGV[10])
+local keep_ms, keep_count = tonumber(ARGV[9]), ARGV[10]
 local refusal = access_refused(id, line, token_hash)
 if refusal then return refusal end
 
@@ -85,7 +85,7 @@ if private then
   hdel_list(key, drops)
   trim_history(hkey)
 else
-  local lc = line_changes(id, line, hlc, carrier)
+  local lc = line_changes(account, line, hlc, carrier)
   local function put(uid) line_put(lc, uid, now[uid], rec_hash(was[uid]), card_of(was[uid])) end
   for _, uid in ipairs(added) do put(uid) end
   for _, uid in ipairs(changed) do put(uid) end

@@ -13,7 +13,7 @@ local id, line, token_hash, scope, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4], AR
 local now_hlc, carrier, allow_removals = tonumber(ARGV[6]), ARGV[7], ARGV[8] == '1'
 local confirmed, mass_min, mass_percent = tonumber(ARGV[9]), tonumber(ARGV[10]),
   tonumber(ARGV[11])
-local keep_ms, keep_count = tonumber(ARGV[12]), tonumber(ARGV[13])
+local keep_ms, keep_count = tonumber(ARGV[12]), ARGV[13]
 local FIRST = 14
 
 local refusal = access_refused(id, line, token_hash)
@@ -139,7 +139,7 @@ if #removals > mass_min and #removals > confirmed then
   if mass_deletion(#removals, size) then return refuse(#removals, size) end
 end
 
-local lc = line_changes(id, line, hlc, carrier)
+local lc = line_changes(account, line, hlc, carrier)
 if mode ~= 'remove' then
   -- The line's base settles a card it already holds as uploaded (and did not
   -- discard); the shared versions of the others are read in one go.

@@ -290,6 +290,39 @@ TEST_F(safe_upload, restore_brings_a_private_backup_back_and_leaves_the_shared_a
                   ->changes.empty());
 }
 
+// The shared history is trimmed to the policy's age at most once an hour
+// (a trim per write cost 3% of an edit's work): an entry past the age stays
+// until a write an hour after the last trim drops it.
+TEST_F(safe_upload, the_history_is_trimmed_to_its_age_at_most_once_an_hour) {
+  store::account_store minute{a.client, "carrier-a", a.keys,
+                              store::history_policy{60'000, 100}};
+  auto history_length = [&] {
+    return a.client.call({"XLEN", "history:{" + person + "}"})->view().integer();
+  };
+  const auto start = core::unix_now_ms();
+  auto edit_at = [&](std::uint64_t now_ms, const std::string& version) {
+    store::upload_request req;
+    req.idcode = person;
+    req.line = line1;
+    req.token_hash = proof_of(line1);
+    req.mode = store::upload_mode::delta;
+    req.cards = {make_card("k1", version)};
+    req.now_ms = now_ms;
+    ASSERT_TRUE(minute.upload(req));
+  };
+  edit_at(start, "v1"); // the account's first trim
+  auto after_first = history_length();
+  ASSERT_GE(after_first, 1);
+  // Two minutes on, the first entry is past the policy's minute, but the last
+  // trim was within the hour: the entry stays.
+  edit_at(start + 120'000, "v2");
+  EXPECT_EQ(history_length(), after_first + 1);
+  // An hour on, a write trims: every entry (all written just now, by the
+  // server's clock) is older than the policy's minute before that hour.
+  edit_at(start + 3'700'000, "v3");
+  EXPECT_EQ(history_length(), 0);
+}
+
 TEST_F(safe_upload, history_is_bounded_and_a_restore_beyond_it_is_refused) {
   store::account_store small{a.client, "carrier-a", a.keys,
                              store::history_policy{3'600'000, 4}};
