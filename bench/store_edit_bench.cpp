@@ -168,11 +168,13 @@ void BM_sibling_apply(benchmark::State& state) {
 
 BENCHMARK(BM_origin_upload)
     ->Arg(0)
+    ->Arg(300)
     ->Arg(1000)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 BENCHMARK(BM_sibling_apply)
     ->Arg(0)
+    ->Arg(300)
     ->Arg(1000)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();

@@ -1,4 +1,4 @@
-// Shared upload of a 1,000-card book through store::account_store into a real
+// Shared upload of a 500- or 1,000-card book through store::account_store into a real
 // redis-server: cards per second and Redis round trips per upload. The
 // account has two lines and one sibling carrier, so every upload also fills a
 // pending mailbox and writes an outbox entry, as in production.
@@ -64,6 +64,7 @@ void BM_shared_upload_snapshot(benchmark::State& state) {
 } // namespace
 
 BENCHMARK(BM_shared_upload_snapshot)
+    ->Arg(500)
     ->Arg(1000)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
