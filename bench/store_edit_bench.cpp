@@ -101,6 +101,21 @@ void make_account(store::account_store& s, const std::string& peer, int cards,
     throw std::runtime_error("the book's first upload failed");
 }
 
+/// A real redis-server with one account of two lines at `carrier`, whose
+/// sibling is `peer` and whose book holds `cards` cards.
+struct bench_account {
+  bench_account(const char* carrier, const std::string& peer, std::int64_t cards)
+      : client(server.connect()),
+        store(client, carrier, simsync::testing::test_keyring()) {
+    make_account(store, peer, static_cast<int>(cards), now_ms);
+  }
+
+  testing::redis_server server;
+  store::redis_client client;
+  store::account_store store;
+  std::uint64_t now_ms = 1'700'000'000'000;
+};
+
 /// The cards the edits write: 50 contacts edited over and over.
 std::vector<core::book_entry> edit_cards() {
   auto cards = bench::sample_book(1000, "edit");
@@ -110,23 +125,19 @@ std::vector<core::book_entry> edit_cards() {
 }
 
 void BM_origin_upload(benchmark::State& state) {
-  testing::redis_server server;
-  auto client = server.connect();
-  store::account_store s(client, "carrier-a", simsync::testing::test_keyring());
-  std::uint64_t now_ms = 1'700'000'000'000;
-  make_account(s, "carrier-b", static_cast<int>(state.range(0)), now_ms);
+  bench_account at("carrier-a", "carrier-b", state.range(0));
   auto cards = edit_cards();
   store::upload_request req;
   req.idcode = account_id;
   req.line = "line-1";
   req.token_hash = "h";
   req.mode = store::upload_mode::delta;
-  server_counters counters(client);
+  server_counters counters(at.client);
   std::size_t n = 0;
   for (auto _ : state) {
     req.cards = {cards[n++ % cards.size()]};
-    req.now_ms = ++now_ms;
-    auto r = s.upload(req);
+    req.now_ms = ++at.now_ms;
+    auto r = at.store.upload(req);
     if (!r || r->added + r->changed != 1) {
       state.SkipWithError("an edit was not stored");
       return;
@@ -136,26 +147,23 @@ void BM_origin_upload(benchmark::State& state) {
 }
 
 void BM_sibling_apply(benchmark::State& state) {
-  testing::redis_server server;
-  auto client = server.connect();
-  store::account_store s(client, "carrier-b", simsync::testing::test_keyring());
-  std::uint64_t now_ms = 1'700'000'000'000;
-  make_account(s, "carrier-a", static_cast<int>(state.range(0)), now_ms);
+  bench_account at("carrier-b", "carrier-a", state.range(0));
   auto cards = edit_cards();
-  server_counters counters(client);
+  server_counters counters(at.client);
   std::size_t n = 0;
   for (auto _ : state) {
     const auto& card = cards[n++ % cards.size()];
-    core::stamped_card rec{{++now_ms * core::hlc_logical_per_ms, "carrier-a", "line-a"},
-                           false,
-                           card.hash,
-                           card.card,
-                           {}};
+    core::stamped_card rec{
+        {++at.now_ms * core::hlc_logical_per_ms, "carrier-a", "line-a"},
+        false,
+        card.hash,
+        card.card,
+        {}};
     std::string batch;
     store::append_netstring(batch, card.uid);
     store::append_netstring(batch, core::encode_record(rec));
-    auto r = s.apply_incoming("carrier-a", {{std::to_string(n) + "-0", account_id,
-                                             store::outbox_kind::batch, batch}});
+    auto r = at.store.apply_incoming("carrier-a", {{std::to_string(n) + "-0", account_id,
+                                                    store::outbox_kind::batch, batch}});
     if (!r || r->applied != 1) {
       state.SkipWithError("a change was not applied");
       return;
