@@ -413,8 +413,8 @@ local function offer_to_lines(id, changes, skip_line)
   end
 end
 
--- Whether an outbox entry's batch, given as a list of uid, record pairs, holds
--- well-formed records only.
+-- Whether `r` has a record's form (core/record.hpp): stamp, hash, kind and
+-- origin, and for a tombstone the stamp it removes.
 local function valid_record(r)
   if not (#r >= 54 and string.find(r, '^%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d|%x+|[LD]|') == 1
     and string.byte(r, 50) == 124 and string.find(r, '|', 53, true) ~= nil
@@ -427,6 +427,8 @@ local function valid_record(r)
   return removed == '' or
     string.find(removed, '^%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d|[^|]*|[^|]*$') == 1
 end
+-- Whether an outbox entry's batch, given as a list of uid, record pairs, holds
+-- well-formed records only.
 local function valid_batch(items)
   if #items % 2 ~= 0 then return false end
   for i = 2, #items, 2 do
@@ -499,8 +501,9 @@ end
 -- F4 receive: compare, then copy. A change from a sibling carrier is taken
 -- only if its stamp is newer; if its content differs, it goes into the
 -- pending mailbox of every line of the account. `items` is a batch's uid,
--- record pairs (valid_batch). Idempotent: a change already taken has the same stamp and
--- counts as identical. Returns applied, identical, stale, not_sibling.
+-- record pairs (valid_batch). Idempotent: a change already taken has the
+-- same stamp and counts as identical. Returns applied, identical, stale,
+-- not_sibling.
 local function replicate_in(id, items, peer)
   -- No account here (any more): nothing to apply; a later registration is
   -- bootstrapped with the whole store.
