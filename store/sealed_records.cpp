@@ -26,21 +26,21 @@ std::optional<std::string> with_card(std::string_view record, Transform&& transf
   return out;
 }
 
-template <class Transform>
-std::optional<std::string> each_record(std::string_view batch, Transform&& transform) {
+/// Hands `take` each uid, record pair of `batch` (netstrings, as outbox
+/// entries carry them) with the record transformed; false if the batch is
+/// malformed or a transform fails.
+template <class Transform, class Take>
+bool each_record(std::string_view batch, Transform&& transform, Take&& take) {
   auto items = split_netstrings(batch);
   if (!items || items->size() % 2 != 0)
-    return std::nullopt;
-  std::string out;
-  out.reserve(batch.size() + items->size() / 2 * core::keyring::overhead);
+    return false;
   for (std::size_t i = 0; i < items->size(); i += 2) {
     auto record = transform((*items)[i + 1]);
     if (!record)
-      return std::nullopt;
-    append_netstring(out, (*items)[i]);
-    append_netstring(out, *record);
+      return false;
+    take(std::move((*items)[i]), std::move(*record));
   }
-  return out;
+  return true;
 }
 
 } // namespace
@@ -60,25 +60,27 @@ std::optional<std::string> open_record(const core::keyring& keys, std::string_vi
 
 std::optional<std::string> open_batch(const core::keyring& keys, std::string_view batch,
                                       std::string_view idcode) {
-  return each_record(
-      batch, [&](std::string_view record) { return open_record(keys, record, idcode); });
+  std::string out;
+  out.reserve(batch.size());
+  auto opened = each_record(
+      batch, [&](std::string_view record) { return open_record(keys, record, idcode); },
+      [&](const std::string& uid, const std::string& record) {
+        append_netstring(out, uid);
+        append_netstring(out, record);
+      });
+  return opened ? std::optional<std::string>(std::move(out)) : std::nullopt;
 }
 
 std::optional<std::vector<std::string>>
 sealed_items(const core::keyring& keys, std::string_view batch, std::string_view idcode) {
-  auto items = split_netstrings(batch);
-  if (!items || items->size() % 2 != 0)
-    return std::nullopt;
   std::vector<std::string> out;
-  out.reserve(items->size());
-  for (std::size_t i = 0; i < items->size(); i += 2) {
-    auto record = seal_record(keys, (*items)[i + 1], idcode);
-    if (!record)
-      return std::nullopt;
-    out.push_back(std::move((*items)[i]));
-    out.push_back(std::move(*record));
-  }
-  return out;
+  auto sealed = each_record(
+      batch, [&](std::string_view record) { return seal_record(keys, record, idcode); },
+      [&](std::string uid, std::string record) {
+        out.push_back(std::move(uid));
+        out.push_back(std::move(record));
+      });
+  return sealed ? std::optional<std::vector<std::string>>(std::move(out)) : std::nullopt;
 }
 
 std::string why_unopened(const core::keyring& keys, std::string_view record) {
