@@ -35,7 +35,7 @@ caf::expected<core::stamped_card> open_card(const core::keyring& keys,
                                             const std::string& what) {
   auto clear = open_record(keys, stored, idcode);
   if (!clear)
-    return corrupt(what + ": " + why_unopened(keys, stored));
+    return corrupt(what + ": " + why_unopened(keys, stored, idcode));
   auto rec = core::decode_record(*clear);
   if (!rec)
     return corrupt(what + " is not a record");
@@ -99,7 +99,7 @@ upload_call::upload_call(const upload_request& req, const std::string& carrier,
   args_.reserve(args_.size() + 3 * req.cards.size());
   for (const auto& card : req.cards) {
     hashes_.push_back(card.hash.hex());
-    sealed_.push_back(keys.seal(card.card, req.idcode));
+    sealed_.push_back(seal_card(keys, card.card, req.idcode));
     args_.push_back(card.uid);
     args_.push_back(hashes_.back());
     args_.push_back(sealed_.back());

@@ -1,5 +1,6 @@
 #include "store/sealed_records.hpp"
 
+#include "core/card_compression.hpp"
 #include "core/record.hpp"
 #include "store/netstrings.hpp"
 
@@ -45,17 +46,30 @@ bool each_record(std::string_view batch, Transform&& transform, Take&& take) {
 
 } // namespace
 
+std::string seal_card(const core::keyring& keys, std::string_view card,
+                      std::string_view idcode) {
+  return keys.seal(core::compress_card(card), idcode);
+}
+
+std::optional<std::string> open_sealed_card(const core::keyring& keys,
+                                            std::string_view sealed,
+                                            std::string_view idcode) {
+  auto opened = keys.open(sealed, idcode);
+  return opened ? core::expand_card(*opened) : std::nullopt;
+}
+
 std::optional<std::string> seal_record(const core::keyring& keys, std::string_view record,
                                        std::string_view idcode) {
   return with_card(record, [&](std::string_view card) -> std::optional<std::string> {
-    return keys.seal(card, idcode);
+    return seal_card(keys, card, idcode);
   });
 }
 
 std::optional<std::string> open_record(const core::keyring& keys, std::string_view record,
                                        std::string_view idcode) {
-  return with_card(record,
-                   [&](std::string_view card) { return keys.open(card, idcode); });
+  return with_card(record, [&](std::string_view card) {
+    return open_sealed_card(keys, card, idcode);
+  });
 }
 
 std::optional<std::string> open_batch(const core::keyring& keys, std::string_view batch,
@@ -83,7 +97,8 @@ sealed_items(const core::keyring& keys, std::string_view batch, std::string_view
   return sealed ? std::optional<std::vector<std::string>>(std::move(out)) : std::nullopt;
 }
 
-std::string why_unopened(const core::keyring& keys, std::string_view record) {
+std::string why_unopened(const core::keyring& keys, std::string_view record,
+                         std::string_view idcode) {
   auto body_at = core::record_body_at(record);
   if (body_at == std::string_view::npos)
     return "it is not a record";
@@ -93,6 +108,8 @@ std::string why_unopened(const core::keyring& keys, std::string_view record) {
   if (!keys.holds(*id))
     return "its card was sealed with key " + std::to_string(*id) +
            ", which this node's keyring lacks";
+  if (keys.open(record.substr(body_at), idcode))
+    return "its card opens but its compressed form is damaged";
   return "its card was altered, or moved from another account";
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 
-// The store keeps every card sealed under its carrier's keyring, bound to the
-// account (the idcode is the sealing context): in the shared store, private
-// backups, history and outbox entries alike. A record's head (stamp, content
+// The store keeps every card compressed (core/card_compression.hpp) and sealed
+// under its carrier's keyring, bound to the account (the idcode is the sealing
+// context): in the shared store, private backups, history and outbox entries
+// alike. A record's head (stamp, content
 // hash, origin) stays clear, so the scripts compare, order and move records
 // without reading a card; the hash is taken before sealing. Cards are sealed
 // on the way in (an upload, an entry from a peer) and opened on the way out
@@ -17,6 +18,17 @@
 #include <vector>
 
 namespace simsync::store {
+
+/// `card` compressed and sealed, bound to the account `idcode`: a record's
+/// last part as the store keeps it.
+std::string seal_card(const core::keyring& keys, std::string_view card,
+                      std::string_view idcode);
+
+/// The card seal_card() sealed (or one sealed before cards were compressed);
+/// nullopt if it does not open (see why_unopened).
+std::optional<std::string> open_sealed_card(const core::keyring& keys,
+                                            std::string_view sealed,
+                                            std::string_view idcode);
 
 /// `record` with its card sealed; a tombstone (which holds no card) as it is.
 /// nullopt if `record` is not a record.
@@ -40,7 +52,9 @@ sealed_items(const core::keyring& keys, std::string_view batch, std::string_view
 
 /// Why the card of `record` does not open with `keys`, for an operator: not
 /// sealed at all, sealed with a key the ring lacks (the keyring file misses
-/// a key), or altered or moved from another account.
-std::string why_unopened(const core::keyring& keys, std::string_view record);
+/// a key), altered or moved from another account, or opened but not
+/// expanding (`idcode` is the account it is stored under).
+std::string why_unopened(const core::keyring& keys, std::string_view record,
+                         std::string_view idcode);
 
 } // namespace simsync::store

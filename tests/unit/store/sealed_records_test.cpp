@@ -1,5 +1,6 @@
 #include "store/sealed_records.hpp"
 
+#include "core/card_compression.hpp"
 #include "core/record.hpp"
 #include "store/netstrings.hpp"
 
@@ -54,12 +55,14 @@ TEST(sealed_records, a_tombstone_holds_no_card_and_stays_as_it_is) {
 TEST(sealed_records, a_card_opens_only_in_its_account_and_with_a_key_of_the_ring) {
   auto sealed = *store::seal_record(ring(2), live_record(), account);
   EXPECT_FALSE(store::open_record(ring(), sealed, std::string(64, 'b')));
-  EXPECT_NE(store::why_unopened(ring(), sealed).find("altered, or moved"),
-            std::string::npos);
+  EXPECT_NE(
+      store::why_unopened(ring(), sealed, std::string(64, 'b')).find("altered, or moved"),
+      std::string::npos);
   core::keyring only_one({{1, std::string(32, '\x11')}}, 1, std::string(32, '\x33'));
   EXPECT_FALSE(store::open_record(only_one, sealed, account));
-  EXPECT_NE(store::why_unopened(only_one, sealed).find("key 2"), std::string::npos);
-  EXPECT_NE(store::why_unopened(ring(), live_record()).find("not sealed"),
+  EXPECT_NE(store::why_unopened(only_one, sealed, account).find("key 2"),
+            std::string::npos);
+  EXPECT_NE(store::why_unopened(ring(), live_record(), account).find("not sealed"),
             std::string::npos);
 }
 
@@ -83,4 +86,38 @@ TEST(sealed_records, a_batch_is_sealed_and_opened_record_by_record) {
   EXPECT_FALSE(store::sealed_items(ring(), "2:u1", account))
       << "a uid without its record";
   EXPECT_FALSE(store::sealed_items(ring(), "2:u15:hello", account)) << "not a record";
+}
+
+TEST(sealed_records, a_card_is_compressed_before_it_is_sealed) {
+  auto sealed = store::seal_card(ring(), card, account);
+  auto inside = ring().open(sealed, account);
+  ASSERT_TRUE(inside);
+  EXPECT_EQ(inside->front(), core::compressed_card_mark);
+  EXPECT_EQ(core::expand_card(*inside), card);
+  EXPECT_EQ(store::open_sealed_card(ring(), sealed, account), card);
+}
+
+TEST(sealed_records, a_card_sealed_before_compression_still_opens) {
+  // What stores written by earlier builds hold: the card sealed as it came.
+  auto record = live_record();
+  auto body_at = core::record_body_at(record);
+  auto stored = record.substr(0, body_at) + ring().seal(card, account);
+  EXPECT_EQ(store::open_record(ring(), stored, account), record);
+  // A key rotation's re-seal compresses it.
+  auto resealed =
+      store::seal_record(ring(), *store::open_record(ring(), stored, account), account);
+  ASSERT_TRUE(resealed);
+  EXPECT_LT(resealed->size(), stored.size());
+  EXPECT_EQ(store::open_record(ring(), *resealed, account), record);
+}
+
+TEST(sealed_records, a_card_that_opens_but_does_not_expand_is_told_apart) {
+  auto record = live_record();
+  auto body_at = core::record_body_at(record);
+  auto damaged =
+      record.substr(0, body_at) +
+      ring().seal(std::string(1, core::compressed_card_mark) + "\xff", account);
+  EXPECT_FALSE(store::open_record(ring(), damaged, account));
+  EXPECT_NE(store::why_unopened(ring(), damaged, account).find("compressed form"),
+            std::string::npos);
 }

@@ -1,0 +1,126 @@
+#include "core/card_compression.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace simsync::core {
+
+namespace {
+
+// The preset dictionary of compressed_card_mark: vCard 2.1, 3.0 and 4.0's
+// vocabulary (RFC 2426, RFC 6350) and the mail and web words cards hold most.
+// Deflate codes a match's distance in fewer bits the nearer it is, so the
+// words every card has come last. Stored cards depend on these exact bytes:
+// never edit them; a better dictionary takes a new mark.
+constexpr std::string_view dictionary =
+    "X-ABLabel:X-ANDROID-CUSTOM:X-SOCIALPROFILE;TYPE=CATEGORIES:NICKNAME:"
+    "ANNIVERSARY:GENDER:BDAY:LANG:TZ:GEO:KIND:individual;CHARSET=UTF-8;"
+    "ENCODING=QUOTED-PRINTABLE:X-PHONETIC-FIRST-NAME:X-PHONETIC-LAST-NAME:"
+    "PHOTO;ENCODING=b;TYPE=JPEG:PHOTO;ENCODING=BASE64;JPEG:"
+    "PHOTO:data:image/jpeg;base64,/9j/4AAQSkZJRgABAQ"
+    "IMPP:xmpp:IMPP:sip:URL;TYPE=WORK:URL;TYPE=HOME:URL:https://www.URL:http://"
+    "ADR;TYPE=WORK:;;ADR;TYPE=HOME:;;ADR;TYPE=home:;;ADR:;;"
+    "LABEL;TYPE=HOME:ROLE:TITLE:NOTE:ORG:"
+    "@hotmail.com\r\n@outlook.com\r\n@yahoo.com\r\n@icloud.com\r\n@163.com\r\n"
+    "@qq.com\r\n@gmail.com\r\n"
+    "EMAIL;TYPE=WORK:EMAIL;TYPE=HOME:EMAIL;TYPE=work:EMAIL;TYPE=home:"
+    "EMAIL;TYPE=INTERNET:EMAIL;TYPE=INTERNET;TYPE=PREF:EMAIL:"
+    "TEL;TYPE=FAX:TEL;TYPE=WORK:TEL;TYPE=HOME:TEL;TYPE=VOICE:TEL;TYPE=work:"
+    "TEL;TYPE=home:TEL;TYPE=cell:TEL;VALUE=uri;TYPE=cell:tel:+TEL;CELL:"
+    "TEL;TYPE=CELL:+TEL:+\r\nEND:VCARD\r\n"
+    "BEGIN:VCARD\r\nVERSION:2.1\r\nBEGIN:VCARD\r\nVERSION:4.0\r\n"
+    "BEGIN:VCARD\r\nVERSION:3.0\r\nPRODID:UID:urn:uuid:\r\nUID:\r\nN:;;;;\r\n"
+    "FN:\r\nN:";
+
+// Raw deflate (no zlib header or checksum: the seal around it authenticates
+// the bytes). A 4 kB window reaches the dictionary and any nearby repeat in
+// a card; memory level 4 keeps the per-card reset small.
+constexpr int window_bits = 12;
+constexpr int memory_level = 4;
+
+const Bytef* dictionary_bytes() {
+  return reinterpret_cast<const Bytef*>(dictionary.data());
+}
+
+/// A deflate stream per thread, reset for each card: setting one up costs
+/// more than compressing a card.
+struct deflater {
+  z_stream stream{};
+  deflater() {
+    if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -window_bits,
+                     memory_level, Z_DEFAULT_STRATEGY) != Z_OK)
+      throw std::runtime_error("card compression: deflateInit2 failed");
+  }
+  ~deflater() { deflateEnd(&stream); }
+  deflater(const deflater&) = delete;
+  deflater& operator=(const deflater&) = delete;
+};
+
+struct inflater {
+  z_stream stream{};
+  inflater() {
+    // The widest window reads any raw deflate stream.
+    if (inflateInit2(&stream, -MAX_WBITS) != Z_OK)
+      throw std::runtime_error("card compression: inflateInit2 failed");
+  }
+  ~inflater() { inflateEnd(&stream); }
+  inflater(const inflater&) = delete;
+  inflater& operator=(const inflater&) = delete;
+};
+
+} // namespace
+
+std::string compress_card(std::string_view card) {
+  thread_local deflater d;
+  z_stream& z = d.stream;
+  if (deflateReset(&z) != Z_OK ||
+      deflateSetDictionary(&z, dictionary_bytes(),
+                           static_cast<uInt>(dictionary.size())) != Z_OK)
+    throw std::runtime_error("card compression: cannot reset the stream");
+  std::string out(1 + deflateBound(&z, static_cast<uLong>(card.size())), '\0');
+  out[0] = compressed_card_mark;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(card.data()));
+  z.avail_in = static_cast<uInt>(card.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data() + 1);
+  z.avail_out = static_cast<uInt>(out.size() - 1);
+  // deflateBound's room takes the whole card in one call.
+  if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+    throw std::runtime_error("card compression: deflate did not finish");
+  out.resize(out.size() - z.avail_out);
+  return out;
+}
+
+std::optional<std::string> expand_card(std::string_view stored, std::size_t max_bytes) {
+  if (stored.empty() || stored.front() != compressed_card_mark)
+    return std::string(stored);
+  thread_local inflater i;
+  z_stream& z = i.stream;
+  if (inflateReset(&z) != Z_OK)
+    return std::nullopt;
+  if (inflateSetDictionary(&z, dictionary_bytes(),
+                           static_cast<uInt>(dictionary.size())) != Z_OK)
+    return std::nullopt;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(stored.data() + 1));
+  z.avail_in = static_cast<uInt>(stored.size() - 1);
+  // Cards shrink to about half; four times the stored size is one step for
+  // nearly all of them.
+  std::string out;
+  std::size_t room = std::min(max_bytes, 4 * stored.size() + 64);
+  for (;;) {
+    std::size_t have = out.size();
+    out.resize(room);
+    z.next_out = reinterpret_cast<Bytef*>(out.data() + have);
+    z.avail_out = static_cast<uInt>(room - have);
+    int rc = inflate(&z, Z_FINISH);
+    out.resize(room - z.avail_out);
+    if (rc == Z_STREAM_END)
+      return z.avail_in == 0 ? std::optional<std::string>(std::move(out)) : std::nullopt;
+    if ((rc != Z_BUF_ERROR && rc != Z_OK) || z.avail_out != 0 || room == max_bytes)
+      return std::nullopt;
+    room = std::min(max_bytes, 2 * room);
+  }
+}
+
+} // namespace simsync::core

@@ -1,0 +1,99 @@
+#include "core/card_compression.hpp"
+
+#include "core/vcard.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+using namespace simsync::core;
+
+namespace {
+
+const std::string ada = "BEGIN:VCARD\r\nVERSION:3.0\r\n"
+                        "UID:5f0c7e2a-91d4-4b6e-a3c1-7d2e9b804f16\r\n"
+                        "N:Lovelace;Ada;;;\r\nFN:Ada Lovelace\r\n"
+                        "TEL;TYPE=CELL:+44 20 7946 0958\r\n"
+                        "EMAIL;TYPE=INTERNET:ada@analytical.example\r\nEND:VCARD\r\n";
+
+std::string from_hex(std::string_view hex) {
+  std::string out;
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2)
+    out += static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16));
+  return out;
+}
+
+std::string random_bytes(std::size_t n) {
+  std::mt19937 gen(7);
+  std::string out(n, '\0');
+  for (auto& c : out)
+    c = static_cast<char>(gen());
+  return out;
+}
+
+} // namespace
+
+TEST(card_compression, a_card_comes_back_as_it_was_given) {
+  std::string every_byte;
+  for (int b = 0; b < 256; ++b)
+    every_byte += static_cast<char>(b);
+  std::string photo = ada.substr(0, ada.size() - 11) +
+                      "PHOTO;ENCODING=b;TYPE=JPEG:" + std::string(40'000, 'Q') +
+                      random_bytes(20'000) + "\r\nEND:VCARD\r\n";
+  for (const std::string& card :
+       {ada, std::string(), every_byte, photo, random_bytes(1 << 20)}) {
+    auto stored = compress_card(card);
+    ASSERT_EQ(stored.front(), compressed_card_mark);
+    EXPECT_EQ(expand_card(stored), card) << card.size() << " bytes";
+  }
+}
+
+TEST(card_compression, a_typical_card_takes_about_half_its_bytes) {
+  // Nothing of this card but vCard's own words is in the dictionary.
+  auto stored = compress_card(ada);
+  EXPECT_LT(stored.size(), ada.size() * 65 / 100)
+      << stored.size() << " of " << ada.size();
+}
+
+TEST(card_compression, a_card_stored_before_compression_reads_as_it_is) {
+  EXPECT_EQ(expand_card(ada), ada);
+  EXPECT_EQ(expand_card(""), "");
+}
+
+TEST(card_compression, the_dictionary_of_stored_cards_never_changes) {
+  // Compressed on 2026-12-03: a card stored then must expand the same for as
+  // long as its mark is read. A different dictionary gives other bytes.
+  const std::string stored = from_hex(
+      "01c36d0848b9699a41b279aa51a2aea5618a89ae499259aa6ea271b2a1ae798a51aa65928581499a"
+      "a119c8149ffcb2d49cc4e4546bc7944498e940a6024c9c970b2d044c4c148c0c14cc2d4dcc140c2c"
+      "4d2d5052083c861353121d12f312732a4b32931373f4522b12730b725251c20d00");
+  EXPECT_EQ(expand_card(stored), ada);
+}
+
+TEST(card_compression, a_damaged_or_oversized_stream_does_not_expand) {
+  auto stored = compress_card(ada);
+  EXPECT_FALSE(expand_card(stored.substr(0, stored.size() / 2)));
+  EXPECT_FALSE(expand_card(std::string(1, compressed_card_mark)));
+  EXPECT_FALSE(expand_card(stored + "trailing"));
+  EXPECT_FALSE(expand_card(std::string(1, compressed_card_mark) + "\xff\xff\xff\xff"));
+  EXPECT_FALSE(expand_card(stored, ada.size() - 1));
+  EXPECT_EQ(expand_card(stored, ada.size()), ada);
+  auto big = compress_card(std::string(1 << 20, 'x'));
+  EXPECT_LT(big.size(), 4096u);
+  EXPECT_FALSE(expand_card(big, 1 << 19)) << "expanding stops at the bound";
+}
+
+TEST(card_compression, no_card_a_node_accepts_starts_with_the_mark) {
+  // What tells a compressed card from one stored as it came. A peer's card
+  // is taken only when it reads as one card and nothing else
+  // (actors/incoming_entries.cpp); a phone's card is stored from its BEGIN
+  // line on.
+  const std::string marked = std::string(1, compressed_card_mark) + ada;
+  vcard_reader reader{marked};
+  vcard_block block;
+  bool read = reader.next(&block);
+  EXPECT_FALSE(read && block.ok() && reader.skipped_text_line() == 0);
+  for (const auto& b : parse_vcards(marked + ada))
+    EXPECT_NE(b.bytes.front(), compressed_card_mark);
+}
