@@ -2,7 +2,7 @@
 
 // A card at rest is deflated against a preset dictionary of vCard's own words
 // (property names, parameters, the frame every card shares), which takes a
-// 200-byte card to about 100 bytes: on a card that small, plain deflate finds
+// typical 200-byte card to about 120 bytes: on a card that small, plain deflate finds
 // little to repeat, but most of a card is the vocabulary the dictionary holds.
 // The store seals the compressed form; everything outside the store sees
 // cards as they came.
