@@ -1,8 +1,9 @@
 #include "core/card_compression.hpp"
 
+#include "core/bounded_inflate.hpp"
+
 #include <zlib.h>
 
-#include <algorithm>
 #include <stdexcept>
 
 namespace simsync::core {
@@ -58,18 +59,6 @@ struct deflater {
   deflater& operator=(const deflater&) = delete;
 };
 
-struct inflater {
-  z_stream stream{};
-  inflater() {
-    // The widest window reads any raw deflate stream.
-    if (inflateInit2(&stream, -MAX_WBITS) != Z_OK)
-      throw std::runtime_error("card compression: inflateInit2 failed");
-  }
-  ~inflater() { inflateEnd(&stream); }
-  inflater(const inflater&) = delete;
-  inflater& operator=(const inflater&) = delete;
-};
-
 } // namespace
 
 std::string compress_card(std::string_view card) {
@@ -95,32 +84,12 @@ std::string compress_card(std::string_view card) {
 std::optional<std::string> expand_card(std::string_view stored, std::size_t max_bytes) {
   if (stored.empty() || stored.front() != compressed_card_mark)
     return std::string(stored);
-  thread_local inflater i;
-  z_stream& z = i.stream;
-  if (inflateReset(&z) != Z_OK)
-    return std::nullopt;
-  if (inflateSetDictionary(&z, dictionary_bytes(),
-                           static_cast<uInt>(dictionary.size())) != Z_OK)
-    return std::nullopt;
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(stored.data() + 1));
-  z.avail_in = static_cast<uInt>(stored.size() - 1);
-  // Cards shrink to about half; four times the stored size is one step for
-  // nearly all of them.
+  thread_local inflate_stream stream(deflate_framing::raw);
   std::string out;
-  std::size_t room = std::min(max_bytes, 4 * stored.size() + 64);
-  for (;;) {
-    std::size_t have = out.size();
-    out.resize(room);
-    z.next_out = reinterpret_cast<Bytef*>(out.data() + have);
-    z.avail_out = static_cast<uInt>(room - have);
-    int rc = inflate(&z, Z_FINISH);
-    out.resize(room - z.avail_out);
-    if (rc == Z_STREAM_END)
-      return z.avail_in == 0 ? std::optional<std::string>(std::move(out)) : std::nullopt;
-    if ((rc != Z_BUF_ERROR && rc != Z_OK) || z.avail_out != 0 || room == max_bytes)
-      return std::nullopt;
-    room = std::min(max_bytes, 2 * room);
-  }
+  if (stream.inflate_all(stored.substr(1), out, max_bytes, dictionary).status !=
+      inflate_status::complete)
+    return std::nullopt;
+  return out;
 }
 
 } // namespace simsync::core

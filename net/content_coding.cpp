@@ -1,10 +1,11 @@
 #include "net/content_coding.hpp"
 
+#include "core/bounded_inflate.hpp"
+
 #include <zlib.h>
 
 #include <cctype>
 #include <cstdlib>
-#include <memory>
 
 namespace simsync::net {
 
@@ -39,65 +40,31 @@ bool has_zlib_header(std::string_view body) {
   return (b0 & 0x0f) == 8 && ((b0 << 8) | b1) % 31 == 0;
 }
 
-struct inflater {
-  z_stream z{};
-  bool ready = false;
-  ~inflater() {
-    if (ready)
-      inflateEnd(&z);
-  }
-};
-
-/// Inflates in 64 KiB steps; memory stays within max_bytes plus one step,
-/// however far the stream would expand.
-decoded_body inflate_bounded(const std::string& coding, int window_bits,
+/// Inflates the whole body, stopping as soon as it decodes past max_bytes.
+decoded_body inflate_bounded(const std::string& coding, core::deflate_framing framing,
                              std::string_view body, std::size_t max_bytes) {
   decoded_body out;
-  inflater in;
-  if (inflateInit2(&in.z, window_bits) != Z_OK) {
-    out.error = problem{500, "internal", "Internal error", "zlib cannot start"};
-    return out;
+  auto outcome = core::inflate_stream(framing).inflate_all(body, out.bytes, max_bytes);
+  switch (outcome.status) {
+  case core::inflate_status::complete:
+    out.decoded = true;
+    break;
+  case core::inflate_status::too_large:
+    out.error =
+        problem{413, "body-too-large", "The body is too large",
+                "the " + coding + " body decodes to more than " +
+                    std::to_string(max_bytes) + " bytes, the limit for a decoded body"};
+    break;
+  case core::inflate_status::truncated:
+    out.error = malformed(coding, "truncated");
+    break;
+  case core::inflate_status::trailing_bytes:
+    out.error = malformed(coding, "followed by extra bytes");
+    break;
+  case core::inflate_status::corrupt:
+    out.error = malformed(coding, outcome.detail.c_str());
+    break;
   }
-  in.ready = true;
-  in.z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(body.data()));
-  in.z.avail_in = static_cast<uInt>(body.size());
-  constexpr std::size_t step = 64 * 1024;
-  auto buffer = std::make_unique<unsigned char[]>(step);
-  const bool members = window_bits > MAX_WBITS; // gzip: members may follow each other
-  for (;;) {
-    in.z.next_out = buffer.get();
-    in.z.avail_out = static_cast<uInt>(step);
-    int rc = inflate(&in.z, Z_NO_FLUSH);
-    auto produced = step - in.z.avail_out;
-    if (out.bytes.size() + produced > max_bytes) {
-      out.bytes.clear();
-      out.error =
-          problem{413, "body-too-large", "The body is too large",
-                  "the " + coding + " body decodes to more than " +
-                      std::to_string(max_bytes) + " bytes, the limit for a decoded body"};
-      return out;
-    }
-    out.bytes.append(reinterpret_cast<const char*>(buffer.get()), produced);
-    if (rc == Z_STREAM_END) {
-      if (in.z.avail_in == 0)
-        break;
-      if (!members) {
-        out.error = malformed(coding, "followed by extra bytes");
-        return out;
-      }
-      inflateReset(&in.z);
-      continue;
-    }
-    if (rc == Z_OK)
-      continue;
-    if (rc == Z_BUF_ERROR && in.z.avail_in == 0) {
-      out.error = malformed(coding, "truncated");
-      return out;
-    }
-    out.error = malformed(coding, in.z.msg ? in.z.msg : "corrupt");
-    return out;
-  }
-  out.decoded = true;
   return out;
 }
 
@@ -127,9 +94,11 @@ decoded_body decode_content(std::string_view content_encoding, std::string_view 
   if (coding.empty() || coding == "identity")
     return {};
   if (coding == "gzip" || coding == "x-gzip")
-    return inflate_bounded("gzip", 16 + MAX_WBITS, body, max_bytes);
+    return inflate_bounded("gzip", core::deflate_framing::gzip, body, max_bytes);
   if (coding == "deflate")
-    return inflate_bounded("deflate", has_zlib_header(body) ? MAX_WBITS : -MAX_WBITS,
+    return inflate_bounded("deflate",
+                           has_zlib_header(body) ? core::deflate_framing::zlib
+                                                 : core::deflate_framing::raw,
                            body, max_bytes);
   decoded_body out;
   out.error = problem{
