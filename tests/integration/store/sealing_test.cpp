@@ -2,6 +2,8 @@
 // backup, outbox) is sealed with the carrier's own keys, bound to the
 // account; what leaves for a peer is opened first and the peer seals it with
 // its keys. Read through the store, nothing changes for its callers.
+#include "core/card_compression.hpp"
+#include "core/record.hpp"
 #include "store/outbox.hpp"
 #include "tests/integration/store/store_fixture.hpp"
 #include "tests/support/at_rest_scan.hpp"
@@ -82,6 +84,23 @@ TEST_F(sealing, read_through_the_store_every_card_is_clear) {
   // bytes differ, each carrier having used its own key.
   EXPECT_EQ(opened_records(a, person), opened_records(b, person));
   EXPECT_NE(shared_records(a.client, person), shared_records(b.client, person));
+}
+
+TEST_F(sealing, each_carrier_keeps_the_card_compressed_inside_its_seal) {
+  const auto entry = make_card("u1", "Ada Lovelace");
+  upload(a.store, person, line_a, {entry});
+  deliver(a, b);
+  for (auto* c : {&a, &b}) {
+    auto records = shared_records(c->client, person);
+    ASSERT_EQ(records.size(), 1u) << c->store.carrier();
+    const auto& stored = records.at("u1");
+    auto inside =
+        c->keys->current()->open(stored.substr(core::record_body_at(stored)), person);
+    ASSERT_TRUE(inside) << c->store.carrier();
+    EXPECT_EQ(inside->front(), core::compressed_card_mark) << c->store.carrier();
+    EXPECT_LT(inside->size(), entry.card.size()) << c->store.carrier();
+    EXPECT_EQ(core::expand_card(*inside), entry.card) << c->store.carrier();
+  }
 }
 
 TEST_F(sealing, what_leaves_for_a_peer_is_opened_and_the_peer_seals_it_again) {
