@@ -24,27 +24,18 @@ caf::expected<std::string> next_id(const std::string& id) {
 }
 
 /// The entries of an XRANGE reply (or of one stream in an XREAD reply), their
-/// cards opened: they leave for the peer, which seals them with its own keys.
-caf::expected<std::vector<outbox_entry>>
-parse_entries(reply_view v, const std::string& peer, const core::keyring& keys) {
+/// batches as stored.
+caf::expected<std::vector<outbox_entry>> parse_entries(reply_view v,
+                                                       const std::string& peer) {
   std::vector<outbox_entry> out;
   out.reserve(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) {
     auto entry = v[i];
     if (entry.size() != 2)
       return caf::make_error(ec::store_corrupt, "malformed outbox entry for " + peer);
-    outbox_entry e{std::string(entry[0].str()),
-                   stream_field(entry[1], "id"),
-                   kind_named(stream_field(entry[1], "kind")),
-                   {}};
-    auto batch = open_batch(keys, stream_field(entry[1], "batch"), e.idcode);
-    if (!batch)
-      return caf::make_error(ec::store_corrupt,
-                             "outbox entry " + e.id + " for " + peer +
-                                 " does not open: its cards were sealed with a key "
-                                 "this node's keyring lacks, or were altered");
-    e.batch = std::move(*batch);
-    out.push_back(std::move(e));
+    out.push_back(outbox_entry{std::string(entry[0].str()), stream_field(entry[1], "id"),
+                               kind_named(stream_field(entry[1], "kind")),
+                               stream_field(entry[1], "batch")});
   }
   return out;
 }
@@ -85,6 +76,18 @@ std::string_view kind_name(outbox_kind kind) {
   return "batch";
 }
 
+caf::error open_entry(const core::keyring& keys, outbox_entry& entry,
+                      const std::string& peer) {
+  auto batch = open_batch(keys, entry.batch, entry.idcode);
+  if (!batch)
+    return caf::make_error(ec::store_corrupt,
+                           "outbox entry " + entry.id + " for " + peer +
+                               " does not open: its cards were sealed with a key "
+                               "this node's keyring lacks, or were altered");
+  entry.batch = std::move(*batch);
+  return {};
+}
+
 caf::expected<std::vector<outbox_entry>>
 read_outbox(redis_client& redis, const core::keyring& keys, const std::string& peer,
             const std::string& after, std::size_t count) {
@@ -96,12 +99,17 @@ read_outbox(redis_client& redis, const core::keyring& keys, const std::string& p
   auto v = r->view();
   if (v.is_error())
     return caf::make_error(ec::store_unavailable, "XRANGE: " + std::string(v.str()));
-  return parse_entries(v, peer, keys);
+  auto entries = parse_entries(v, peer);
+  if (entries)
+    for (auto& e : *entries)
+      if (auto err = open_entry(keys, e, peer))
+        return err;
+  return entries;
 }
 
 caf::expected<std::vector<outbox_entry>>
-wait_outbox(redis_client& redis, const core::keyring& keys, const std::string& peer,
-            const std::string& after, std::size_t count, std::chrono::milliseconds wait) {
+wait_outbox(redis_client& redis, const std::string& peer, const std::string& after,
+            std::size_t count, std::chrono::milliseconds wait) {
   auto r =
       redis.call({"XREAD", "COUNT", std::to_string(count), "BLOCK",
                   std::to_string(wait.count()), "STREAMS", keys::outbox(peer), after});
@@ -112,7 +120,7 @@ wait_outbox(redis_client& redis, const core::keyring& keys, const std::string& p
     return caf::make_error(ec::store_unavailable, "XREAD: " + std::string(v.str()));
   if (v.is_nil() || v.size() == 0) // nothing came in time
     return std::vector<outbox_entry>{};
-  return parse_entries(v[0][1], peer, keys);
+  return parse_entries(v[0][1], peer);
 }
 
 caf::expected<std::size_t> trim_outbox(redis_client& redis, const std::string& peer,

@@ -57,12 +57,20 @@ caf::expected<std::vector<outbox_entry>>
 read_outbox(redis_client& redis, const core::keyring& keys, const std::string& peer,
             const std::string& after, std::size_t count);
 
-/// Like read_outbox, but when nothing is there yet, waits up to `wait` for an
-/// entry to arrive (XREAD BLOCK): the link learns of a change as soon as it is
-/// written, without polling.
+/// Like read_outbox, but with each batch as stored (sealed: open_entry opens
+/// it), and when nothing is there yet, waits up to `wait` for an entry to
+/// arrive (XREAD BLOCK): the link learns of a change as soon as it is
+/// written, without polling, and opens each request's entries only as it
+/// sends it, so the peer applies the first while the link opens the next.
 caf::expected<std::vector<outbox_entry>>
-wait_outbox(redis_client& redis, const core::keyring& keys, const std::string& peer,
-            const std::string& after, std::size_t count, std::chrono::milliseconds wait);
+wait_outbox(redis_client& redis, const std::string& peer, const std::string& after,
+            std::size_t count, std::chrono::milliseconds wait);
+
+/// Opens the cards of an entry wait_outbox() read, in place, with `keys`:
+/// they leave for the peer, which seals them with its own keys. An error
+/// (store_corrupt) if they were sealed with a key `keys` lacks, or altered.
+caf::error open_entry(const core::keyring& keys, outbox_entry& entry,
+                      const std::string& peer);
 
 /// Removes every entry up to and including `through` once the peer has
 /// persisted them. Returns how many were removed.

@@ -162,11 +162,11 @@ local function length_head(len)
   end
   return head
 end
-local function netstrings(list)
+local function netstrings(list, first, last)
   -- Head and item as two parts, so that no item is copied into a string of
   -- its own before the one concat (a batch can hold 100,000 items).
   local parts, n = {}, 0
-  for i = 1, #list do
+  for i = first or 1, last or #list do
     parts[n + 1], parts[n + 2] = length_head(#list[i]), list[i]
     n = n + 2
   end
@@ -445,23 +445,39 @@ local function tell(peer, id, kind)
   redis.call('XADD', outbox_key(peer), '*', 'id', id, 'kind', kind)
 end
 
+-- A batch for a peer is written as entries of about this many bytes of
+-- records (at least one item each): the link sends the first while it opens
+-- the next, and the peer applies each in a short script of its own, so a
+-- large book streams through instead of waiting whole at every step, and no
+-- Redis is held by one book's apply for long.
+local ENTRY_BYTES = 524288
+
+-- Appends `items` (uid, record, ...) to each peer's outbox as batch entries
+-- of about ENTRY_BYTES.
+local function send_batches(id, peers, items)
+  local from, bytes = 1, 0
+  for i = 1, #items, 2 do
+    bytes = bytes + #items[i] + #items[i + 1]
+    if bytes >= ENTRY_BYTES or i + 1 >= #items then
+      local blob = netstrings(items, from, i + 1)
+      for _, peer in ipairs(peers) do
+        redis.call('XADD', outbox_key(peer), '*', 'id', id, 'kind', 'batch', 'batch', blob)
+      end
+      from, bytes = i + 2, 0
+    end
+  end
+end
+
 -- The whole shared store (tombstones too) for a new sibling.
 local function bootstrap(id, peer)
-  local all = redis.call('HGETALL', shared_key(id))
-  if #all > 0 then
-    redis.call('XADD', outbox_key(peer), '*', 'id', id, 'kind', 'batch', 'batch',
-               netstrings(all))
-  end
+  send_batches(id, {peer}, redis.call('HGETALL', shared_key(id)))
 end
 
 local function send_to_siblings(id, changes)
   if #changes == 0 then return end
   local peers = redis.call('SMEMBERS', siblings_key(id))
   if #peers == 0 then return end
-  local blob = netstrings(changes)
-  for _, peer in ipairs(peers) do
-    redis.call('XADD', outbox_key(peer), '*', 'id', id, 'kind', 'batch', 'batch', blob)
-  end
+  send_batches(id, peers, changes)
 end
 
 -- A pending entry's sequence number. Entries written before the mailbox held

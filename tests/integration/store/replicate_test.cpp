@@ -213,6 +213,49 @@ TEST_F(two_carriers, a_new_sibling_is_bootstrapped_with_the_whole_store) {
   EXPECT_EQ(*store::outbox_depth(a.client, "carrier-c"), 0u);
 }
 
+/// `count` cards whose names do not compress: a book of about
+/// 170 bytes a card at rest.
+std::vector<core::book_entry> incompressible_book(int count) {
+  std::vector<core::book_entry> book;
+  std::uint64_t state = 42;
+  for (int i = 0; i < count; ++i) {
+    std::string name;
+    for (int c = 0; c < 120; ++c) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      name += static_cast<char>('a' + (state >> 59) % 26);
+    }
+    book.push_back(make_card("u" + std::to_string(i), name));
+  }
+  return book;
+}
+
+TEST_F(two_carriers, a_large_book_travels_as_several_entries_and_arrives_whole) {
+  const auto book = incompressible_book(8000);
+  upload(a.store, person, line_a, book);
+  // The peer applies each entry in a script of its own, the link sends one
+  // while it opens the next: no entry is much above half a megabyte.
+  auto sealed = store::wait_outbox(a.client, "carrier-b", "0-0", 1000,
+                                   std::chrono::milliseconds{1});
+  ASSERT_TRUE(sealed);
+  ASSERT_GE(sealed->size(), 2u);
+  for (const auto& e : *sealed) {
+    EXPECT_EQ(e.idcode, person);
+    EXPECT_LE(e.batch.size(), 600'000u);
+  }
+  auto r = deliver(a, b);
+  EXPECT_EQ(r.applied, book.size());
+  EXPECT_EQ(opened_records(a, person), opened_records(b, person));
+  EXPECT_EQ(b.store.fetch_pending(person, line_b, proof_of(line_b))->changes.size(),
+            book.size());
+  // A new sibling's bootstrap is cut the same way.
+  carrier_store c("carrier-c");
+  register_line(c.store, person, "+8615000150000", {"carrier-a"});
+  deliver(c, a);
+  EXPECT_GE(*store::outbox_depth(a.client, "carrier-c"), 2u);
+  EXPECT_EQ(deliver(a, c).applied, book.size());
+  EXPECT_EQ(opened_records(a, person), opened_records(c, person));
+}
+
 TEST_F(two_carriers, a_malformed_batch_is_refused_and_changes_nothing) {
   upload(a.store, person, line_a, {make_card("u1", "Li")});
   auto good = take_outbox(a, b);
