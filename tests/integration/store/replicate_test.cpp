@@ -74,6 +74,22 @@ struct two_carriers : ::testing::Test {
   carrier_store b{"carrier-b"};
 };
 
+/// `count` cards with random 120-letter names, which deflate poorly: the
+/// book stays large at rest, as a real one with photos and notes would.
+std::vector<core::book_entry> incompressible_book(int count) {
+  std::vector<core::book_entry> book;
+  std::uint64_t state = 42;
+  for (int i = 0; i < count; ++i) {
+    std::string name;
+    for (int c = 0; c < 120; ++c) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      name += static_cast<char>('a' + (state >> 59) % 26);
+    }
+    book.push_back(make_card("u" + std::to_string(i), name));
+  }
+  return book;
+}
+
 } // namespace
 
 TEST_F(two_carriers, a_shared_upload_reaches_the_sibling_pending_mailbox) {
@@ -211,22 +227,6 @@ TEST_F(two_carriers, a_new_sibling_is_bootstrapped_with_the_whole_store) {
   EXPECT_TRUE(is_sibling(c, person, "carrier-a"));
   EXPECT_EQ(deliver(c, a).applied, 0u);
   EXPECT_EQ(*store::outbox_depth(a.client, "carrier-c"), 0u);
-}
-
-/// `count` cards whose names do not compress: a book of about
-/// 170 bytes a card at rest.
-std::vector<core::book_entry> incompressible_book(int count) {
-  std::vector<core::book_entry> book;
-  std::uint64_t state = 42;
-  for (int i = 0; i < count; ++i) {
-    std::string name;
-    for (int c = 0; c < 120; ++c) {
-      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-      name += static_cast<char>('a' + (state >> 59) % 26);
-    }
-    book.push_back(make_card("u" + std::to_string(i), name));
-  }
-  return book;
 }
 
 TEST_F(two_carriers, a_large_book_travels_as_several_entries_and_arrives_whole) {
