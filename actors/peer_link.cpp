@@ -108,7 +108,7 @@ caf::error trim_acknowledged(link_pointer self) {
 link_machine::event read_outbox(link_pointer self) {
   auto& st = self->state;
   if (st.unsent.empty()) {
-    auto read = store::wait_outbox(*st.redis, st.peer.id, st.acked_through, st.read_count,
+    auto read = store::read_outbox(*st.redis, st.peer.id, st.acked_through, st.read_count,
                                    idle_wait);
     if (!read)
       return link_machine::failed{describe(read.error())};

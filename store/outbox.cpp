@@ -23,8 +23,7 @@ caf::expected<std::string> next_id(const std::string& id) {
   return std::to_string(ms) + "-" + std::to_string(seq + 1);
 }
 
-/// The entries of an XRANGE reply (or of one stream in an XREAD reply), their
-/// batches as stored.
+/// The entries of one stream in an XREAD reply, their batches as stored.
 caf::expected<std::vector<outbox_entry>> parse_entries(reply_view v,
                                                        const std::string& peer) {
   std::vector<outbox_entry> out;
@@ -89,36 +88,22 @@ caf::error open_entry(const core::keyring& keys, outbox_entry& entry,
 }
 
 caf::expected<std::vector<outbox_entry>>
-read_outbox(redis_client& redis, const core::keyring& keys, const std::string& peer,
-            const std::string& after, std::size_t count) {
-  auto start = "(" + after;
-  auto n = std::to_string(count);
-  auto r = redis.call({"XRANGE", keys::outbox(peer), start, "+", "COUNT", n});
-  if (!r)
-    return std::move(r.error());
-  auto v = r->view();
-  if (v.is_error())
-    return caf::make_error(ec::store_unavailable, "XRANGE: " + std::string(v.str()));
-  auto entries = parse_entries(v, peer);
-  if (entries)
-    for (auto& e : *entries)
-      if (auto err = open_entry(keys, e, peer))
-        return err;
-  return entries;
-}
-
-caf::expected<std::vector<outbox_entry>>
-wait_outbox(redis_client& redis, const std::string& peer, const std::string& after,
+read_outbox(redis_client& redis, const std::string& peer, const std::string& after,
             std::size_t count, std::chrono::milliseconds wait) {
-  auto r =
-      redis.call({"XREAD", "COUNT", std::to_string(count), "BLOCK",
-                  std::to_string(wait.count()), "STREAMS", keys::outbox(peer), after});
+  auto n = std::to_string(count);
+  auto ms = std::to_string(wait.count());
+  auto key = keys::outbox(peer);
+  command cmd{"XREAD", "COUNT", n};
+  if (wait.count() > 0) // BLOCK 0 would wait for ever
+    cmd.insert(cmd.end(), {"BLOCK", ms});
+  cmd.insert(cmd.end(), {"STREAMS", key, after});
+  auto r = redis.call(cmd);
   if (!r)
     return std::move(r.error());
   auto v = r->view();
   if (v.is_error())
     return caf::make_error(ec::store_unavailable, "XREAD: " + std::string(v.str()));
-  if (v.is_nil() || v.size() == 0) // nothing came in time
+  if (v.is_nil() || v.size() == 0) // nothing there, or nothing came in time
     return std::vector<outbox_entry>{};
   return parse_entries(v[0][1], peer);
 }

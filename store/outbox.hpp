@@ -52,21 +52,16 @@ struct outbox_entry {
 };
 
 /// Up to `count` entries for `peer` after stream id `after` ("0-0" for the
-/// start), their cards opened with `keys`.
-caf::expected<std::vector<outbox_entry>>
-read_outbox(redis_client& redis, const core::keyring& keys, const std::string& peer,
-            const std::string& after, std::size_t count);
-
-/// Like read_outbox, but with each batch as stored (sealed: open_entry opens
-/// it), and when nothing is there yet, waits up to `wait` for an entry to
-/// arrive (XREAD BLOCK): the link learns of a change as soon as it is
+/// start), each batch as stored (sealed: open_entry opens it). When none is
+/// there yet, waits up to `wait` for one to arrive (XREAD BLOCK; 0, the
+/// default, does not wait): the link learns of a change as soon as it is
 /// written, without polling, and opens each request's entries only as it
 /// sends it, so the peer applies the first while the link opens the next.
 caf::expected<std::vector<outbox_entry>>
-wait_outbox(redis_client& redis, const std::string& peer, const std::string& after,
-            std::size_t count, std::chrono::milliseconds wait);
+read_outbox(redis_client& redis, const std::string& peer, const std::string& after,
+            std::size_t count, std::chrono::milliseconds wait = {});
 
-/// Opens the cards of an entry wait_outbox() read, in place, with `keys`:
+/// Opens the cards of an entry read_outbox() read, in place, with `keys`:
 /// they leave for the peer, which seals them with its own keys. An error
 /// (store_corrupt) if they were sealed with a key `keys` lacks, or altered.
 caf::error open_entry(const core::keyring& keys, outbox_entry& entry,

@@ -235,8 +235,7 @@ private:
     auto& to = *carriers_[pick(carriers_.size())];
     if (&from == &to)
       return;
-    auto entries = store::read_outbox(from.client, *from.keys->current(),
-                                      to.store.carrier(), "0-0", 1 + pick(4));
+    auto entries = opened_outbox(from, to.store.carrier(), 1 + pick(4));
     ASSERT_TRUE(entries);
     if (entries->empty())
       return;
@@ -264,8 +263,7 @@ private:
         for (auto* to : carriers_) {
           if (from == to)
             continue;
-          auto entries = store::read_outbox(from->client, *from->keys->current(),
-                                            to->store.carrier(), "0-0", 10'000);
+          auto entries = opened_outbox(*from, to->store.carrier(), 10'000);
           ASSERT_TRUE(entries);
           if (entries->empty())
             continue;

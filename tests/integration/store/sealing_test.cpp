@@ -35,8 +35,7 @@ struct sealing : ::testing::Test {
   }
 
   std::size_t deliver(carrier_store& from, carrier_store& to) {
-    auto entries = store::read_outbox(from.client, *from.keys->current(),
-                                      to.store.carrier(), "0-0", 100);
+    auto entries = opened_outbox(from, to.store.carrier(), 100);
     EXPECT_TRUE(entries) << describe(entries.error());
     if (!entries || entries->empty())
       return 0;
@@ -105,7 +104,7 @@ TEST_F(sealing, each_carrier_keeps_the_card_compressed_inside_its_seal) {
 
 TEST_F(sealing, what_leaves_for_a_peer_is_opened_and_the_peer_seals_it_again) {
   upload(a.store, person, line_a, {make_card("u1", "Ada")});
-  auto entries = store::read_outbox(a.client, *a.keys->current(), "carrier-b", "0-0", 10);
+  auto entries = opened_outbox(a, "carrier-b", 10);
   ASSERT_TRUE(entries);
   ASSERT_EQ(entries->size(), 1u);
   EXPECT_NE(entries->front().batch.find("FN:Ada"), std::string::npos)

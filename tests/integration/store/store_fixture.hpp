@@ -131,6 +131,18 @@ inline std::map<std::string, std::string> opened_records(carrier_store& c,
   return out;
 }
 
+/// Up to `count` entries waiting at `from` for `peer`, their cards opened as
+/// the peer link opens them before it sends them.
+inline caf::expected<std::vector<store::outbox_entry>>
+opened_outbox(carrier_store& from, const std::string& peer, std::size_t count) {
+  auto entries = store::read_outbox(from.client, peer, "0-0", count);
+  if (entries)
+    for (auto& entry : *entries)
+      if (auto err = store::open_entry(*from.keys->current(), entry, peer))
+        return err;
+  return entries;
+}
+
 /// The raw pending mailbox of a line: uid -> what the store keeps for it.
 inline std::map<std::string, std::string> pending_entries(store::redis_client& r,
                                                           const std::string& idcode,
