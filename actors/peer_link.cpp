@@ -108,8 +108,8 @@ caf::error trim_acknowledged(link_pointer self) {
 link_machine::event read_outbox(link_pointer self) {
   auto& st = self->state;
   if (st.unsent.empty()) {
-    auto read = store::read_outbox(*st.redis, st.peer.id, st.acked_through, st.read_count,
-                                   idle_wait);
+    auto read = store::read_outbox(*st.redis, *st.keys->current(), st.peer.id,
+                                   st.acked_through, st.read_count, idle_wait);
     if (!read)
       return link_machine::failed{describe(read.error())};
     st.unsent = std::move(*read);
@@ -158,16 +158,9 @@ link_machine::event send_window(link_pointer self) {
   st.window_last_id = std::move(plan.last_id);
   st.window_sent_at = std::chrono::steady_clock::now();
   st.window_entries = 0;
-  // Each request's cards are opened just before it leaves: the peer applies
-  // the first while this opens the next (a large book comes as many entries).
-  // An entry that does not open fails the window; what was sent is sent again.
-  auto keys = st.keys->current();
   std::size_t requests = 0;
   for (std::size_t node = 0; node < plan.requests_by_node.size(); ++node)
     for (auto& request : plan.requests_by_node[node]) {
-      for (auto& entry : request)
-        if (auto err = store::open_entry(*keys, entry, st.peer.id))
-          return link_machine::failed{describe(err)};
       st.window_entries += request.size();
       send_batch(self, node, std::move(request));
       ++requests;

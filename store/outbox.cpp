@@ -23,18 +23,27 @@ caf::expected<std::string> next_id(const std::string& id) {
   return std::to_string(ms) + "-" + std::to_string(seq + 1);
 }
 
-/// The entries of one stream in an XREAD reply, their batches as stored.
-caf::expected<std::vector<outbox_entry>> parse_entries(reply_view v,
-                                                       const std::string& peer) {
+/// The entries of one stream in an XREAD reply, their cards opened with `keys`.
+caf::expected<std::vector<outbox_entry>>
+parse_entries(reply_view v, const std::string& peer, const core::keyring& keys) {
   std::vector<outbox_entry> out;
   out.reserve(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) {
     auto entry = v[i];
     if (entry.size() != 2)
       return caf::make_error(ec::store_corrupt, "malformed outbox entry for " + peer);
-    out.push_back(outbox_entry{std::string(entry[0].str()), stream_field(entry[1], "id"),
-                               kind_named(stream_field(entry[1], "kind")),
-                               stream_field(entry[1], "batch")});
+    outbox_entry e{std::string(entry[0].str()),
+                   stream_field(entry[1], "id"),
+                   kind_named(stream_field(entry[1], "kind")),
+                   {}};
+    auto batch = open_batch(keys, stream_field(entry[1], "batch"), e.idcode);
+    if (!batch)
+      return caf::make_error(ec::store_corrupt,
+                             "outbox entry " + e.id + " for " + peer +
+                                 " does not open: its cards were sealed with a key "
+                                 "this node's keyring lacks, or were altered");
+    e.batch = std::move(*batch);
+    out.push_back(std::move(e));
   }
   return out;
 }
@@ -75,21 +84,9 @@ std::string_view kind_name(outbox_kind kind) {
   return "batch";
 }
 
-caf::error open_entry(const core::keyring& keys, outbox_entry& entry,
-                      const std::string& peer) {
-  auto batch = open_batch(keys, entry.batch, entry.idcode);
-  if (!batch)
-    return caf::make_error(ec::store_corrupt,
-                           "outbox entry " + entry.id + " for " + peer +
-                               " does not open: its cards were sealed with a key "
-                               "this node's keyring lacks, or were altered");
-  entry.batch = std::move(*batch);
-  return {};
-}
-
 caf::expected<std::vector<outbox_entry>>
-read_outbox(redis_client& redis, const std::string& peer, const std::string& after,
-            std::size_t count, std::chrono::milliseconds wait) {
+read_outbox(redis_client& redis, const core::keyring& keys, const std::string& peer,
+            const std::string& after, std::size_t count, std::chrono::milliseconds wait) {
   auto n = std::to_string(count);
   auto ms = std::to_string(wait.count());
   auto key = keys::outbox(peer);
@@ -105,7 +102,7 @@ read_outbox(redis_client& redis, const std::string& peer, const std::string& aft
     return caf::make_error(ec::store_unavailable, "XREAD: " + std::string(v.str()));
   if (v.is_nil() || v.size() == 0) // nothing there, or nothing came in time
     return std::vector<outbox_entry>{};
-  return parse_entries(v[0][1], peer);
+  return parse_entries(v[0][1], peer, keys);
 }
 
 caf::expected<std::size_t> trim_outbox(redis_client& redis, const std::string& peer,

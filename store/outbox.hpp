@@ -52,20 +52,16 @@ struct outbox_entry {
 };
 
 /// Up to `count` entries for `peer` after stream id `after` ("0-0" for the
-/// start), each batch as stored (sealed: open_entry opens it). When none is
-/// there yet, waits up to `wait` for one to arrive (XREAD BLOCK; 0, the
-/// default, does not wait): the link learns of a change as soon as it is
-/// written, without polling, and opens each request's entries only as it
-/// sends it, so the peer applies the first while the link opens the next.
+/// start), their cards opened with `keys`: they leave for the peer, which
+/// seals them with its own keys. When none is there yet, waits up to `wait`
+/// for one to arrive (XREAD BLOCK; 0, the default, does not wait): the link
+/// learns of a change as soon as it is written, without polling. An error
+/// (store_corrupt) if an entry's cards were sealed with a key `keys` lacks,
+/// or altered.
 caf::expected<std::vector<outbox_entry>>
-read_outbox(redis_client& redis, const std::string& peer, const std::string& after,
-            std::size_t count, std::chrono::milliseconds wait = {});
-
-/// Opens the cards of an entry read_outbox() read, in place, with `keys`:
-/// they leave for the peer, which seals them with its own keys. An error
-/// (store_corrupt) if they were sealed with a key `keys` lacks, or altered.
-caf::error open_entry(const core::keyring& keys, outbox_entry& entry,
-                      const std::string& peer);
+read_outbox(redis_client& redis, const core::keyring& keys, const std::string& peer,
+            const std::string& after, std::size_t count,
+            std::chrono::milliseconds wait = {});
 
 /// Removes every entry up to and including `through` once the peer has
 /// persisted them. Returns how many were removed.

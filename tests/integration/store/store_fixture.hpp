@@ -131,16 +131,11 @@ inline std::map<std::string, std::string> opened_records(carrier_store& c,
   return out;
 }
 
-/// Up to `count` entries waiting at `from` for `peer`, their cards opened as
-/// the peer link opens them before it sends them.
+/// Up to `count` entries waiting at `from` for `peer`, as its peer link
+/// reads them: their cards opened.
 inline caf::expected<std::vector<store::outbox_entry>>
 opened_outbox(carrier_store& from, const std::string& peer, std::size_t count) {
-  auto entries = store::read_outbox(from.client, peer, "0-0", count);
-  if (entries)
-    for (auto& entry : *entries)
-      if (auto err = store::open_entry(*from.keys->current(), entry, peer))
-        return err;
-  return entries;
+  return store::read_outbox(from.client, *from.keys->current(), peer, "0-0", count);
 }
 
 /// The raw pending mailbox of a line: uid -> what the store keeps for it.
