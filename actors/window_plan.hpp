@@ -25,7 +25,11 @@ struct window_limits {
   std::size_t window_bytes = 16 << 20;
   /// One request carries at most this many bytes of batches (at least one
   /// entry): the peer applies one while the next is on the wire, and its
-  /// script, during which that Redis serves nobody else, stays short.
+  /// script, during which that Redis serves nobody else, stays short. The
+  /// store cuts a large batch into entries of about 512 KiB of sealed records
+  /// (ENTRY_BYTES in store/lua/lib.lua), 600-700 KiB once opened, so a large
+  /// book travels as one entry per request. Raising either alone still works,
+  /// with longer scripts at the peer.
   std::size_t request_bytes = 1 << 20;
 };
 

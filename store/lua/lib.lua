@@ -446,10 +446,10 @@ local function tell(peer, id, kind)
 end
 
 -- A batch for a peer is written as entries of about this many bytes of
--- records (at least one item each): the link sends the first while it opens
--- the next, and the peer applies each in a short script of its own, so a
--- large book streams through instead of waiting whole at every step, and no
--- Redis is held by one book's apply for long.
+-- sealed records (at least one item each): the peer applies each in a short
+-- script of its own, so no Redis is held by one book's apply for long. The
+-- link's requests (window_limits::request_bytes, actors/window_plan.hpp) are
+-- sized so that one holds about one such entry, opened.
 local ENTRY_BYTES = 524288
 
 -- Appends `items` (uid, record, ...) to each peer's outbox as batch entries
