@@ -28,6 +28,9 @@ install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/pki ${PROJECT_SOURCE_DIR}/tools/con
                  ${PROJECT_SOURCE_DIR}/tools/cluster
         DESTINATION lib/simsync/tools)
 install(FILES ${PROJECT_SOURCE_DIR}/VERSION DESTINATION lib/simsync)
+# The Redis settings the store relies on, which tools/cluster starts its
+# redis-servers with (from the folder above its own, as in a source tree).
+install(FILES ${PROJECT_SOURCE_DIR}/store/redis-settings.conf DESTINATION lib/simsync/store)
 install(PROGRAMS ${simsync_packaging}/bin/simsync-pki ${simsync_packaging}/bin/simsync-console
                  ${simsync_packaging}/bin/simsync-cluster
         DESTINATION ${CMAKE_INSTALL_BINDIR})

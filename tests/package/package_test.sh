@@ -239,9 +239,14 @@ for f in usr/share/doc/simsync/README.md $examples/carrierd-example.toml \
   $examples/redis-example.conf; do
   expect_file "$f" -rw-r--r--
 done
-grep -q '^appendfsync always$' "$root/$examples/redis-example.conf" ||
-  fail "redis-example.conf does not fsync every write"
-ok "README.md, carrierd-example.toml and redis-example.conf in /usr/share/doc/simsync"
+# It carries every setting the store relies on (store/redis-settings.conf).
+mapfile -t settings < <(grep -v -e '^#' -e '^$' "$source/store/redis-settings.conf")
+[ "${#settings[@]}" -gt 0 ] || fail "store/redis-settings.conf holds no setting"
+for setting in "${settings[@]}"; do
+  grep -qxF "$setting" "$root/$examples/redis-example.conf" ||
+    fail "redis-example.conf lacks the store's setting '$setting' (store/redis-settings.conf)"
+done
+ok "README.md, carrierd-example.toml and redis-example.conf (with the store's ${#settings[@]} Redis settings) in /usr/share/doc/simsync"
 
 # carrierd reads the example as it is, its paths moved under a temporary
 # folder that holds stand-ins for the secrets it names. The stand-in
@@ -327,6 +332,7 @@ trap 'cluster down >/dev/null 2>&1 || true; rm -rf -- "$work"' EXIT
 for f in three-carriers/carrier-a.toml two-node-carrier/carrier-a-a2.toml demo-registry.ndjson; do
   expect_file "usr/lib/simsync/config/examples/$f" -rw-r--r--
 done
+expect_file usr/lib/simsync/store/redis-settings.conf -rw-r--r--
 cluster up >"$work/cluster.log" 2>&1 ||
   { cat "$work/cluster.log" >&2; fail "simsync-cluster up failed (its output is above)"; }
 copy=$state/simsync/three-carriers

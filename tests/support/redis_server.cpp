@@ -140,13 +140,15 @@ redis_server::~redis_server() {
 }
 
 void redis_server::start() {
-  std::vector<std::string> args{
-      "redis-server", "--bind", "127.0.0.1", "--port", std::to_string(endpoint_.port),
-      "--dir", dir_, "--logfile", dir_ + "/redis.log", "--save", "", "--appendonly",
-      opts_.append_only ? "yes" : "no", "--appendfsync", "always", "--aclfile",
-      dir_ + "/users.acl",
-      // as tools/cluster and packaging run it
-      "--hash-max-listpack-entries", "128"};
+  // The store's settings, as tools/cluster and packaging run it; the AOF
+  // only for the tests that need it (crash tests), as it slows every write.
+  std::vector<std::string> args{"redis-server", SIMSYNC_REDIS_SETTINGS,
+                                "--bind",       "127.0.0.1",
+                                "--port",       std::to_string(endpoint_.port),
+                                "--dir",        dir_,
+                                "--logfile",    dir_ + "/redis.log",
+                                "--appendonly", opts_.append_only ? "yes" : "no",
+                                "--aclfile",    dir_ + "/users.acl"};
   std::vector<char*> argv;
   for (auto& a : args)
     argv.push_back(a.data());
