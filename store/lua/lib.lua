@@ -379,7 +379,9 @@ end
 -- (or, after an identical replicate_in, the same content with a newer stamp).
 -- A copy of the record here cost the card's size again for every line.
 -- The base is read first: most changes are new to the line, and then the
--- mailbox need not be asked.
+-- mailbox need not be asked. This is classify() on {uid, record} pairs:
+-- making classify's uid -> record table of them cost 1.5% of an origin's
+-- and 3% of a sibling's one-card edit (bench/redis_instructions).
 local function offer(id, line, changes)
   local pkey = pending_key(id, line)
   local uids = {}
