@@ -57,12 +57,29 @@ std::optional<store::scope> scope_of(const exchange_ptr& ex,
   return std::nullopt;
 }
 
-/// The request's ?scope=, or nullopt after answering 400.
-std::optional<store::scope> requested_scope(const exchange_ptr& ex) {
+/// A request's query string and its ?scope=.
+struct scoped_query {
+  restinio::query_string_params_t query;
+  store::scope scope;
+};
+
+/// The request's query and ?scope=, or nullopt after answering 400.
+std::optional<scoped_query> scoped_query_of(const exchange_ptr& ex) {
   auto query = query_of(ex);
   if (!query)
     return std::nullopt;
-  return scope_of(ex, *query);
+  auto scope = scope_of(ex, *query);
+  if (!scope)
+    return std::nullopt;
+  return scoped_query{std::move(*query), *scope};
+}
+
+/// The request's ?scope=, or nullopt after answering 400.
+std::optional<store::scope> requested_scope(const exchange_ptr& ex) {
+  auto scoped = scoped_query_of(ex);
+  if (!scoped)
+    return std::nullopt;
+  return scoped->scope;
 }
 
 /// The vCard version asked for, or false after answering 400.
@@ -196,16 +213,15 @@ nlohmann::json counts_json(const store::pending_counts& c) {
 // -- F2, F7 -------------------------------------------------------------------
 
 void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
-  auto query = query_of(ex);
-  if (!query)
+  auto scoped = scoped_query_of(ex);
+  if (!scoped)
     return;
-  auto scope = scope_of(ex, *query);
-  if (!scope)
-    return;
-  auto confirmed = count_param(ex, *query, "confirm_removals", 0, 1'000'000'000);
+  const auto& query = scoped->query;
+  const auto scope = scoped->scope;
+  auto confirmed = count_param(ex, query, "confirm_removals", 0, 1'000'000'000);
   if (!confirmed)
     return;
-  auto empty = empty_flag(ex, *query, mode);
+  auto empty = empty_flag(ex, query, mode);
   if (!empty)
     return;
   auto type = media_type(*ex);
@@ -218,7 +234,7 @@ void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
     return ex->fail(problem{413, "body-too-large", "The body is too large",
                             std::to_string(ex->body().size()) + " bytes; at most " +
                                 std::to_string(limits.max_body_bytes)});
-  authorize(ex, [ex, mode, scope = *scope, confirmed = *confirmed,
+  authorize(ex, [ex, mode, scope, confirmed = *confirmed,
                  empty = *empty](const line_access& who) {
     auto book = check_book(ex->body(), ex->ctx().limits, empty);
     if (book.error)
@@ -264,16 +280,15 @@ void handle_delete_card(const exchange_ptr& ex) {
 }
 
 void handle_read_contacts(const exchange_ptr& ex) {
-  auto query = query_of(ex);
-  if (!query)
+  auto scoped = scoped_query_of(ex);
+  if (!scoped)
     return;
-  auto scope = scope_of(ex, *query);
-  if (!scope)
-    return;
+  const auto& query = scoped->query;
+  const auto scope = scoped->scope;
   std::optional<core::vcard_version> version;
-  if (!version_of(ex, *query, version))
+  if (!version_of(ex, query, version))
     return;
-  authorize(ex, [ex, scope = *scope, version](const line_access& who) {
+  authorize(ex, [ex, scope, version](const line_access& who) {
     ex->ask(
         who.idcode,
         [ex, version](const std::vector<store::stored_card>& cards) {
@@ -391,21 +406,20 @@ void handle_ack(const exchange_ptr& ex) {
 // -- history and restore ------------------------------------------------------
 
 void handle_history(const exchange_ptr& ex) {
-  auto query = query_of(ex);
-  if (!query)
+  auto scoped = scoped_query_of(ex);
+  if (!scoped)
     return;
-  auto scope = scope_of(ex, *query);
-  if (!scope)
-    return;
-  auto limit = count_param(ex, *query, "limit", 100, 1000);
+  const auto& query = scoped->query;
+  const auto scope = scoped->scope;
+  auto limit = count_param(ex, query, "limit", 100, 1000);
   if (!limit)
     return;
   if (*limit == 0)
     return ex->fail(bad_field("limit", "must be a whole number from 1 to 1000"));
-  std::string before{query_value(*query, "next").value_or("")};
+  std::string before{query_value(query, "next").value_or("")};
   if (!before.empty() && !history_next(before))
     return ex->fail(bad_field("next", "is not a value an earlier page gave"));
-  authorize(ex, [ex, scope = *scope, limit = *limit, before](const line_access& who) {
+  authorize(ex, [ex, scope, limit = *limit, before](const line_access& who) {
     ex->ask(
         who.idcode,
         [ex, idcode = who.idcode](const store::history_page& page) {

@@ -179,3 +179,32 @@ TEST_F(bad_input, unknown_routes_and_methods_answer_404_problems) {
   EXPECT_EQ(a.status, 404) << a;
   EXPECT_TRUE(a.is_problem()) << a;
 }
+
+TEST_F(bad_input, a_scope_or_query_it_cannot_read_answers_400_and_changes_nothing) {
+  auto l = http.register_line("carrier-a", "+8613800140600", 27);
+  ASSERT_EQ(http.push(l, card("s1", "Scoped")).status, 200);
+  const auto contacts = http.lines(l) + "/contacts";
+  struct bad_request {
+    std::string method, path, body, content_type;
+  };
+  const std::vector<bad_request> requests{
+      {"PUT", contacts, card("s2", "Sneaked In"), "text/vcard"},
+      {"POST", contacts, card("s2", "Sneaked In"), "text/vcard"},
+      {"GET", contacts, "", ""},
+      {"DELETE", contacts + "/s1", "", ""},
+      {"GET", http.lines(l) + "/history", "", ""}};
+  for (const auto& r : requests) {
+    auto unknown = http.send("carrier-a", r.method, r.path + "?scope=public", l.token,
+                             r.body, r.content_type);
+    EXPECT_EQ(unknown.status, 400) << r.method << " " << r.path << ": " << unknown;
+    EXPECT_EQ(unknown.json.value("field", ""), "scope") << unknown;
+    auto malformed = http.send("carrier-a", r.method, r.path + "?scope=%zz", l.token,
+                               r.body, r.content_type);
+    EXPECT_EQ(malformed.status, 400) << r.method << " " << r.path << ": " << malformed;
+    EXPECT_EQ(malformed.json.value("type", ""), "urn:simsync:problem:invalid-query")
+        << malformed;
+  }
+  auto held = http.contacts(l).body;
+  EXPECT_NE(held.find("Scoped"), std::string::npos);
+  EXPECT_EQ(held.find("Sneaked In"), std::string::npos);
+}
