@@ -74,14 +74,6 @@ std::optional<scoped_query> scoped_query_of(const exchange_ptr& ex) {
   return scoped_query{std::move(*query), *scope};
 }
 
-/// The request's ?scope=, or nullopt after answering 400.
-std::optional<store::scope> requested_scope(const exchange_ptr& ex) {
-  auto scoped = scoped_query_of(ex);
-  if (!scoped)
-    return std::nullopt;
-  return scoped->scope;
-}
-
 /// The vCard version asked for, or false after answering 400.
 bool version_of(const exchange_ptr& ex, const restinio::query_string_params_t& q,
                 std::optional<core::vcard_version>& out) {
@@ -261,10 +253,10 @@ void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
 }
 
 void handle_delete_card(const exchange_ptr& ex) {
-  auto scope = requested_scope(ex);
-  if (!scope)
+  auto scoped = scoped_query_of(ex);
+  if (!scoped)
     return;
-  authorize(ex, [ex, scope = *scope](const line_access& who) {
+  authorize(ex, [ex, scope = scoped->scope](const line_access& who) {
     store::upload_request req;
     req.idcode = who.idcode;
     req.line = who.line;
