@@ -159,6 +159,16 @@ public:
   /// writes that must reach several shards or none.
   void with_shards(const std::vector<int>& indices, std::function<void()> next);
 
+  /// Why a shared write to `idcode` is refused now, when this node owns its
+  /// shard and replication is too far behind (the write would be refused
+  /// there the same way); none otherwise, and for another node's shard, which
+  /// decides for itself.
+  caf::error shared_write_refusal(const std::string& idcode) const {
+    return ctx_->local && ctx_->local->owns(config::shard_of(idcode, ctx_->shard_count))
+               ? ctx_->local->shared_write_refusal()
+               : caf::error{};
+  }
+
   /// The SIM token the request presented (authorize), for refuse_token.
   void presented_token(std::string token) { token_ = std::move(token); }
   const std::string& presented_token() const { return token_; }

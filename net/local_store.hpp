@@ -53,10 +53,15 @@ public:
 
   bool owns(int shard) const;
 
+  /// Why a shared write to an account of this node is refused now
+  /// (ec::replication_behind: a link is further behind than max_lag), or
+  /// none. The shard actors refuse the same way.
+  caf::error shared_write_refusal() const { return s_.backlog->refusal_now(s_.max_lag); }
+
   /// Each runs its call and hands `done` a caf::expected of its result.
   template <class Done> void upload(const store::upload_request& req, Done done) {
     if (req.scope == store::scope::shared)
-      if (auto refusal = s_.backlog->refusal_now(s_.max_lag))
+      if (auto refusal = shared_write_refusal())
         return done(caf::expected<store::upload_result>{std::move(refusal)});
     run(std::make_shared<const store::upload_call>(req, s_.carrier, *s_.keys->current(),
                                                    s_.history),

@@ -228,6 +228,11 @@ void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
                                 std::to_string(limits.max_body_bytes)});
   authorize(ex, [ex, mode, scope, confirmed = *confirmed,
                  empty = *empty](const line_access& who) {
+    // Refused before the book is read: under overload, reading books only to
+    // refuse them took the CPU that replication needed to catch up.
+    if (scope == store::scope::shared)
+      if (auto refusal = ex->shared_write_refusal(who.idcode))
+        return ex->fail(refusal);
     auto book = check_book(ex->body(), ex->ctx().limits, empty);
     if (book.error)
       return ex->fail(*book.error);

@@ -59,6 +59,10 @@ TEST(shedding, shared_uploads_are_refused_while_a_peer_that_is_up_falls_behind) 
   EXPECT_EQ(refused.json.value("detail", "").find("carrier-b"), std::string::npos)
       << refused;
   EXPECT_EQ(refused.retry_after, "1");
+  // Refused before the book is read (reading it would only waste the CPU
+  // replication needs): a body that holds no card, 422 otherwise, is 503 too.
+  auto unread = http.push(a, "not a vCard", "", "POST");
+  EXPECT_EQ(unread.status, 503) << unread;
   // A private upload never waits for a peer: it is taken.
   EXPECT_EQ(http.push(a, card("p-1", "Private"), "private", "POST").status, 200);
 
