@@ -8,6 +8,7 @@
 #include <caf/all.hpp>
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -141,10 +142,11 @@ using user_directory_actor = caf::typed_actor<
     /// How the directory is doing (outcomes, paced lookups per peer).
     caf::replies_to<atom::status>::with<actor_status>>;
 
-/// A node's federation endpoint, the one actor peer carriers can reach (in
-/// the node's federation actor system, TLS with the federation's CA): it
-/// takes signed batches, and nothing else.
-using federation_actor = caf::typed_actor<
+/// What a peer link asks of a node's federation endpoint, which every
+/// release's endpoint answers: a link connects to a peer's nodes with this
+/// interface, so that it reaches nodes of an older release too (CAF takes a
+/// remote actor that answers at least what the handle names).
+using federation_delivery_actor = caf::typed_actor<
     /// A peer carrier's signed outbox entries: refused whole unless the
     /// origin is a configured peer, the batch is addressed to this carrier
     /// and the signature is the origin's; else replies with the last
@@ -152,6 +154,15 @@ using federation_actor = caf::typed_actor<
     caf::replies_to<atom::deliver, signed_batch>::with<std::string>,
     /// How the endpoint is doing (refusals counted by reason).
     caf::replies_to<atom::status>::with<actor_status>>;
+
+/// A node's federation endpoint, the one actor peer carriers can reach (in
+/// the node's federation actor system, TLS with the federation's CA): it
+/// takes signed batches, and says which forms of a card they may carry.
+using federation_actor = federation_delivery_actor::extend<
+    /// The card forms this endpoint takes besides cards as they came
+    /// (core::compressed_card_form). An endpoint of an older release does
+    /// not answer: a link sends it cards as they came.
+    caf::replies_to<atom::card_forms>::with<std::set<std::string>>>;
 
 /// Ships one peer carrier's outbox: reads it, sends in order, trims what the
 /// peer acknowledged, retries with backoff while the peer is unreachable.

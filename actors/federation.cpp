@@ -1,6 +1,7 @@
 #include "actors/federation.hpp"
 
 #include "actors/signed_batch.hpp"
+#include "core/card_compression.hpp"
 #include "core/stamp.hpp"
 
 #include <algorithm>
@@ -110,6 +111,9 @@ federation(federation_pointer self, std::string carrier,
   return {
       [self](atom::deliver, const signed_batch& batch) -> caf::result<std::string> {
         return deliver(self, batch);
+      },
+      [](atom::card_forms) {
+        return std::set<std::string>{std::string(core::compressed_card_form)};
       },
       [self](atom::status) {
         auto& st = self->state;

@@ -1,5 +1,6 @@
 #include "actors/incoming_entries.hpp"
 
+#include "core/card_compression.hpp"
 #include "core/record.hpp"
 #include "core/stamp.hpp"
 #include "core/vcard.hpp"
@@ -8,6 +9,7 @@
 #include "store/netstrings.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace simsync {
 
@@ -37,9 +39,21 @@ std::string stamp_refusal(std::uint64_t hlc, std::uint64_t latest) {
   return {};
 }
 
-std::string card_refusal(const std::string& card, const entry_limits& limits) {
+/// A compressed card is expanded, bounded, to be checked like any other; it
+/// is then stored as it came, so its own size is bounded too.
+std::string card_refusal(const std::string& stored, const entry_limits& limits) {
+  auto most = [&] { return std::to_string(limits.max_card_bytes) + " bytes"; };
+  std::optional<std::string> expanded;
+  if (core::is_compressed_card(stored)) {
+    if (stored.size() > core::compressed_card_bound(limits.max_card_bytes))
+      return "a compressed card is larger than a card of " + most() + " compresses to";
+    expanded = core::expand_card(stored, limits.max_card_bytes);
+    if (!expanded)
+      return "a compressed card does not expand, or expands to more than " + most();
+  }
+  const std::string& card = expanded ? *expanded : stored;
   if (card.size() > limits.max_card_bytes)
-    return "a card is larger than " + std::to_string(limits.max_card_bytes) + " bytes";
+    return "a card is larger than " + most();
   core::vcard_reader reader{card};
   core::vcard_block block;
   if (!reader.next(&block))

@@ -34,7 +34,10 @@ entry_limits entry_limits_of(const config::node_config& cfg);
 /// - a record does not parse; its stamp (or the stamp a tombstone removes)
 ///   is beyond what the store's scripts represent exactly (2^53) or further
 ///   ahead of now than max_clock_skew;
-/// - a live card is larger than max_card_bytes or is not one vCard.
+/// - a live card is larger than max_card_bytes or is not one vCard; a
+///   compressed one (core/card_compression.hpp) is expanded to be checked,
+///   and refused if it does not expand or is larger than such a card
+///   compresses to.
 std::string entry_refusal(const store::outbox_entry& entry, std::uint64_t now_ms,
                           const entry_limits& limits);
 

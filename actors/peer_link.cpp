@@ -2,9 +2,11 @@
 
 #include "actors/signed_batch.hpp"
 #include "actors/window_plan.hpp"
+#include "core/card_compression.hpp"
 #include "core/stamp.hpp"
 #include "logging/log.hpp"
 #include "store/outbox.hpp"
+#include "store/sealed_records.hpp"
 
 #include <caf/openssl/remote_actor.hpp>
 
@@ -34,6 +36,7 @@ constexpr auto idle_wait = std::chrono::milliseconds{20};
 /// duplicates.
 constexpr auto trim_interval = std::chrono::milliseconds{100};
 constexpr auto ack_timeout = std::chrono::seconds{60};
+constexpr auto card_forms_timeout = std::chrono::seconds{10};
 
 /// The peer node that owns the account's shard.
 std::size_t node_for(const peer_link_state& st, const std::string& idcode) {
@@ -55,6 +58,13 @@ std::uint64_t lag_since(std::uint64_t unix_ms) {
 
 void feed(link_pointer self, link_machine::event what);
 
+/// Node `i` is to be connected again, and asked again what it takes.
+void forget_node(peer_link_state& st, std::size_t i) {
+  st.nodes[i] = federation_delivery_actor{};
+  st.takes_compressed[i].reset();
+  st.asking_card_forms[i] = false;
+}
+
 /// One line when the link comes up or goes down, with why it went down.
 void log_change(const peer_link_state& st, link_state was) {
   auto now = link_machine::reported(st.machine.at);
@@ -66,6 +76,40 @@ void log_change(const peer_link_state& st, link_state was) {
     logging::warn("peer_link_down", {{"carrier", st.carrier},
                                      {"peer", st.peer.id},
                                      {"reason", st.machine.last_error}});
+}
+
+/// Asks peer node `i` which card forms it takes, without waiting: it is sent
+/// cards as they came until it answers. A node of an older release does not
+/// know the question (unexpected_message): it is sent them so for good. An
+/// answer lost on the way (a connection CAF replaced) is asked again at the
+/// next connect.
+void ask_card_forms(link_pointer self, std::size_t i) {
+  auto& st = self->state;
+  auto node = st.nodes[i];
+  st.asking_card_forms[i] = true;
+  auto still_asked = [self, i, addr = node.address()] {
+    auto& st = self->state;
+    return st.nodes[i] && st.nodes[i].address() == addr;
+  };
+  self->request(caf::actor_cast<federation_actor>(node), card_forms_timeout,
+                atom::card_forms_v)
+      .then(
+          [self, i, still_asked](const std::set<std::string>& forms) {
+            if (!still_asked())
+              return;
+            auto& st = self->state;
+            st.asking_card_forms[i] = false;
+            st.takes_compressed[i] =
+                forms.count(std::string(core::compressed_card_form)) > 0;
+          },
+          [self, i, still_asked](const caf::error& err) {
+            if (!still_asked())
+              return;
+            auto& st = self->state;
+            st.asking_card_forms[i] = false;
+            if (err == caf::sec::unexpected_message)
+              st.takes_compressed[i] = false;
+          });
 }
 
 link_machine::event connect(link_pointer self) {
@@ -82,7 +126,7 @@ link_machine::event connect(link_pointer self) {
     if (st.nodes[i])
       continue;
     const auto& at = st.peer.nodes[i].federation;
-    auto handle = caf::openssl::remote_actor<federation_actor>(
+    auto handle = caf::openssl::remote_actor<federation_delivery_actor>(
         self->system(), at.host, static_cast<uint16_t>(at.port));
     if (!handle)
       return link_machine::failed{"cannot reach " + st.peer.id + " node " +
@@ -91,6 +135,9 @@ link_machine::event connect(link_pointer self) {
     self->monitor(*handle);
     st.nodes[i] = std::move(*handle);
   }
+  for (std::size_t i = 0; i < st.nodes.size(); ++i)
+    if (!st.takes_compressed[i] && !st.asking_card_forms[i])
+      ask_card_forms(self, i);
   return link_machine::connected{};
 }
 
@@ -125,9 +172,10 @@ link_machine::event read_outbox(link_pointer self) {
   return link_machine::outbox_read{st.unsent.size()};
 }
 
-/// Signs and sends one request of the current window to peer node `node`.
+/// Signs and sends one request of the current window to peer node `node`,
+/// its cards in the form the node takes.
 void send_batch(link_pointer self, std::size_t node,
-                std::vector<store::outbox_entry> entries) {
+                std::vector<store::outbox_entry> entries, card_form cards) {
   auto& st = self->state;
   auto window = st.machine.window;
   auto count = entries.size();
@@ -135,7 +183,7 @@ void send_batch(link_pointer self, std::size_t node,
   for (const auto& e : entries)
     st.bytes_sent += e.batch.size();
   auto batch = sign_batch(self->system(), *st.signing_key, st.carrier, st.peer.id,
-                          std::move(entries));
+                          std::move(entries), cards);
   self->request(st.nodes[node], ack_timeout, atom::deliver_v, std::move(batch))
       .then(
           [self, window, count](const std::string&) {
@@ -147,6 +195,21 @@ void send_batch(link_pointer self, std::size_t node,
           });
 }
 
+/// Expands the cards of `entries` for a node that takes them only as they
+/// came; an error if one does not expand (it was stored damaged).
+caf::error expand_cards(std::vector<store::outbox_entry>& entries) {
+  for (auto& e : entries) {
+    if (e.kind != store::outbox_kind::batch)
+      continue;
+    auto expanded = store::expand_batch(e.batch);
+    if (!expanded)
+      return caf::make_error(ec::store_corrupt, "outbox entry " + e.id +
+                                                    " holds a card that does not expand");
+    e.batch = std::move(*expanded);
+  }
+  return {};
+}
+
 link_machine::event send_window(link_pointer self) {
   auto& st = self->state;
   // Requests to one node arrive and are applied in the order they were sent;
@@ -154,17 +217,28 @@ link_machine::event send_window(link_pointer self) {
   auto plan = plan_window(
       std::move(st.unsent), st.nodes.size(),
       [&st](const std::string& idcode) { return node_for(st, idcode); }, limits);
+  // Every request is ready before any is sent: a window fails whole.
+  auto takes_compressed = [&st](std::size_t node) {
+    return st.takes_compressed[node].value_or(false);
+  };
+  for (std::size_t node = 0; node < plan.requests_by_node.size(); ++node)
+    if (!takes_compressed(node))
+      for (auto& request : plan.requests_by_node[node])
+        if (auto err = expand_cards(request))
+          return link_machine::failed{describe(err)};
   st.unsent = std::move(plan.unsent);
   st.window_last_id = std::move(plan.last_id);
   st.window_sent_at = std::chrono::steady_clock::now();
   st.window_entries = 0;
   std::size_t requests = 0;
-  for (std::size_t node = 0; node < plan.requests_by_node.size(); ++node)
+  for (std::size_t node = 0; node < plan.requests_by_node.size(); ++node) {
+    auto cards = takes_compressed(node) ? card_form::compressed : card_form::as_they_came;
     for (auto& request : plan.requests_by_node[node]) {
       st.window_entries += request.size();
-      send_batch(self, node, std::move(request));
+      send_batch(self, node, std::move(request), cards);
       ++requests;
     }
+  }
   return link_machine::window_sent{requests};
 }
 
@@ -193,8 +267,9 @@ std::optional<link_machine::event> carry_out(link_pointer self,
     st.acked_through = "0-0";
     st.acked_untrimmed = 0;
   }
-  if (todo.forget_node)
-    st.nodes[*todo.forget_node] = federation_actor{};
+  if (todo.forget_node) {
+    forget_node(st, *todo.forget_node);
+  }
   if (todo.acknowledged > 0) {
     if (st.round_trip)
       st.round_trip->record(std::chrono::steady_clock::now() - st.window_sent_at);
@@ -253,14 +328,16 @@ peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
   st.carrier = std::move(carrier);
   st.signing_key = std::move(signing_key);
   st.nodes.resize(peer.nodes.size());
+  st.takes_compressed.resize(peer.nodes.size());
+  st.asking_card_forms.assign(peer.nodes.size(), false);
   st.peer = std::move(peer);
   st.redis_at = std::move(redis_at);
   st.keys = std::move(keys);
   self->set_down_handler([self](const caf::down_msg& down) {
     auto& st = self->state;
-    for (auto& node : st.nodes)
-      if (node && node.address() == down.source)
-        node = federation_actor{};
+    for (std::size_t i = 0; i < st.nodes.size(); ++i)
+      if (st.nodes[i] && st.nodes[i].address() == down.source)
+        forget_node(st, i);
     feed(self, link_machine::node_down{"a node of " + st.peer.id +
                                        " went down with a window in flight"});
   });

@@ -27,11 +27,16 @@ struct peer_link_state {
   config::peer_entry peer;
   std::optional<core::signature_key> signing_key; ///< this carrier's: signs each batch
   store::redis_endpoint redis_at;
-  /// Open the cards of the outbox's entries: they leave clear, inside TLS.
+  /// Unseal the cards of the outbox's entries: they leave clear, inside TLS.
   std::shared_ptr<const core::shared_keyring> keys;
   std::optional<store::redis_client> redis;
   /// One handle per peer node (same order as peer.nodes); invalid while down.
-  std::vector<federation_actor> nodes;
+  std::vector<federation_delivery_actor> nodes;
+  /// What each node said of compressed cards (atom::card_forms), asked when
+  /// the link connects to it: true, it is sent them as they are stored;
+  /// false (it does not take them), or not known yet, each card expanded.
+  std::vector<std::optional<bool>> takes_compressed;
+  std::vector<bool> asking_card_forms; ///< a question to the node is in flight
 
   /// Decides every step (actors/link_machine.hpp); the fields below are what
   /// the steps work on.

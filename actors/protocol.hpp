@@ -225,7 +225,17 @@ typename Inspector::result_type inspect(Inspector& f, peer_batch& x) {
 /// What an entry asks of the receiving carrier, as a number between
 /// carriers. The numbers never change meaning: 1 was "announce", which an ask
 /// replaced with the same effect for a receiver that holds the account.
-enum class wire_kind : std::int32_t { batch = 0, ask = 1, retire = 2, hold = 3 };
+/// A compressed batch is a batch whose cards may be compressed
+/// (core/card_compression.hpp), sent only to a node that said it takes them
+/// (atom::card_forms); a kind of its own, so that a node that does not is
+/// refused the whole batch as malformed rather than each card as not parsing.
+enum class wire_kind : std::int32_t {
+  batch = 0,
+  ask = 1,
+  retire = 2,
+  hold = 3,
+  compressed_batch = 4
+};
 
 /// One outbox entry as it travels between carriers, inside a signed batch.
 /// A type of its own rather than the store's outbox_entry, so that what
@@ -249,7 +259,7 @@ typename Inspector::result_type inspect(Inspector& f, wire_entry& x) {
 /// the entries' shards): outbox entries in stream order as wire entries,
 /// serialized, and signed with the origin carrier's Ed25519 key
 /// (actors/signed_batch.hpp).
-/// One message per node and window (more only past 1 MiB of batches), so a
+/// One message per node and window (more only past 512 KiB of batches), so a
 /// window of interactive edits costs one request and one signature.
 struct signed_batch {
   std::string origin;    ///< the sending carrier, as the receiver knows it
@@ -296,6 +306,7 @@ CAF_ADD_ATOM(simsync, simsync::atom, run, "run")
 CAF_ADD_ATOM(simsync, simsync::atom, dead_letter, "deadletter")
 CAF_ADD_ATOM(simsync, simsync::atom, drop_letter, "dropletter")
 CAF_ADD_ATOM(simsync, simsync::atom, resolve, "resolve")
+CAF_ADD_ATOM(simsync, simsync::atom, card_forms, "cardforms")
 
 // The project's type-ID block is at the end of actors/actors.hpp: it also
 // registers the actor handles that travel between nodes.

@@ -14,7 +14,7 @@ void append_field(std::string& out, const std::string& field) {
   out += field;
 }
 
-wire_kind to_wire(store::outbox_kind kind) {
+wire_kind to_wire(store::outbox_kind kind, card_form cards) {
   switch (kind) {
   case store::outbox_kind::ask:
     return wire_kind::ask;
@@ -23,7 +23,8 @@ wire_kind to_wire(store::outbox_kind kind) {
   case store::outbox_kind::retire:
     return wire_kind::retire;
   case store::outbox_kind::batch:
-    return wire_kind::batch;
+    return cards == card_form::compressed ? wire_kind::compressed_batch
+                                          : wire_kind::batch;
   }
   return wire_kind::batch; // not reached
 }
@@ -31,6 +32,7 @@ wire_kind to_wire(store::outbox_kind kind) {
 std::optional<store::outbox_kind> from_wire(std::int32_t kind) {
   switch (static_cast<wire_kind>(kind)) {
   case wire_kind::batch:
+  case wire_kind::compressed_batch:
     return store::outbox_kind::batch;
   case wire_kind::ask:
     return store::outbox_kind::ask;
@@ -56,12 +58,13 @@ std::string signed_batch_text(const signed_batch& batch) {
 
 signed_batch sign_batch(caf::actor_system& sys, const core::signature_key& key,
                         std::string origin, std::string to,
-                        std::vector<store::outbox_entry> entries) {
+                        std::vector<store::outbox_entry> entries, card_form cards) {
   std::vector<wire_entry> wire;
   wire.reserve(entries.size());
   for (auto& e : entries)
     wire.push_back({std::move(e.id), std::move(e.idcode),
-                    static_cast<std::int32_t>(to_wire(e.kind)), std::move(e.batch)});
+                    static_cast<std::int32_t>(to_wire(e.kind, cards)),
+                    std::move(e.batch)});
   std::vector<char> bytes;
   caf::binary_serializer sink{sys, bytes};
   if (auto err = sink(wire))

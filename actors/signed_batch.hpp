@@ -23,13 +23,18 @@ namespace simsync {
 /// payload, each length-prefixed.
 std::string signed_batch_text(const signed_batch& batch);
 
-/// Serializes `entries` (as wire entries) and signs them as `origin`'s batch
-/// for carrier `to`.
+/// How the cards of a signed batch's batches are: as they came, or possibly
+/// compressed (for a node that takes compressed cards: wire_kind).
+enum class card_form { as_they_came, compressed };
+
+/// Serializes `entries` (as wire entries, their batches' cards in `cards`
+/// form) and signs them as `origin`'s batch for carrier `to`.
 /// Takes them by value: CAF 0.17's serializer wants a mutable reference, and a
-/// link moves each request's entries in instead of copying up to 1 MiB.
+/// link moves each request's entries in instead of copying them.
 signed_batch sign_batch(caf::actor_system& sys, const core::signature_key& key,
                         std::string origin, std::string to,
-                        std::vector<store::outbox_entry> entries);
+                        std::vector<store::outbox_entry> entries,
+                        card_form cards = card_form::as_they_came);
 
 /// Why a signed batch is refused whole.
 enum class batch_refusal {
@@ -45,7 +50,8 @@ enum class batch_refusal {
 const char* to_label(batch_refusal why);
 
 /// The entries of a batch signed by `key` (the origin's public key) for
-/// carrier `self`; the refusal otherwise.
+/// carrier `self`; the refusal otherwise. A batch's cards may be compressed
+/// whatever its wire kind: entry_refusal checks each either way.
 struct opened_batch {
   std::vector<store::outbox_entry> entries;
   std::optional<batch_refusal> refusal;

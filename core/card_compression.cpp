@@ -59,16 +59,20 @@ struct deflater {
   deflater& operator=(const deflater&) = delete;
 };
 
+deflater& thread_deflater() {
+  thread_local deflater d;
+  return d;
+}
+
 } // namespace
 
 std::string compress_card(std::string_view card) {
-  thread_local deflater d;
-  z_stream& z = d.stream;
+  z_stream& z = thread_deflater().stream;
   if (deflateReset(&z) != Z_OK ||
       deflateSetDictionary(&z, dictionary_bytes(),
                            static_cast<uInt>(dictionary.size())) != Z_OK)
     throw std::runtime_error("card compression: cannot reset the stream");
-  std::string out(1 + deflateBound(&z, static_cast<uLong>(card.size())), '\0');
+  std::string out(compressed_card_bound(card.size()), '\0');
   out[0] = compressed_card_mark;
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(card.data()));
   z.avail_in = static_cast<uInt>(card.size());
@@ -81,8 +85,12 @@ std::string compress_card(std::string_view card) {
   return out;
 }
 
+std::size_t compressed_card_bound(std::size_t card_bytes) {
+  return 1 + deflateBound(&thread_deflater().stream, static_cast<uLong>(card_bytes));
+}
+
 std::optional<std::string> expand_card(std::string_view stored, std::size_t max_bytes) {
-  if (stored.empty() || stored.front() != compressed_card_mark)
+  if (!is_compressed_card(stored))
     return std::string(stored);
   thread_local inflate_stream stream(deflate_framing::raw);
   std::string out;

@@ -19,8 +19,24 @@ namespace simsync::core {
 /// first byte. A new dictionary would take a new byte, and keep this one's.
 inline constexpr char compressed_card_mark = '\x01';
 
+/// The name of this form of a card (compressed_card_mark's dictionary) between
+/// carriers: a node says it takes cards in this form, and a peer then sends
+/// them as it stored them instead of expanding each for the node to compress
+/// again. A new dictionary would take a new name with its new mark.
+inline constexpr std::string_view compressed_card_form = "vcard-deflate-1";
+
+/// Whether `stored` is a compressed card (starts with compressed_card_mark).
+inline bool is_compressed_card(std::string_view stored) {
+  return !stored.empty() && stored.front() == compressed_card_mark;
+}
+
 /// `card` deflated against the dictionary, after compressed_card_mark.
 std::string compress_card(std::string_view card);
+
+/// The most bytes compress_card() makes of a card of `card_bytes` (deflate
+/// stores what it cannot shrink, in blocks with a small head): what a
+/// compressed card from a peer may take, for a card it may hold.
+std::size_t compressed_card_bound(std::size_t card_bytes);
 
 /// The card compress_card() was given; `stored` as it is when it does not
 /// start with compressed_card_mark (a card stored before compression).

@@ -23,7 +23,7 @@ caf::expected<std::string> next_id(const std::string& id) {
   return std::to_string(ms) + "-" + std::to_string(seq + 1);
 }
 
-/// The entries of one stream in an XREAD reply, their cards opened with `keys`.
+/// The entries of one stream in an XREAD reply, their cards unsealed with `keys`.
 caf::expected<std::vector<outbox_entry>>
 parse_entries(reply_view v, const std::string& peer, const core::keyring& keys) {
   std::vector<outbox_entry> out;
@@ -36,7 +36,7 @@ parse_entries(reply_view v, const std::string& peer, const core::keyring& keys) 
                    stream_field(entry[1], "id"),
                    kind_named(stream_field(entry[1], "kind")),
                    {}};
-    auto batch = open_batch(keys, stream_field(entry[1], "batch"), e.idcode);
+    auto batch = unseal_batch(keys, stream_field(entry[1], "batch"), e.idcode);
     if (!batch)
       return caf::make_error(ec::store_corrupt,
                              "outbox entry " + e.id + " for " + peer +

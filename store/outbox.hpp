@@ -52,8 +52,9 @@ struct outbox_entry {
 };
 
 /// Up to `count` entries for `peer` after stream id `after` ("0-0" for the
-/// start), their cards opened with `keys`: they leave for the peer, which
-/// seals them with its own keys. When none is there yet, waits up to `wait`
+/// start), their cards unsealed with `keys` but left compressed (the form
+/// they are stored in, store/sealed_records.hpp): they leave for the peer,
+/// which seals them with its own keys. When none is there yet, waits up to `wait`
 /// for one to arrive (XREAD BLOCK; 0, the default, does not wait): the link
 /// learns of a change as soon as it is written, without polling. An error
 /// (store_corrupt) if an entry's cards were sealed with a key `keys` lacks,

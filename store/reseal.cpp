@@ -44,7 +44,7 @@ std::optional<core::keyring::key_id> sealing_key(std::string_view value) {
 std::optional<std::string> sealed_again(const core::keyring& keys, std::string_view value,
                                         const std::string& idcode) {
   if (core::record_body_at(value) != std::string_view::npos) {
-    auto clear = open_record(keys, value, idcode);
+    auto clear = unseal_record(keys, value, idcode);
     return clear ? seal_record(keys, *clear, idcode) : std::nullopt;
   }
   auto clear = keys.open(value, idcode);

@@ -44,6 +44,20 @@ bool each_record(std::string_view batch, Transform&& transform, Take&& take) {
   return true;
 }
 
+/// `batch` with each record transformed; nullopt if it is malformed or a
+/// transform fails.
+template <class Transform>
+std::optional<std::string> joined_batch(std::string_view batch, Transform&& transform) {
+  std::string out;
+  out.reserve(batch.size());
+  auto joined = each_record(batch, transform,
+                            [&](const std::string& uid, const std::string& record) {
+                              append_netstring(out, uid);
+                              append_netstring(out, record);
+                            });
+  return joined ? std::optional<std::string>(std::move(out)) : std::nullopt;
+}
+
 } // namespace
 
 std::string seal_card(const core::keyring& keys, std::string_view card,
@@ -61,7 +75,8 @@ std::optional<std::string> open_sealed_card(const core::keyring& keys,
 std::optional<std::string> seal_record(const core::keyring& keys, std::string_view record,
                                        std::string_view idcode) {
   return with_card(record, [&](std::string_view card) -> std::optional<std::string> {
-    return seal_card(keys, card, idcode);
+    return core::is_compressed_card(card) ? keys.seal(card, idcode)
+                                          : seal_card(keys, card, idcode);
   });
 }
 
@@ -72,17 +87,25 @@ std::optional<std::string> open_record(const core::keyring& keys, std::string_vi
   });
 }
 
-std::optional<std::string> open_batch(const core::keyring& keys, std::string_view batch,
-                                      std::string_view idcode) {
-  std::string out;
-  out.reserve(batch.size());
-  auto opened = each_record(
-      batch, [&](std::string_view record) { return open_record(keys, record, idcode); },
-      [&](const std::string& uid, const std::string& record) {
-        append_netstring(out, uid);
-        append_netstring(out, record);
-      });
-  return opened ? std::optional<std::string>(std::move(out)) : std::nullopt;
+std::optional<std::string> unseal_record(const core::keyring& keys,
+                                         std::string_view record,
+                                         std::string_view idcode) {
+  return with_card(record,
+                   [&](std::string_view card) { return keys.open(card, idcode); });
+}
+
+std::optional<std::string> unseal_batch(const core::keyring& keys, std::string_view batch,
+                                        std::string_view idcode) {
+  return joined_batch(batch, [&](std::string_view record) {
+    return unseal_record(keys, record, idcode);
+  });
+}
+
+std::optional<std::string> expand_batch(std::string_view batch) {
+  return joined_batch(batch, [](std::string_view record) {
+    return with_card(record,
+                     [](std::string_view card) { return core::expand_card(card); });
+  });
 }
 
 std::optional<std::vector<std::string>>

@@ -7,8 +7,10 @@
 // hash, origin) stays clear, so the scripts compare, order and move records
 // without reading a card; the hash is taken before sealing. Cards are sealed
 // on the way in (an upload, an entry from a peer) and opened on the way out
-// (a fetch, a restore read, an entry for a peer, which TLS protects on the
-// wire and the peer seals with its own keys).
+// (a fetch, a restore read). An entry for a peer leaves unsealed but still
+// compressed when the peer takes that form (TLS protects it on the wire and
+// the peer seals it with its own keys), so a card is compressed once, where
+// it is first stored.
 
 #include "core/keyring.hpp"
 
@@ -30,23 +32,39 @@ std::optional<std::string> open_sealed_card(const core::keyring& keys,
                                             std::string_view sealed,
                                             std::string_view idcode);
 
-/// `record` with its card sealed; a tombstone (which holds no card) as it is.
-/// nullopt if `record` is not a record.
+/// `record` with its card sealed, compressed first unless it is already (a
+/// peer that takes compressed cards is sent them as its peer stored them,
+/// which the node checked expand: actors/incoming_entries.hpp); a tombstone
+/// (which holds no card) as it is. nullopt if `record` is not a record.
 std::optional<std::string> seal_record(const core::keyring& keys, std::string_view record,
                                        std::string_view idcode);
 
-/// `record` with its card opened; a tombstone as it is. nullopt if it is not
-/// a record or its card does not open (see why_unopened).
+/// `record` with its card opened and expanded: the card as it came; a
+/// tombstone as it is. nullopt if it is not a record or its card does not
+/// open (see why_unopened).
 std::optional<std::string> open_record(const core::keyring& keys, std::string_view record,
                                        std::string_view idcode);
 
-/// A batch (netstrings of uid, record pairs, as outbox entries carry them)
-/// with every record opened; nullopt if any item fails.
-std::optional<std::string> open_batch(const core::keyring& keys, std::string_view batch,
-                                      std::string_view idcode);
+/// `record` with its card unsealed but left as stored (compressed, or as it
+/// came if it was stored before cards were compressed); a tombstone as it is.
+/// nullopt if it is not a record or its card does not open.
+std::optional<std::string> unseal_record(const core::keyring& keys,
+                                         std::string_view record,
+                                         std::string_view idcode);
 
-/// A batch's items, uid, record pairs, with every record sealed: what the
-/// store's apply takes, one argument each; nullopt if any item fails.
+/// A batch (netstrings of uid, record pairs, as outbox entries carry them)
+/// with every record unsealed (unseal_record): what a link sends a peer that
+/// takes compressed cards. nullopt if any item fails.
+std::optional<std::string> unseal_batch(const core::keyring& keys, std::string_view batch,
+                                        std::string_view idcode);
+
+/// An unsealed batch with every card expanded: what a link sends a peer that
+/// takes cards only as they came. nullopt if any item fails.
+std::optional<std::string> expand_batch(std::string_view batch);
+
+/// A batch's items, uid, record pairs, with every record sealed
+/// (seal_record): what the store's apply takes, one argument each; nullopt
+/// if any item fails.
 std::optional<std::vector<std::string>>
 sealed_items(const core::keyring& keys, std::string_view batch, std::string_view idcode);
 

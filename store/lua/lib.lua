@@ -451,7 +451,7 @@ end
 -- sealed records (at least one item each): the peer applies each in a short
 -- script of its own, so no Redis is held by one book's apply for long. The
 -- link's requests (window_limits::request_bytes, actors/window_plan.hpp) are
--- sized so that one holds about one such entry, opened.
+-- sized so that one holds about one such entry, unsealed.
 local ENTRY_BYTES = 524288
 
 -- Appends `items` (uid, record, ...) to each peer's outbox as batch entries

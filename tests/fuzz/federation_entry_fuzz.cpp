@@ -4,7 +4,8 @@
 // well-formed idcode (else the next 64 bytes are the idcode); the rest is the
 // batch. Whatever the input: no crash, and an entry the check lets through
 // is one the store can take: its batch seals (what apply_incoming does
-// next) and every record in it parses.
+// next), every record in it parses, and every card, compressed by the peer
+// or not, opens within the card limit.
 
 #include "actors/incoming_entries.hpp"
 #include "core/record.hpp"
@@ -42,13 +43,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   if (entry.kind != store::outbox_kind::batch)
     return 0;
-  fuzz::require(store::sealed_items(fuzz::keys(), entry.batch, entry.idcode).has_value(),
-                "an accepted batch seals");
+  auto sealed = store::sealed_items(fuzz::keys(), entry.batch, entry.idcode);
+  fuzz::require(sealed.has_value(), "an accepted batch seals");
   auto items = store::split_netstrings(entry.batch);
   fuzz::require(items && items->size() % 2 == 0,
                 "an accepted batch is uid, record pairs");
-  for (std::size_t i = 1; i < items->size(); i += 2)
+  for (std::size_t i = 1; i < items->size(); i += 2) {
     fuzz::require(core::decode_record((*items)[i]).has_value(),
                   "every record of an accepted batch parses");
+    // Stored as sealed, its card (compressed by the peer or here) reads back
+    // within the limit.
+    auto opened = store::open_record(fuzz::keys(), (*sealed)[i], entry.idcode);
+    fuzz::require(opened.has_value(), "every record of an accepted batch opens");
+    auto record = core::decode_record(*opened);
+    fuzz::require(record && record->card.size() <= limits.max_card_bytes,
+                  "every card of an accepted batch opens within the card limit");
+  }
   return 0;
 }

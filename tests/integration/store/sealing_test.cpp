@@ -1,9 +1,11 @@
 // Cards at rest: every copy the store keeps (shared store, history, private
 // backup, outbox) is sealed with the carrier's own keys, bound to the
-// account; what leaves for a peer is opened first and the peer seals it with
-// its keys. Read through the store, nothing changes for its callers.
+// account; what leaves for a peer is unsealed first (its cards still
+// compressed) and the peer seals it with its keys. Read through the store,
+// nothing changes for its callers.
 #include "core/card_compression.hpp"
 #include "core/record.hpp"
+#include "store/netstrings.hpp"
 #include "store/outbox.hpp"
 #include "tests/integration/store/store_fixture.hpp"
 #include "tests/support/at_rest_scan.hpp"
@@ -102,13 +104,19 @@ TEST_F(sealing, each_carrier_keeps_the_card_compressed_inside_its_seal) {
   }
 }
 
-TEST_F(sealing, what_leaves_for_a_peer_is_opened_and_the_peer_seals_it_again) {
+TEST_F(sealing, what_leaves_for_a_peer_is_unsealed_but_still_compressed) {
   upload(a.store, person, line_a, {make_card("u1", "Ada")});
   auto entries = opened_outbox(a, "carrier-b", 10);
   ASSERT_TRUE(entries);
   ASSERT_EQ(entries->size(), 1u);
-  EXPECT_NE(entries->front().batch.find("FN:Ada"), std::string::npos)
-      << "TLS protects it on the wire; the peer cannot open this carrier's seal";
+  // TLS protects it on the wire; the peer cannot open this carrier's seal.
+  auto items = store::split_netstrings(entries->front().batch);
+  ASSERT_TRUE(items);
+  ASSERT_EQ(items->size(), 2u);
+  auto record = core::decode_record((*items)[1]);
+  ASSERT_TRUE(record) << "the record is not sealed";
+  EXPECT_TRUE(core::is_compressed_card(record->card));
+  EXPECT_EQ(core::expand_card(record->card), make_card("u1", "Ada").card);
 }
 
 TEST_F(sealing, a_restore_moves_sealed_versions_without_opening_them) {

@@ -154,7 +154,7 @@ TEST(window_plan, default_limits_are_the_links) {
   window_limits limits;
   EXPECT_EQ(limits.window, 256u);
   EXPECT_EQ(limits.window_bytes, std::size_t{16} << 20);
-  EXPECT_EQ(limits.request_bytes, std::size_t{1} << 20);
+  EXPECT_EQ(limits.request_bytes, std::size_t{512} << 10);
   // 16 MiB of 1 KiB entries is more than a window: the window bounds the read.
   EXPECT_EQ(next_read_count({entry("1-0", "", 1024)}), 256u);
   // Of 1 MiB entries, 16.

@@ -34,6 +34,20 @@ std::string random_bytes(std::size_t n) {
 
 } // namespace
 
+TEST(card_compression, no_card_compresses_to_more_than_its_bound) {
+  // What a peer's compressed card may take (actors/incoming_entries.cpp).
+  for (const std::string& card :
+       {ada, std::string(), random_bytes(1000), random_bytes(1 << 20)}) {
+    auto stored = compress_card(card);
+    EXPECT_TRUE(is_compressed_card(stored));
+    EXPECT_LE(stored.size(), compressed_card_bound(card.size())) << card.size();
+  }
+  EXPECT_FALSE(is_compressed_card(ada));
+  EXPECT_FALSE(is_compressed_card(""));
+  EXPECT_LT(compressed_card_bound(1 << 20), (1u << 20) + (1u << 18))
+      << "the bound is not much more than the card";
+}
+
 TEST(card_compression, a_card_comes_back_as_it_was_given) {
   std::string every_byte;
   for (int b = 0; b < 256; ++b)

@@ -66,7 +66,7 @@ TEST(sealed_records, a_card_opens_only_in_its_account_and_with_a_key_of_the_ring
             std::string::npos);
 }
 
-TEST(sealed_records, a_batch_is_sealed_and_opened_record_by_record) {
+TEST(sealed_records, a_batch_is_sealed_unsealed_and_expanded_record_by_record) {
   std::string batch;
   store::append_netstring(batch, "u1");
   store::append_netstring(batch, live_record());
@@ -81,7 +81,20 @@ TEST(sealed_records, a_batch_is_sealed_and_opened_record_by_record) {
   std::string sealed;
   for (const auto& item : *items)
     store::append_netstring(sealed, item);
-  EXPECT_EQ(store::open_batch(ring(), sealed, account), batch);
+  // Unsealed (what leaves for a peer), its cards are still compressed.
+  auto unsealed = store::unseal_batch(ring(), sealed, account);
+  ASSERT_TRUE(unsealed);
+  EXPECT_EQ(unsealed->find("Hopper"), std::string::npos) << "still compressed";
+  EXPECT_EQ(store::expand_batch(*unsealed), batch);
+  EXPECT_FALSE(store::unseal_batch(ring(), sealed, std::string(64, 'b')))
+      << "bound to its account";
+  // A card that does not expand fails the batch.
+  auto record = live_record();
+  std::string damaged;
+  store::append_netstring(damaged, "u1");
+  store::append_netstring(damaged, record.substr(0, core::record_body_at(record)) +
+                                       core::compressed_card_mark + "\xff");
+  EXPECT_FALSE(store::expand_batch(damaged));
   EXPECT_EQ(store::sealed_items(ring(), "", account), std::vector<std::string>{});
   EXPECT_FALSE(store::sealed_items(ring(), "2:u1", account))
       << "a uid without its record";
@@ -95,6 +108,23 @@ TEST(sealed_records, a_card_is_compressed_before_it_is_sealed) {
   EXPECT_EQ(inside->front(), core::compressed_card_mark);
   EXPECT_EQ(core::expand_card(*inside), card);
   EXPECT_EQ(store::open_sealed_card(ring(), sealed, account), card);
+}
+
+TEST(sealed_records, a_compressed_card_from_a_peer_is_sealed_as_it_came) {
+  // A peer sends cards as it stored them, compressed; they are sealed
+  // without compressing them again, and unseal to the same bytes.
+  auto plain = live_record();
+  auto body_at = core::record_body_at(plain);
+  auto compressed = plain.substr(0, body_at) + core::compress_card(card);
+  auto sealed = store::seal_record(ring(), compressed, account);
+  ASSERT_TRUE(sealed);
+  EXPECT_EQ(ring().open(sealed->substr(body_at), account), compressed.substr(body_at));
+  EXPECT_EQ(store::unseal_record(ring(), *sealed, account), compressed);
+  EXPECT_EQ(store::open_record(ring(), *sealed, account), plain);
+  // A card as it came is compressed: both forms are stored alike.
+  auto from_plain = store::seal_record(ring(), plain, account);
+  ASSERT_TRUE(from_plain);
+  EXPECT_EQ(store::unseal_record(ring(), *from_plain, account), compressed);
 }
 
 TEST(sealed_records, a_card_sealed_before_compression_still_opens) {
