@@ -267,9 +267,8 @@ std::optional<link_machine::event> carry_out(link_pointer self,
     st.acked_through = "0-0";
     st.acked_untrimmed = 0;
   }
-  if (todo.forget_node) {
+  if (todo.forget_node)
     forget_node(st, *todo.forget_node);
-  }
   if (todo.acknowledged > 0) {
     if (st.round_trip)
       st.round_trip->record(std::chrono::steady_clock::now() - st.window_sent_at);

@@ -235,7 +235,7 @@ private:
     auto& to = *carriers_[pick(carriers_.size())];
     if (&from == &to)
       return;
-    auto entries = opened_outbox(from, to.store.carrier(), 1 + pick(4));
+    auto entries = unsealed_outbox(from, to.store.carrier(), 1 + pick(4));
     ASSERT_TRUE(entries);
     if (entries->empty())
       return;
@@ -263,7 +263,7 @@ private:
         for (auto* to : carriers_) {
           if (from == to)
             continue;
-          auto entries = opened_outbox(*from, to->store.carrier(), 10'000);
+          auto entries = unsealed_outbox(*from, to->store.carrier(), 10'000);
           ASSERT_TRUE(entries);
           if (entries->empty())
             continue;

@@ -38,7 +38,7 @@ struct two_carriers : ::testing::Test {
   store::replicate_result deliver(carrier_store& from, carrier_store& to,
                                   bool trim = true) {
     const auto& to_id = to.store.carrier();
-    auto entries = opened_outbox(from, to_id, 1000);
+    auto entries = unsealed_outbox(from, to_id, 1000);
     EXPECT_TRUE(entries);
     if (!entries || entries->empty())
       return {};
@@ -52,7 +52,7 @@ struct two_carriers : ::testing::Test {
 
   /// The outbox entries waiting at `from` for `to`, taken out of the outbox.
   std::vector<store::outbox_entry> take_outbox(carrier_store& from, carrier_store& to) {
-    auto entries = opened_outbox(from, to.store.carrier(), 1000);
+    auto entries = unsealed_outbox(from, to.store.carrier(), 1000);
     EXPECT_TRUE(entries);
     if (!entries || entries->empty())
       return {};
@@ -336,12 +336,12 @@ TEST_F(two_carriers, an_ask_to_a_carrier_without_the_account_records_nothing) {
   EXPECT_EQ(keys_naming(c, person), std::vector<std::string>{});
   // The hold (an answer to an ask this carrier no longer needs) gets a
   // retirement, so carrier-a stops sending here; the ask gets no answer.
-  auto told = opened_outbox(c, "carrier-a", 10);
+  auto told = unsealed_outbox(c, "carrier-a", 10);
   ASSERT_EQ(told->size(), 1u);
   EXPECT_EQ((*told)[0].kind, store::outbox_kind::retire);
   // When the person registers at carrier-c later, it asks the others.
   register_line(c.store, person, "+8615000150000", {"carrier-a", "carrier-b"});
-  told = opened_outbox(c, "carrier-a", 10);
+  told = unsealed_outbox(c, "carrier-a", 10);
   ASSERT_EQ(told->size(), 2u);
   EXPECT_EQ((*told)[1].kind, store::outbox_kind::ask);
 }
@@ -372,7 +372,7 @@ TEST_F(two_carriers, an_ask_is_answered_with_the_whole_store_even_from_a_known_s
 TEST_F(two_carriers, an_entry_written_as_an_announcement_is_read_as_an_ask) {
   // Outboxes written before asks existed hold "announce" entries.
   a.client.call({"XADD", "outbox:carrier-b", "*", "id", person, "kind", "announce"});
-  auto read = opened_outbox(a, "carrier-b", 10);
+  auto read = unsealed_outbox(a, "carrier-b", 10);
   ASSERT_EQ(read->size(), 1u);
   EXPECT_EQ((*read)[0].kind, store::outbox_kind::ask);
 }
@@ -395,7 +395,7 @@ TEST_F(two_carriers, a_retired_sibling_gets_nothing_more_until_it_registers_agai
 
 TEST_F(two_carriers, a_batch_for_an_account_this_carrier_lacks_is_dropped) {
   upload(a.store, person, line_a, {make_card("u1", "Li")});
-  auto entries = opened_outbox(a, "carrier-b", 10);
+  auto entries = unsealed_outbox(a, "carrier-b", 10);
   auto r = b.store.apply_incoming("carrier-a",
                                   {batch_entry(other_person, entries->front().batch)});
   ASSERT_TRUE(r);

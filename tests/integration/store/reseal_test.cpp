@@ -79,7 +79,7 @@ TEST_F(reseal, a_pass_seals_everything_again_with_the_writer_key) {
   EXPECT_EQ(second.resealed, 0u) << "a second pass finds nothing more to do";
 
   // The outbox is sent (trimmed); then key 1 can go and everything reads.
-  auto entries = opened_outbox(a, "carrier-b", 100);
+  auto entries = unsealed_outbox(a, "carrier-b", 100);
   ASSERT_TRUE(entries);
   ASSERT_TRUE(store::trim_outbox(a.client, "carrier-b", entries->back().id));
   EXPECT_TRUE(pass().left.empty());

@@ -37,7 +37,7 @@ struct sealing : ::testing::Test {
   }
 
   std::size_t deliver(carrier_store& from, carrier_store& to) {
-    auto entries = opened_outbox(from, to.store.carrier(), 100);
+    auto entries = unsealed_outbox(from, to.store.carrier(), 100);
     EXPECT_TRUE(entries) << describe(entries.error());
     if (!entries || entries->empty())
       return 0;
@@ -106,7 +106,7 @@ TEST_F(sealing, each_carrier_keeps_the_card_compressed_inside_its_seal) {
 
 TEST_F(sealing, what_leaves_for_a_peer_is_unsealed_but_still_compressed) {
   upload(a.store, person, line_a, {make_card("u1", "Ada")});
-  auto entries = opened_outbox(a, "carrier-b", 10);
+  auto entries = unsealed_outbox(a, "carrier-b", 10);
   ASSERT_TRUE(entries);
   ASSERT_EQ(entries->size(), 1u);
   // TLS protects it on the wire; the peer cannot open this carrier's seal.

@@ -132,9 +132,9 @@ inline std::map<std::string, std::string> opened_records(carrier_store& c,
 }
 
 /// Up to `count` entries waiting at `from` for `peer`, as its peer link
-/// reads them: their cards opened.
+/// reads them: their cards unsealed, still compressed.
 inline caf::expected<std::vector<store::outbox_entry>>
-opened_outbox(carrier_store& from, const std::string& peer, std::size_t count) {
+unsealed_outbox(carrier_store& from, const std::string& peer, std::size_t count) {
   return store::read_outbox(from.client, *from.keys->current(), peer, "0-0", count);
 }
 
