@@ -24,6 +24,11 @@ auto with_store(shard_pointer self, F&& op) -> caf::result<
   return std::move(*r);
 }
 
+/// Why a shared write is refused now (replication too far behind), or none.
+caf::error shared_write_refusal(shard_pointer self) {
+  return self->state.backlog->refusal_now(self->state.max_lag);
+}
+
 } // namespace
 
 account_shard_actor::behavior_type
@@ -59,7 +64,7 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
       [=](atom::upload,
           const store::upload_request& req) -> caf::result<store::upload_result> {
         if (req.scope == store::scope::shared)
-          if (auto refusal = self->state.backlog->refusal_now(self->state.max_lag))
+          if (auto refusal = shared_write_refusal(self))
             return refusal;
         return with_store(self, [&](store::account_store& s) { return s.upload(req); });
       },
@@ -73,7 +78,7 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
       [=](atom::restore,
           const store::restore_request& req) -> caf::result<store::upload_result> {
         if (req.scope == store::scope::shared && !req.preview)
-          if (auto refusal = self->state.backlog->refusal_now(self->state.max_lag))
+          if (auto refusal = shared_write_refusal(self))
             return refusal;
         return with_store(self, [&](store::account_store& s) { return s.restore(req); });
       },

@@ -65,6 +65,13 @@ void forget_node(peer_link_state& st, std::size_t i) {
   st.asking_card_forms[i] = false;
 }
 
+/// What node `i` is sent, as actor_status::card_forms names it.
+std::string card_form_of(const peer_link_state& st, std::size_t i) {
+  if (!st.takes_compressed[i])
+    return "unknown";
+  return *st.takes_compressed[i] ? std::string(core::compressed_card_form) : "vcard";
+}
+
 /// One line when the link comes up or goes down, with why it went down.
 void log_change(const peer_link_state& st, link_state was) {
   auto now = link_machine::reported(st.machine.at);
@@ -368,6 +375,8 @@ peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
         out.batches_sent = st.batches_sent;
         out.bytes_sent = st.bytes_sent;
         out.acknowledged = st.acknowledged;
+        for (std::size_t i = 0; i < st.peer.nodes.size(); ++i)
+          out.card_forms[st.peer.nodes[i].id] = card_form_of(st, i);
         return out;
       },
   };

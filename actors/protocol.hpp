@@ -199,7 +199,7 @@ typename Inspector::result_type inspect(Inspector& f, actor_status& x) {
   return f(caf::meta::type_name("actor_status"), x.name, x.kind, x.shard, x.mailbox,
            x.processed, x.restarts, x.last_error, x.latency_counts, x.latency_sum_us,
            x.peer, x.link_state, x.outbox, x.lag_ms, x.batches_sent, x.bytes_sent,
-           x.acknowledged, x.refused, x.directory, x.paced);
+           x.acknowledged, x.card_forms, x.refused, x.directory, x.paced);
 }
 
 } // namespace simsync::metrics

@@ -33,6 +33,10 @@ struct actor_status {
   std::uint64_t batches_sent = 0;
   std::uint64_t bytes_sent = 0;
   std::uint64_t acknowledged = 0;
+  /// The card form each node of the peer is sent, by node id: vcard-deflate-1
+  /// (compressed, as stored), vcard (each card expanded: the node does not
+  /// take compressed ones) or unknown (asked, not answered yet: expanded too).
+  std::map<std::string, std::string> card_forms;
   // The federation endpoint only: batches refused whole, by reason
   // (unknown-origin, wrong-destination, bad-signature, malformed).
   std::map<std::string, std::uint64_t> refused;

@@ -78,6 +78,7 @@ nlohmann::json link_json(const actor_view& a) {
           {"acknowledged", s.acknowledged},
           {"batches_sent", s.batches_sent},
           {"bytes_sent", s.bytes_sent},
+          {"card_forms", s.card_forms},
           {"last_error", s.last_error}};
 }
 
@@ -151,6 +152,7 @@ nlohmann::json to_json(const node_snapshot& snap) {
       actor["state"] = st.link_state;
       actor["outbox"] = st.outbox;
       actor["lag_ms"] = st.lag_ms;
+      actor["card_forms"] = st.card_forms;
       links.push_back(link_json(a));
     }
     actors.push_back(std::move(actor));

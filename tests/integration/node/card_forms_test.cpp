@@ -5,6 +5,7 @@
 // it came. Real carrierd and redis-server processes; a peer node is either
 // real or, to see what a link sends, an endpoint of the test's own on the
 // peer's federation port.
+#include "tests/integration/node/admin_counts.hpp"
 #include "tests/integration/node/node_fixture.hpp"
 
 #include "core/card_compression.hpp"
@@ -126,46 +127,53 @@ void account_with_sibling_b(carrier_client& client) {
       peer_batch{"carrier-b", {{"0-1", person, store::outbox_kind::hold, ""}}}));
 }
 
+/// What carrier-a's link did with a peer node of the test's own.
+struct link_seen {
+  std::optional<wire_entry> sent; ///< the batch entry that carried the second card
+  int unknown_questions = 0;      ///< questions the node did not know
+  /// What carrier-a's /admin/actors says the node is sent (its link's card_forms).
+  std::string reported_form;
+};
+
 /// carrier-a with one account, carrier-b its sibling; carrier-b's node is
-/// stopped and the test's endpoint `Node` takes its federation port. Returns
-/// the batch entry carrier-a's link sent it for the second of two cards
-/// uploaded at a, one after the other: the link asks what a node takes when
-/// it connects, and sends its first window before the answer is in.
-template <class Node>
-std::optional<wire_entry>
-sent_to(Node node, std::shared_ptr<wire_log> log = std::make_shared<wire_log>()) {
+/// stopped and the test's endpoint `Node` takes its federation port. Two
+/// cards are uploaded at a, one after the other: the link asks what a node
+/// takes when it connects, and sends its first window before the answer is in.
+template <class Node> link_seen sent_to(Node node) {
   deployment d{{"carrier-a", "carrier-b"}};
   carrier_client client{d};
   account_with_sibling_b(client);
   d.stop("carrier-b", SIGTERM);
   auto& peer = client.federation_client("carrier-b");
+  auto log = std::make_shared<wire_log>();
   log->sys = &peer.sys;
   auto endpoint = peer.sys.spawn(node, log);
   auto port = caf::openssl::publish(
       endpoint, static_cast<uint16_t>(d.federation_port("carrier-b")), "127.0.0.1", true);
   EXPECT_TRUE(port) << peer.sys.render(port.error());
-  std::optional<wire_entry> sent;
+  link_seen seen;
   for (const auto& uid : {"c1", "c2"}) {
     EXPECT_EQ(client
                   .upload("carrier-a", person, line_a,
                           {make_card(uid, "Compressed Once")}, store::upload_mode::delta)
                   .added,
               1u);
-    sent.reset();
-    eventually([&] { return (sent = log->batch_with(uid)).has_value(); });
+    seen.sent.reset();
+    eventually([&] { return (seen.sent = log->batch_with(uid)).has_value(); });
   }
+  // The admin port's snapshot is taken once a second.
+  eventually([&] {
+    for (const auto& actor : admin_actors(d, "carrier-a"))
+      if (actor.value("name", "") == "peer_link/carrier-b")
+        for (const auto& form : actor.value("card_forms", nlohmann::json::object()))
+          seen.reported_form = form.template get<std::string>();
+    return seen.reported_form != "" && seen.reported_form != "unknown";
+  });
   // Time for a link that asked again at every step to show it.
   std::this_thread::sleep_for(std::chrono::milliseconds{500});
   caf::anon_send_exit(endpoint, caf::exit_reason::user_shutdown);
-  return sent;
-}
-
-/// As sent_to, and how many questions the endpoint did not know.
-template <class Node>
-std::pair<std::optional<wire_entry>, int> sent_and_asked(Node node) {
-  auto log = std::make_shared<wire_log>();
-  auto sent = sent_to(node, log);
-  return {sent, log->unexpected.load()};
+  seen.unknown_questions = log->unexpected.load();
+  return seen;
 }
 
 /// The card of the first record of `batch`, as it travelled.
@@ -180,7 +188,9 @@ std::string first_card(const std::string& batch) {
 } // namespace
 
 TEST(card_forms, a_node_that_takes_compressed_cards_is_sent_them_as_stored) {
-  auto sent = sent_to(current_node);
+  auto seen = sent_to(current_node);
+  EXPECT_EQ(seen.reported_form, core::compressed_card_form);
+  const auto& sent = seen.sent;
   ASSERT_TRUE(sent);
   EXPECT_EQ(sent->kind, static_cast<std::int32_t>(wire_kind::compressed_batch));
   auto card = first_card(sent->batch);
@@ -189,10 +199,13 @@ TEST(card_forms, a_node_that_takes_compressed_cards_is_sent_them_as_stored) {
 }
 
 TEST(card_forms, a_node_of_an_older_release_is_sent_cards_as_they_came) {
-  auto [sent, asked] = sent_and_asked(older_node);
+  auto seen = sent_to(older_node);
   // Asked once when the link connected, not again at every step: each
   // question is a line in that node's output.
-  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(seen.unknown_questions, 1);
+  // An operator sees that the node is sent plain cards.
+  EXPECT_EQ(seen.reported_form, "vcard");
+  const auto& sent = seen.sent;
   ASSERT_TRUE(sent);
   EXPECT_EQ(sent->kind, static_cast<std::int32_t>(wire_kind::batch));
   EXPECT_EQ(first_card(sent->batch), make_card("c2", "Compressed Once").card);

@@ -340,6 +340,7 @@ metrics::actor_status actor_status(int n) {
   s.batches_sent = 12;
   s.bytes_sent = 13;
   s.acknowledged = 14;
+  s.card_forms = {{"b1", "vcard-deflate-1"}, {"b2", "vcard"}};
   s.refused = {{"bad-signature", 15}, {"unknown-origin", 16}};
   s.directory = {{"asked", 17}, {"answered", 18}};
   s.paced = {{"carrier-b", 19}, {"carrier-c", 20}};
