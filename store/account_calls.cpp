@@ -1,5 +1,6 @@
 #include "store/account_calls.hpp"
 
+#include "core/parts_in_parallel.hpp"
 #include "store/sealed_records.hpp"
 
 #include <string>
@@ -78,6 +79,10 @@ caf::expected<std::uint64_t> one_count(reply_view v, const char* name) {
 
 // -- upload --------------------------------------------------------------------
 
+// A card is compressed and sealed in about 5 µs: a helper thread is worth
+// starting for this many (a large book's upload, never an edit's).
+constexpr std::size_t cards_per_sealing_part = 1000;
+
 upload_call::upload_call(const upload_request& req, const std::string& carrier,
                          const core::keyring& keys, history_policy history)
     : hlc_(hlc_of(req.now_ms)), confirmed_(std::to_string(req.confirm_removals)),
@@ -93,16 +98,22 @@ upload_call::upload_call(const upload_request& req, const std::string& carrier,
     args_.insert(args_.end(), req.uids.begin(), req.uids.end());
     return;
   }
-  // Reserved up front, so that no push moves what a view names.
-  hashes_.reserve(req.cards.size());
-  sealed_.reserve(req.cards.size());
-  args_.reserve(args_.size() + 3 * req.cards.size());
-  for (const auto& card : req.cards) {
-    hashes_.push_back(card.hash.hex());
-    sealed_.push_back(seal_card(keys, card.card, req.idcode));
-    args_.push_back(card.uid);
-    args_.push_back(hashes_.back());
-    args_.push_back(sealed_.back());
+  // Filled before any view names them, so that nothing moves under a view.
+  const auto& cards = req.cards;
+  hashes_.resize(cards.size());
+  sealed_.resize(cards.size());
+  core::parts_in_parallel(cards.size(), cards_per_sealing_part,
+                          [&](std::size_t begin, std::size_t end) {
+                            for (auto i = begin; i < end; ++i) {
+                              hashes_[i] = cards[i].hash.hex();
+                              sealed_[i] = seal_card(keys, cards[i].card, req.idcode);
+                            }
+                          });
+  args_.reserve(args_.size() + 3 * cards.size());
+  for (std::size_t i = 0; i < cards.size(); ++i) {
+    args_.push_back(cards[i].uid);
+    args_.push_back(hashes_[i]);
+    args_.push_back(sealed_[i]);
   }
 }
 
