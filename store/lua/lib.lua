@@ -46,6 +46,11 @@ local function rec_origin(r)
   local bar2 = string.find(r, '|', bar + 1, true)
   return string.sub(r, 53, bar - 1), string.sub(r, bar + 1, bar2 - 1), bar2 + 1
 end
+-- "carrier|line": where a record was written, as history notes it.
+local function rec_origin_text(r)
+  local carrier, line = rec_origin(r)
+  return carrier .. '|' .. line
+end
 -- "HLC|carrier|line": the stamp of a record.
 local function rec_stamp(r)
   local carrier, line = rec_origin(r)
@@ -279,9 +284,8 @@ local function write_additions(key)
   end
 end
 
-local function note_change(key, uid, kind, origin_rec, previous)
-  local carrier, line = rec_origin(origin_rec)
-  local origin = carrier .. '|' .. line
+-- `origin` is "carrier|line" (rec_origin_text) of the record noted.
+local function note_change(key, uid, kind, origin, previous)
   if kind == 'added' then
     local waiting = additions[key]
     if not waiting then
@@ -300,14 +304,16 @@ local function note_change(key, uid, kind, origin_rec, previous)
 end
 
 -- A write of `rec` over `cur` (nil when absent) noted in history `key`.
-local function note_write(key, uid, cur, rec)
+-- `origin`: rec's rec_origin_text, when the caller has it (a line's changes
+-- all have the same one).
+local function note_write(key, uid, cur, rec, origin)
   local live = cur and not rec_deleted(cur)
   if rec_deleted(rec) then
-    if live then note_change(key, uid, 'removed', rec, cur) end
+    if live then note_change(key, uid, 'removed', origin or rec_origin_text(rec), cur) end
   elseif live then
-    note_change(key, uid, 'changed', rec, cur)
+    note_change(key, uid, 'changed', origin or rec_origin_text(rec), cur)
   else
-    note_change(key, uid, 'added', rec, nil)
+    note_change(key, uid, 'added', origin or rec_origin_text(rec), nil)
   end
 end
 
@@ -565,7 +571,7 @@ local function replicate_in(id, items, peer)
     elseif same_content(rec, cur) then
       identical = identical + 1
     else
-      note_change(hkey, uid, 'lost', rec, rec)
+      note_change(hkey, uid, 'lost', rec_origin_text(rec), rec)
       stale = stale + 1
     end
   end
@@ -626,13 +632,17 @@ end
 -- change supersedes. `account` is the open account (open_account).
 local function line_changes(account, line, hlc, carrier)
   local id = account.id
+  -- A live record of the line is stamp_head .. hash .. live_tail .. card
+  -- (make_record's layout), its head and tail made once for all its cards.
   return {id = id, account = account, line = line, hlc = hlc, carrier = carrier,
+          origin = carrier .. '|' .. line, stamp_head = string.format('%016d|', hlc),
+          live_tail = '|L|' .. carrier .. '|' .. line .. '|',
           skey = shared_key(id), hkey = history_key(id), changes = {}, base_sets = {},
           base_dels = {}, touched = {}}
 end
 
 local function line_write(lc, uid, cur, rec)
-  note_write(lc.hkey, uid, cur, rec)
+  note_write(lc.hkey, uid, cur, rec, lc.origin)
   lc.changes[#lc.changes + 1] = uid
   lc.changes[#lc.changes + 1] = rec
   lc.touched[#lc.touched + 1] = uid
@@ -654,7 +664,7 @@ end
 -- The line's version of a card (hash, bytes) replaces `cur` (nil, a tombstone
 -- or a live version); the line holds it now.
 local function line_put(lc, uid, cur, hash, card)
-  line_write(lc, uid, cur, make_record(lc.hlc, hash, false, lc.carrier, lc.line, card))
+  line_write(lc, uid, cur, lc.stamp_head .. hash .. lc.live_tail .. card)
   lc.base_sets[#lc.base_sets + 1] = uid
   lc.base_sets[#lc.base_sets + 1] = hash
 end
