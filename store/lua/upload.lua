@@ -108,7 +108,8 @@ end
 local candidates = {}
 if mode == 'remove' then
   for i = FIRST, #ARGV do candidates[#candidates + 1] = ARGV[i] end
-elseif mode == 'snapshot' and allow_removals then
+elseif mode == 'snapshot' and allow_removals and next(base) then
+  -- (A line with no base, as at its first upload, has nothing to remove.)
   local seen = {}
   for i = FIRST, #ARGV, 3 do seen[ARGV[i]] = true end
   for uid in pairs(base) do
