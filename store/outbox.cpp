@@ -1,6 +1,7 @@
 #include "store/outbox.hpp"
 
 #include "store/keys.hpp"
+#include "store/netstrings.hpp"
 #include "store/sealed_records.hpp"
 
 #include <charconv>
@@ -36,7 +37,12 @@ parse_entries(reply_view v, const std::string& peer, const core::keyring& keys) 
                    stream_field(entry[1], "id"),
                    kind_named(stream_field(entry[1], "kind")),
                    {}};
-    auto batch = unseal_batch(keys, stream_field(entry[1], "batch"), e.idcode);
+    auto sealed = outbox_batch(entry[1]);
+    if (!sealed)
+      return caf::make_error(ec::store_corrupt, "outbox entry " + e.id + " for " + peer +
+                                                    " has a count of cards that does "
+                                                    "not match its fields");
+    auto batch = unseal_batch(keys, *sealed, e.idcode);
     if (!batch)
       return caf::make_error(ec::store_corrupt,
                              "outbox entry " + e.id + " for " + peer +
@@ -55,6 +61,28 @@ std::string stream_field(reply_view fields, std::string_view name) {
     if (fields[i].str() == name)
       return std::string(fields[i + 1].str());
   return {};
+}
+
+std::optional<std::string> outbox_batch(reply_view fields) {
+  // id, <idcode>, kind, <kind>, cards, <count>, then the pairs.
+  constexpr std::size_t pairs_at = 6;
+  if (fields.size() < pairs_at || fields[4].str() != "cards")
+    return stream_field(fields, "batch");
+  std::uint64_t count = 0;
+  auto digits = fields[5].str();
+  auto [end, failed] =
+      std::from_chars(digits.data(), digits.data() + digits.size(), count);
+  if (failed != std::errc{} || end != digits.data() + digits.size() ||
+      count != (fields.size() - pairs_at) / 2 || (fields.size() - pairs_at) % 2 != 0)
+    return std::nullopt;
+  std::size_t bytes = 0;
+  for (std::size_t i = pairs_at; i < fields.size(); ++i)
+    bytes += fields[i].str().size() + 8; // and its "<len>:"
+  std::string out;
+  out.reserve(bytes);
+  for (std::size_t i = pairs_at; i < fields.size(); ++i)
+    append_netstring(out, fields[i].str());
+  return out;
 }
 
 outbox_kind kind_named(std::string_view name) {

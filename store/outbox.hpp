@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,14 @@ bool is_lookup(outbox_kind kind);
 /// The value of field `name` of a stream entry's field list (XRANGE, XREAD);
 /// empty when absent.
 std::string stream_field(reply_view fields, std::string_view name);
+
+/// The uid, record pairs an outbox entry's fields carry, as netstrings (what
+/// outbox_entry::batch holds, still sealed): after id, kind, "cards" and
+/// their count, each pair as two fields (entries this release writes), or
+/// the netstrings of a "batch" field (entries written before). Empty for an
+/// entry without cards (ask, hold, retire); nullopt when the count does not
+/// match the fields that follow it.
+std::optional<std::string> outbox_batch(reply_view fields);
 
 /// One message for a peer carrier about one account. Written by the store's
 /// scripts in the same transaction as the change it carries, so nothing

@@ -158,8 +158,8 @@ caf::expected<void> count_outbox(redis_client& redis, const core::keyring& keys,
     return std::move(r.error());
   auto v = r->view();
   for (std::size_t i = 0; i < v.size(); ++i) {
-    auto batch = stream_field(v[i][1], "batch");
-    auto items = split_netstrings(batch);
+    auto batch = outbox_batch(v[i][1]);
+    auto items = batch ? split_netstrings(*batch) : std::nullopt;
     if (!items)
       continue;
     for (std::size_t j = 1; j < items->size(); j += 2)

@@ -460,16 +460,26 @@ end
 -- sized so that one holds about one such entry, unsealed.
 local ENTRY_BYTES = 524288
 
+-- At most this many uid, record pairs in one entry: they are arguments of
+-- one XADD, which Lua's C stack bounds (8,000).
+local ENTRY_PAIRS = 1000
+
 -- Appends `items` (uid, record, ...) to each peer's outbox as batch entries
--- of about ENTRY_BYTES.
+-- of about ENTRY_BYTES: id, kind 'batch', 'cards' and their count, then the
+-- uid, record pairs as fields of their own (store/outbox.hpp, outbox_batch).
+-- Redis copies each into the stream as it is; one blob of them, made here,
+-- cost a fifth of a book's upload (Lua hashes every byte of each string it
+-- makes, and table.concat makes several on the way).
 local function send_batches(id, peers, items)
   local from, bytes = 1, 0
   for i = 1, #items, 2 do
     bytes = bytes + #items[i] + #items[i + 1]
-    if bytes >= ENTRY_BYTES or i + 1 >= #items then
-      local blob = netstrings(items, from, i + 1)
+    local pairs_so_far = (i + 1 - from + 1) / 2
+    if bytes >= ENTRY_BYTES or pairs_so_far >= ENTRY_PAIRS or i + 1 >= #items then
+      local count = string.format('%d', pairs_so_far)
       for _, peer in ipairs(peers) do
-        redis.call('XADD', outbox_key(peer), '*', 'id', id, 'kind', 'batch', 'batch', blob)
+        redis.call('XADD', outbox_key(peer), '*', 'id', id, 'kind', 'batch', 'cards', count,
+                   unpack(items, from, i + 1))
       end
       from, bytes = i + 2, 0
     end

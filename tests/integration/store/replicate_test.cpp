@@ -1,6 +1,7 @@
 // F3 outbox and F4 replicate-in between two carriers, each with its own
 // redis-server. The test carries outbox entries as the peer link would.
 #include "store/keys.hpp"
+#include "store/netstrings.hpp"
 #include "store/outbox.hpp"
 #include "store/scripts.hpp"
 #include "store/sealed_records.hpp"
@@ -231,15 +232,24 @@ TEST_F(two_carriers, a_large_book_travels_as_several_entries_and_arrives_whole) 
   const auto book = incompressible_book(8000);
   upload(a.store, person, line_a, book);
   // The peer applies each entry in a script of its own: no entry (as stored,
-  // sealed) is much above half a megabyte.
+  // sealed) is much above half a megabyte, nor holds more than 1,000 cards
+  // (each is a field of the entry: one XADD's arguments, which Lua bounds).
   auto stored = a.admin.call({"XRANGE", store::keys::outbox("carrier-b"), "-", "+"});
   ASSERT_TRUE(stored);
   auto entries = stored->view();
   ASSERT_GE(entries.size(), 2u);
+  std::size_t cards = 0;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     EXPECT_EQ(store::stream_field(entries[i][1], "id"), person);
-    EXPECT_LE(store::stream_field(entries[i][1], "batch").size(), 600'000u);
+    auto batch = store::outbox_batch(entries[i][1]);
+    ASSERT_TRUE(batch);
+    EXPECT_LE(batch->size(), 600'000u);
+    auto items = store::split_netstrings(*batch);
+    ASSERT_TRUE(items);
+    EXPECT_LE(items->size() / 2, 1000u);
+    cards += items->size() / 2;
   }
+  EXPECT_EQ(cards, book.size());
   auto r = deliver(a, b);
   EXPECT_EQ(r.applied, book.size());
   EXPECT_EQ(opened_records(a, person), opened_records(b, person));
@@ -375,6 +385,53 @@ TEST_F(two_carriers, an_entry_written_as_an_announcement_is_read_as_an_ask) {
   auto read = unsealed_outbox(a, "carrier-b", 10);
   ASSERT_EQ(read->size(), 1u);
   EXPECT_EQ((*read)[0].kind, store::outbox_kind::ask);
+}
+
+TEST_F(two_carriers, an_entry_written_with_its_cards_in_one_field_is_read_the_same) {
+  // Outboxes written before each card was a field of its own hold the
+  // netstrings of the uid, record pairs in one "batch" field.
+  upload(a.store, person, line_a, {make_card("u1", "Li"), make_card("u2", "Wang")});
+  const auto key = store::keys::outbox("carrier-b");
+  auto stored = a.admin.call({"XRANGE", key, "-", "+"});
+  ASSERT_TRUE(stored);
+  ASSERT_EQ(stored->view().size(), 1u);
+  auto fields = stored->view()[0][1];
+  EXPECT_EQ(fields[4].str(), "cards");
+  EXPECT_EQ(fields[5].str(), "2");
+  auto sealed = store::outbox_batch(fields);
+  ASSERT_TRUE(sealed);
+  auto as_written = unsealed_outbox(a, "carrier-b", 10);
+  ASSERT_TRUE(as_written);
+  ASSERT_EQ(as_written->size(), 1u);
+
+  ASSERT_TRUE(a.admin.call({"DEL", key}));
+  ASSERT_TRUE(
+      a.admin.call({"XADD", key, "*", "id", person, "kind", "batch", "batch", *sealed}));
+  auto as_before = unsealed_outbox(a, "carrier-b", 10);
+  ASSERT_TRUE(as_before);
+  ASSERT_EQ(as_before->size(), 1u);
+  EXPECT_EQ((*as_before)[0].batch, (*as_written)[0].batch);
+  EXPECT_EQ((*as_before)[0].kind, store::outbox_kind::batch);
+  EXPECT_EQ(deliver(a, b).applied, 2u);
+  EXPECT_EQ(opened_records(a, person), opened_records(b, person));
+}
+
+TEST_F(two_carriers, an_entry_whose_count_of_cards_does_not_match_is_not_sent) {
+  upload(a.store, person, line_a, {make_card("u1", "Li")});
+  const auto key = store::keys::outbox("carrier-b");
+  auto stored = a.admin.call({"XRANGE", key, "-", "+"});
+  ASSERT_TRUE(stored);
+  auto fields = stored->view()[0][1];
+  const std::string uid(fields[6].str()), record(fields[7].str());
+  ASSERT_TRUE(a.admin.call({"DEL", key}));
+  ASSERT_TRUE(a.admin.call(
+      {"XADD", key, "*", "id", person, "kind", "batch", "cards", "2", uid, record}));
+  auto altered = a.admin.call({"XRANGE", key, "-", "+"});
+  ASSERT_TRUE(altered);
+  EXPECT_FALSE(store::outbox_batch(altered->view()[0][1]));
+  auto read = unsealed_outbox(a, "carrier-b", 10);
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error(), ec::store_corrupt);
 }
 
 TEST_F(two_carriers, a_retired_sibling_gets_nothing_more_until_it_registers_again) {
