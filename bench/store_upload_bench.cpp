@@ -1,8 +1,12 @@
 // Shared upload of a 500- or 1,000-card book through store::account_store into a real
 // redis-server: cards per second and Redis round trips per upload. The
 // account has two lines and one sibling carrier, so every upload also fills a
-// pending mailbox and writes an outbox entry, as in production.
+// pending mailbox and writes an outbox entry, as in production. And the same
+// book as a sibling carrier applies it: one outbox entry of its cards, new to
+// an account of one line.
 #include "bench/sample_book.hpp"
+#include "core/record.hpp"
+#include "store/netstrings.hpp"
 #include "store/account_store.hpp"
 #include "tests/support/redis_server.hpp"
 #include "tests/support/test_keyring.hpp"
@@ -61,8 +65,43 @@ void BM_shared_upload_snapshot(benchmark::State& state) {
   shared_upload(state, store::upload_mode::snapshot);
 }
 
+void BM_sibling_apply_book(benchmark::State& state) {
+  const int cards = static_cast<int>(state.range(0));
+  testing::redis_server server;
+  auto client = server.connect();
+  store::account_store s(client, "carrier-b", simsync::testing::test_keyring());
+  std::uint64_t now_ms = 1'700'000'000'000;
+  // The entry carrier-a's link delivers: the book's records, stamped there.
+  std::string batch;
+  for (const auto& card : bench::sample_book(cards, "a")) {
+    core::stamped_card rec{{now_ms * core::hlc_logical_per_ms, "carrier-a", "line-a"},
+                           false,
+                           card.hash,
+                           card.card,
+                           {}};
+    store::append_netstring(batch, card.uid);
+    store::append_netstring(batch, core::encode_record(rec));
+  }
+  int account = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto id = std::to_string(account++);
+    s.register_line({id, "+8618600186000" + id, "898601", "h", "sealed", now_ms, {}, "m"});
+    s.apply_incoming("carrier-a", {{"0-1", id, store::outbox_kind::ask, {}}});
+    state.ResumeTiming();
+    auto r =
+        s.apply_incoming("carrier-a", {{"1-1", id, store::outbox_kind::batch, batch}});
+    if (!r || r->applied != static_cast<std::size_t>(cards)) {
+      state.SkipWithError("the book was not applied whole");
+      break;
+    }
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * cards);
+}
+
 } // namespace
 
+BENCHMARK(BM_sibling_apply_book)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_shared_upload_snapshot)
     ->Arg(500)
     ->Arg(1000)

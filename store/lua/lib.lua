@@ -46,10 +46,19 @@ local function rec_origin(r)
   local bar2 = string.find(r, '|', bar + 1, true)
   return string.sub(r, 53, bar - 1), string.sub(r, bar + 1, bar2 - 1), bar2 + 1
 end
--- "carrier|line": where a record was written, as history notes it.
+-- "carrier|line": where a record was written, as history notes it. The
+-- last one made is kept, and found again without making its strings anew
+-- when the next record starts with it: the records of a batch mostly come
+-- from one line (a sibling's apply of a book made them for every card).
+local last_origin, last_origin_head
 local function rec_origin_text(r)
+  if last_origin and string.find(r, last_origin_head, 53, true) == 53 then
+    return last_origin
+  end
   local carrier, line = rec_origin(r)
-  return carrier .. '|' .. line
+  last_origin = carrier .. '|' .. line
+  last_origin_head = last_origin .. '|'
+  return last_origin
 end
 -- "HLC|carrier|line": the stamp of a record.
 local function rec_stamp(r)
