@@ -6,8 +6,8 @@
 // an account of one line.
 #include "bench/sample_book.hpp"
 #include "core/record.hpp"
-#include "store/netstrings.hpp"
 #include "store/account_store.hpp"
+#include "store/netstrings.hpp"
 #include "tests/support/redis_server.hpp"
 #include "tests/support/test_keyring.hpp"
 
@@ -86,7 +86,8 @@ void BM_sibling_apply_book(benchmark::State& state) {
   for (auto _ : state) {
     state.PauseTiming();
     auto id = std::to_string(account++);
-    s.register_line({id, "+8618600186000" + id, "898601", "h", "sealed", now_ms, {}, "m"});
+    s.register_line(
+        {id, "+8618600186000" + id, "898601", "h", "sealed", now_ms, {}, "m"});
     s.apply_incoming("carrier-a", {{"0-1", id, store::outbox_kind::ask, {}}});
     state.ResumeTiming();
     auto r =
