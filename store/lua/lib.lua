@@ -65,9 +65,14 @@ local function rec_stamp(r)
   local carrier, line = rec_origin(r)
   return rec_hlc(r) .. '|' .. carrier .. '|' .. line
 end
+-- A record is stamp_head(hlc) .. hash .. record_tail(...) .. card: a call
+-- that writes many records of one line makes the head and tail once.
+local function stamp_head(hlc) return string.format('%016d|', hlc) end
+local function record_tail(deleted, carrier, line)
+  return (deleted and '|D|' or '|L|') .. carrier .. '|' .. line .. '|'
+end
 local function make_record(hlc, hash, deleted, carrier, line, card)
-  return string.format('%016d|%s|%s|%s|%s|', hlc, hash, deleted and 'D' or 'L', carrier,
-                       line) .. card
+  return stamp_head(hlc) .. hash .. record_tail(deleted, carrier, line) .. card
 end
 -- A removal of `removed`, the version its author had seen.
 local function make_tombstone(hlc, carrier, line, removed)
@@ -651,11 +656,10 @@ end
 -- change supersedes. `account` is the open account (open_account).
 local function line_changes(account, line, hlc, carrier)
   local id = account.id
-  -- A live record of the line is stamp_head .. hash .. live_tail .. card
-  -- (make_record's layout), its head and tail made once for all its cards.
+  -- The head and tail of the line's live records (make_record), made once.
   return {id = id, account = account, line = line, hlc = hlc, carrier = carrier,
-          origin = carrier .. '|' .. line, stamp_head = string.format('%016d|', hlc),
-          live_tail = '|L|' .. carrier .. '|' .. line .. '|',
+          origin = carrier .. '|' .. line, stamp_head = stamp_head(hlc),
+          live_tail = record_tail(false, carrier, line),
           skey = shared_key(id), hkey = history_key(id), changes = {}, base_sets = {},
           base_dels = {}, touched = {}}
 end
