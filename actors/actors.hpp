@@ -142,6 +142,18 @@ using user_directory_actor = caf::typed_actor<
     /// How the directory is doing (outcomes, paced lookups per peer).
     caf::replies_to<atom::status>::with<actor_status>>;
 
+/// The federation endpoint's second pair of hands, in the federation actor
+/// system: while it applies one delivery the endpoint checked, the endpoint
+/// checks the next (see federation()).
+using federation_applier_actor = caf::typed_actor<
+    /// A delivery the endpoint checked and sealed, every entry a change for
+    /// an account of this node's shards: applied in one script call; replies
+    /// with the last entry's id once every one is persisted (the
+    /// acknowledgement).
+    caf::replies_to<atom::deliver, store::sealed_delivery>::with<std::string>,
+    /// How the applier is doing (entries applied).
+    caf::replies_to<atom::status>::with<actor_status>>;
+
 /// What a peer link asks of a node's federation endpoint, which every
 /// release's endpoint answers: a link connects to a peer's nodes with this
 /// interface, so that it reaches nodes of an older release too (CAF takes a
@@ -233,5 +245,6 @@ CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::dead_letter>))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::kept_letter))
 CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::kept_letter>))
 CAF_ADD_TYPE_ID(simsync, (simsync::user_directory_actor))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::sealed_delivery))
 
 CAF_END_TYPE_ID_BLOCK(simsync)

@@ -1,5 +1,6 @@
 #include "actors/federation.hpp"
 
+#include "actors/federation_applier.hpp"
 #include "actors/signed_batch.hpp"
 #include "core/card_compression.hpp"
 #include "core/stamp.hpp"
@@ -15,8 +16,8 @@ using federation_pointer = federation_actor::stateful_pointer<federation_state>;
 using clock_type = std::chrono::steady_clock;
 
 /// Longer than the router's own wait for its shards, so that the router's
-/// answer (or its error) is what the peer gets.
-constexpr auto router_timeout = std::chrono::seconds{90};
+/// (or the applier's) answer, or its error, is what the peer gets.
+constexpr auto relay_timeout = std::chrono::seconds{90};
 
 caf::error refuse(federation_pointer self, batch_refusal why, const std::string& origin) {
   ++self->state.refused[to_label(why)];
@@ -44,19 +45,30 @@ bool applies_here(const federation_state& st,
   });
 }
 
-caf::expected<std::string> apply_here(federation_pointer self, const std::string& origin,
-                                      const std::vector<store::outbox_entry>& entries) {
-  auto applied = self->state.store->run(
-      [&](store::account_store& s) { return s.apply_incoming(origin, entries); });
-  if (!applied)
-    return std::move(applied.error());
-  warn_not_sibling(origin, *applied);
-  return entries.back().id;
-}
-
 void measure(federation_state& st, clock_type::time_point received) {
   if (st.latency)
     st.latency->record(clock_type::now() - received);
+}
+
+/// Has `to` (the router or the applier) persist `delivery`; relays its
+/// acknowledgement or its error to the peer. `answered` runs when it is in.
+template <class Handle, class Delivery, class Answered = void (*)()>
+caf::result<std::string> relay(
+    federation_pointer self, const Handle& to, Delivery delivery,
+    clock_type::time_point received, Answered answered = [] {}) {
+  auto rp = self->make_response_promise<std::string>();
+  self->request(to, relay_timeout, atom::deliver_v, std::move(delivery))
+      .then(
+          [self, rp, received, answered](std::string& last_id) mutable {
+            answered();
+            measure(self->state, received);
+            rp.deliver(std::move(last_id));
+          },
+          [rp, answered](caf::error& err) mutable {
+            answered();
+            rp.deliver(std::move(err));
+          });
+  return rp;
 }
 
 caf::result<std::string> deliver(federation_pointer self, const signed_batch& batch) {
@@ -71,23 +83,27 @@ caf::result<std::string> deliver(federation_pointer self, const signed_batch& ba
   st.processed += opened.entries.size();
   if (opened.entries.empty())
     return std::string{};
-  if (applies_here(st, opened.entries)) {
-    auto acked = apply_here(self, batch.origin, opened.entries);
-    if (!acked)
-      return std::move(acked.error());
-    measure(st, received);
-    return std::move(*acked);
+  if (!applies_here(st, opened.entries))
+    return relay(self, st.router, peer_batch{batch.origin, std::move(opened.entries)},
+                 received);
+  auto sealed =
+      store::seal_delivery(*st.store->keys().current(), batch.origin, opened.entries);
+  if (!sealed)
+    return std::move(sealed.error());
+  // These deliveries are applied in the order they came: the endpoint applies
+  // one itself only while the applier holds none. It does so when nothing
+  // else waits (no other thread is woken); else the applier takes it, and the
+  // endpoint checks and seals the next delivery while Redis applies this one.
+  if (st.handed_over > 0 || !self->mailbox().empty()) {
+    ++st.handed_over;
+    return relay(self, st.applier, std::move(*sealed), received,
+                 [self] { --self->state.handed_over; });
   }
-  auto rp = self->make_response_promise<std::string>();
-  self->request(st.router, router_timeout, atom::deliver_v,
-                peer_batch{batch.origin, std::move(opened.entries)})
-      .then(
-          [self, rp, received](std::string& last_id) mutable {
-            measure(self->state, received);
-            rp.deliver(std::move(last_id));
-          },
-          [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
-  return rp;
+  auto acked = apply_delivery(*st.store, *sealed);
+  if (!acked)
+    return std::move(acked.error());
+  measure(st, received);
+  return std::move(*acked);
 }
 
 } // namespace
@@ -95,11 +111,12 @@ caf::result<std::string> deliver(federation_pointer self, const signed_batch& ba
 federation_actor::behavior_type
 federation(federation_pointer self, std::string carrier,
            std::map<std::string, core::signature_key> peers, router_actor router,
-           federation_store here, bool measured) {
+           federation_applier_actor applier, federation_store here, bool measured) {
   auto& st = self->state;
   st.carrier = std::move(carrier);
   st.peers = std::move(peers);
   st.router = std::move(router);
+  st.applier = std::move(applier);
   st.store.emplace("federation", std::move(here.redis_at), st.carrier,
                    std::move(here.keys), here.history);
   st.owns.assign(static_cast<std::size_t>(here.total_shards), false);

@@ -33,6 +33,9 @@ struct federation_state {
   /// Each peer carrier's public key: who may send, and how to tell it is them.
   std::map<std::string, core::signature_key> peers;
   router_actor router;
+  federation_applier_actor applier;
+  /// Deliveries handed to the applier and not acknowledged yet.
+  std::size_t handed_over = 0;
   /// The deliveries it applies itself; connects on first use.
   std::optional<store::reconnecting_store> store;
   std::vector<bool> owns; ///< by shard index: whether this node owns it
@@ -50,12 +53,15 @@ struct federation_state {
 /// A delivery of changes alone (no directory entry), every one passing its
 /// checks and for an account of this node's shards, it applies itself, in one
 /// script call on its own connection: the common case, which then wakes no
-/// other thread. Any other delivery goes to the router (in the node's cluster
-/// actor system), whose acknowledgement it relays. Spawn detached: it blocks
-/// on Redis, and talks across the two actor systems (see node.hpp).
+/// other thread. While other deliveries wait (a window of a large book, a
+/// busy link), `applier` applies them instead, so that checking one overlaps
+/// applying another. Any other delivery goes to the router (in the node's
+/// cluster actor system). It relays the applier's and the router's
+/// acknowledgements. Spawn detached: it blocks on Redis, and talks across the
+/// two actor systems (see node.hpp).
 federation_actor::behavior_type
 federation(federation_actor::stateful_pointer<federation_state> self, std::string carrier,
            std::map<std::string, core::signature_key> peers, router_actor router,
-           federation_store here, bool measured);
+           federation_applier_actor applier, federation_store here, bool measured);
 
 } // namespace simsync

@@ -2,6 +2,7 @@
 
 #include "actors/account_shard.hpp"
 #include "actors/federation.hpp"
+#include "actors/federation_applier.hpp"
 #include "actors/peer_link.hpp"
 #include "actors/router.hpp"
 #include "actors/user_directory.hpp"
@@ -259,9 +260,12 @@ caf::expected<running_node> start_node(node_systems systems,
   }
   federation_store here{st.redis_at, st.keys,          st.history,
                         cfg.shards,  std::move(owned), entry_limits_of(cfg)};
-  auto endpoint =
-      federation_sys.spawn<caf::detached>(federation, cfg.carrier, std::move(peer_keys),
-                                          st.router, std::move(here), st.measured);
+  auto applier = federation_sys.spawn<caf::detached>(federation_applier, cfg.carrier,
+                                                     st.redis_at, st.keys, st.history);
+  st.essentials.push_back({"federation_applier", caf::actor_cast<caf::actor>(applier)});
+  auto endpoint = federation_sys.spawn<caf::detached>(
+      federation, cfg.carrier, std::move(peer_keys), st.router, std::move(applier),
+      std::move(here), st.measured);
   st.essentials.push_back({"federation", caf::actor_cast<caf::actor>(endpoint)});
   auto port = caf::openssl::publish(endpoint, static_cast<uint16_t>(cfg.federation.port),
                                     cfg.federation.host.c_str(), true);

@@ -146,6 +146,11 @@ typename Inspector::result_type inspect(Inspector& f, outbox_entry& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, sealed_delivery& x) {
+  return f(caf::meta::type_name("sealed_delivery"), x.origin, x.entries, x.items);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, line_info& x) {
   return f(caf::meta::type_name("line_info"), x.idcode, x.iccid_hash, x.token_hash);
 }

@@ -48,7 +48,8 @@ std::vector<std::string> check_actors(const readiness_probe& probe) {
           });
   if (!answered)
     return reasons;
-  std::set<std::string> needed{"router", "federation", "user_directory"};
+  std::set<std::string> needed{"router", "federation", "federation_applier",
+                               "user_directory"};
   for (int shard : probe.shards)
     needed.insert("account_shard/" + std::to_string(shard));
   for (const auto& s : statuses) {

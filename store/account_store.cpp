@@ -249,38 +249,55 @@ caf::expected<upload_result> account_store::restore(const restore_request& req) 
   return out;
 }
 
+caf::expected<sealed_delivery> seal_delivery(const core::keyring& keys,
+                                             std::string origin,
+                                             const std::vector<outbox_entry>& entries) {
+  // A peer's entries arrive clear (TLS protected them on the way): this
+  // carrier seals their cards with its own keys before they are stored.
+  sealed_delivery out{std::move(origin), {}, {}};
+  out.entries.reserve(entries.size());
+  out.items.reserve(entries.size());
+  for (const auto& e : entries) {
+    out.entries.push_back(outbox_entry{e.id, e.idcode, e.kind, {}});
+    if (e.kind != outbox_kind::batch) {
+      out.items.emplace_back();
+      continue;
+    }
+    auto batch = sealed_items(keys, e.batch, e.idcode);
+    if (!batch)
+      return caf::make_error(ec::invalid_request, "an entry of " + out.origin +
+                                                      " for account " + e.idcode +
+                                                      " holds a malformed batch");
+    out.items.push_back(std::move(*batch));
+  }
+  return out;
+}
+
 caf::expected<replicate_result>
 account_store::apply_incoming(const std::string& origin,
                               const std::vector<outbox_entry>& entries) {
+  auto sealed = seal_delivery(*keys_->current(), origin, entries);
+  if (!sealed)
+    return std::move(sealed.error());
+  return apply_incoming(*sealed);
+}
+
+caf::expected<replicate_result>
+account_store::apply_incoming(const sealed_delivery& delivery) {
   auto keep_ms = std::to_string(history_.keep_ms);
   auto keep_count = std::to_string(history_.keep_count);
   auto now_ms = std::to_string(core::unix_now_ms());
-  // A peer's entries arrive clear (TLS protected them on the way): this
-  // carrier seals their cards with its own keys before they are stored.
-  auto keys = keys_->current();
-  std::vector<std::vector<std::string>> sealed;
-  sealed.reserve(entries.size());
-  std::size_t items = 0;
-  for (const auto& e : entries) {
-    if (e.kind != outbox_kind::batch) {
-      sealed.emplace_back();
-      continue;
-    }
-    auto batch = sealed_items(*keys, e.batch, e.idcode);
-    if (!batch)
-      return caf::make_error(ec::invalid_request, "an entry of " + origin +
-                                                      " for account " + e.idcode +
-                                                      " holds a malformed batch");
-    items += batch->size();
-    sealed.push_back(std::move(*batch));
-  }
+  const auto& entries = delivery.entries;
   std::vector<std::string> counts;
   counts.reserve(entries.size());
-  for (const auto& s : sealed)
-    counts.push_back(std::to_string(s.size()));
+  std::size_t items = 0;
+  for (const auto& i : delivery.items) {
+    counts.push_back(std::to_string(i.size()));
+    items += i.size();
+  }
   std::vector<std::string_view> args;
   args.reserve(4 + 3 * entries.size() + items);
-  args.push_back(origin);
+  args.push_back(delivery.origin);
   args.push_back(keep_ms);
   args.push_back(keep_count);
   args.push_back(now_ms);
@@ -288,7 +305,7 @@ account_store::apply_incoming(const std::string& origin,
     args.push_back(kind_name(entries[i].kind));
     args.push_back(entries[i].idcode);
     args.push_back(counts[i]);
-    args.insert(args.end(), sealed[i].begin(), sealed[i].end());
+    args.insert(args.end(), delivery.items[i].begin(), delivery.items[i].end());
   }
   auto v = script_counts<replies::apply_incoming>(redis_, script::apply_incoming, args);
   if (!v)

@@ -157,6 +157,25 @@ struct replicate_result {
   std::size_t not_sibling = 0;
 };
 
+/// A peer's outbox entries made ready for apply_incoming here: each batch's
+/// uid, record items with the cards sealed under this carrier's current key
+/// (sealed_items). Sealing is the part of an apply that is not Redis's, so a
+/// delivery sealed on one thread can be applied on another while the first
+/// checks and seals the next.
+struct sealed_delivery {
+  std::string origin; ///< the peer carrier
+  /// In stream order, without their batches: `items` holds them.
+  std::vector<outbox_entry> entries;
+  /// Per entry: its batch's items (none for a directory entry).
+  std::vector<std::vector<std::string>> items;
+};
+
+/// Seals the cards of `entries` from `origin` with `keys` (this carrier's
+/// current key); ec::invalid_request if a batch is malformed.
+caf::expected<sealed_delivery> seal_delivery(const core::keyring& keys,
+                                             std::string origin,
+                                             const std::vector<outbox_entry>& entries);
+
 struct pending_counts {
   std::size_t added = 0;
   std::size_t changed = 0;
@@ -271,6 +290,8 @@ public:
   /// batch refuses the whole call (ec::invalid_request) and changes nothing.
   caf::expected<replicate_result>
   apply_incoming(const std::string& origin, const std::vector<outbox_entry>& entries);
+  /// The same, for entries already sealed (seal_delivery).
+  caf::expected<replicate_result> apply_incoming(const sealed_delivery& delivery);
 
   // -- F5, F6 -----------------------------------------------------------------
   caf::expected<pending_counts> request_update(const std::string& idcode,

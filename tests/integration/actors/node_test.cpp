@@ -104,10 +104,12 @@ const actor_status* find(const std::vector<actor_status>& all, const std::string
 
 TEST_F(node_fixture, reports_every_actor) {
   auto all = status();
-  // router, federation endpoint, user directory, two shards, one link
-  ASSERT_EQ(all.size(), 6u);
+  // router, federation endpoint and its applier, user directory, two shards,
+  // one link
+  ASSERT_EQ(all.size(), 7u);
   ASSERT_NE(find(all, "router"), nullptr);
   ASSERT_NE(find(all, "federation"), nullptr);
+  ASSERT_NE(find(all, "federation_applier"), nullptr);
   ASSERT_NE(find(all, "user_directory"), nullptr);
   EXPECT_EQ(find(all, "user_directory")->kind, "user_directory");
   ASSERT_NE(find(all, "account_shard/0"), nullptr);

@@ -3,6 +3,8 @@
 #include "tests/integration/node/admin_counts.hpp"
 #include "tests/integration/node/node_fixture.hpp"
 
+#include <algorithm>
+
 using namespace simsync;
 using namespace simsync::testing;
 
@@ -74,6 +76,36 @@ TEST_F(three_carriers, a_siblings_changes_are_applied_by_the_federation_endpoint
       << after["federation"] - before["federation"] << " entries";
   // The router is the only way from the endpoint to a shard (the test's own
   // reads ask the shards directly, so their counts move).
+  EXPECT_EQ(after["router"], before["router"]) << "the router was asked";
+}
+
+TEST_F(three_carriers, a_large_books_requests_are_applied_while_the_next_is_checked) {
+  // A book of 6,000 cards leaves as six entries of at most 1,000, six
+  // requests sent at once. While others wait, the endpoint hands each one it
+  // has checked to its applier and checks the next while Redis applies it.
+  // Two versions of each card travel: carrier-b must end with the newer.
+  register_everywhere();
+  auto before = settled_processed(d, "carrier-b");
+  ASSERT_FALSE(before.empty()) << "carrier-b's counts never settled";
+  client.upload("carrier-a", person, line_a, book(6000, "Li"));
+  client.upload("carrier-a", person, line_a, book(6000, "Wang"));
+  ASSERT_TRUE(eventually([&] {
+    auto cards = client.shared("carrier-b", person, line_b);
+    return cards.size() == 6000 &&
+           std::all_of(cards.begin(), cards.end(), [](const auto& c) {
+             return c.second.find("Wang") != std::string::npos;
+           });
+  })) << "carrier-b does not hold the second version of every card";
+  EXPECT_EQ(client.shared("carrier-a", person, line_a),
+            client.shared("carrier-b", person, line_b));
+  std::map<std::string, int> after;
+  ASSERT_TRUE(eventually([&] {
+    after = processed_by_actor(d, "carrier-b");
+    return after["federation"] >= before["federation"] + 12;
+  })) << "the endpoint took "
+      << after["federation"] - before["federation"] << " entries";
+  EXPECT_GT(after["federation_applier"], before["federation_applier"])
+      << "the endpoint applied every request itself";
   EXPECT_EQ(after["router"], before["router"]) << "the router was asked";
 }
 

@@ -563,6 +563,13 @@ std::vector<user_directory_actor> samples(tag<user_directory_actor>, const actor
   return {caf::actor_cast<user_directory_actor>(a.first), user_directory_actor{}};
 }
 
+std::vector<store::sealed_delivery> samples(tag<store::sealed_delivery>, const actors&) {
+  return {{"carrier-a",
+           {outbox_entry(1), outbox_entry(2)},
+           {{text("uid", 1), std::string("\0sealed", 7) + text("", 1)},
+            {text("uid", 2), text("sealed", 2)}}}};
+}
+
 // -- the block ----------------------------------------------------------------
 
 template <class T, class = void> struct has_samples : std::false_type {};
