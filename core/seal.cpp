@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include <array>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -14,15 +15,6 @@ namespace {
 
 constexpr int nonce_size = 12;
 constexpr int tag_size = 16;
-
-using cipher_ctx = std::unique_ptr<EVP_CIPHER_CTX, decltype(&EVP_CIPHER_CTX_free)>;
-
-cipher_ctx new_ctx() {
-  cipher_ctx ctx(EVP_CIPHER_CTX_new(), &EVP_CIPHER_CTX_free);
-  if (!ctx)
-    throw std::runtime_error("seal: cannot allocate a cipher context");
-  return ctx;
-}
 
 const unsigned char* bytes_of(std::string_view s) {
   return reinterpret_cast<const unsigned char*>(s.data());
@@ -60,6 +52,51 @@ void random_nonce(unsigned char* nonce) {
   used += nonce_size;
 }
 
+/// This thread's cipher context for one direction, its key set only when the
+/// key changes: a new context and its key (AES's round keys, GCM's hash key)
+/// cost more than sealing a 200-byte card (bench/core_seal_bench), and a
+/// thread seals or opens many cards under one key. Each seal or open gives it
+/// its nonce alone. The key is kept to tell when it changes, and wiped with
+/// the context when the thread ends.
+class keyed_context {
+public:
+  explicit keyed_context(bool encrypt) : encrypt_(encrypt) {}
+  ~keyed_context() { OPENSSL_cleanse(key_.data(), key_.size()); }
+  keyed_context(const keyed_context&) = delete;
+  keyed_context& operator=(const keyed_context&) = delete;
+
+  /// The context, ready for one message under `key` (32 bytes) and `nonce`;
+  /// null if OpenSSL fails.
+  EVP_CIPHER_CTX* ready(std::string_view key, const unsigned char* nonce) {
+    if (!ctx_) {
+      ctx_.reset(EVP_CIPHER_CTX_new());
+      if (!ctx_)
+        throw std::runtime_error("seal: cannot allocate a cipher context");
+    }
+    bool same_key =
+        has_key_ && CRYPTO_memcmp(key_.data(), key.data(), seal_key_size) == 0;
+    has_key_ = false;
+    const EVP_CIPHER* cipher = same_key ? nullptr : aes_256_gcm();
+    const unsigned char* new_key = same_key ? nullptr : bytes_of(key);
+    int ok = encrypt_ ? EVP_EncryptInit_ex(ctx_.get(), cipher, nullptr, new_key, nonce)
+                      : EVP_DecryptInit_ex(ctx_.get(), cipher, nullptr, new_key, nonce);
+    if (ok != 1)
+      return nullptr;
+    std::memcpy(key_.data(), key.data(), seal_key_size);
+    has_key_ = true;
+    return ctx_.get();
+  }
+
+private:
+  struct free_ctx {
+    void operator()(EVP_CIPHER_CTX* c) const { EVP_CIPHER_CTX_free(c); }
+  };
+  bool encrypt_;
+  std::unique_ptr<EVP_CIPHER_CTX, free_ctx> ctx_;
+  std::array<unsigned char, seal_key_size> key_{};
+  bool has_key_ = false;
+};
+
 void check_key(std::string_view key) {
   if (key.size() != seal_key_size)
     throw std::invalid_argument("seal: key must be 32 bytes");
@@ -74,17 +111,17 @@ std::string seal(std::string_view key, std::string_view plaintext,
   unsigned char* nonce = bytes_of(out);
   unsigned char* body = nonce + nonce_size;
   random_nonce(nonce);
-  auto ctx = new_ctx();
+  thread_local keyed_context sealing{true};
+  auto* ctx = sealing.ready(key, nonce);
   int n = 0;
-  bool ok =
-      EVP_EncryptInit_ex(ctx.get(), aes_256_gcm(), nullptr, bytes_of(key), nonce) == 1 &&
-      EVP_EncryptUpdate(ctx.get(), nullptr, &n, bytes_of(context),
-                        static_cast<int>(context.size())) == 1 &&
-      EVP_EncryptUpdate(ctx.get(), body, &n, bytes_of(plaintext),
-                        static_cast<int>(plaintext.size())) == 1 &&
-      EVP_EncryptFinal_ex(ctx.get(), body + n, &n) == 1 &&
-      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, tag_size,
-                          body + plaintext.size()) == 1;
+  bool ok = ctx &&
+            EVP_EncryptUpdate(ctx, nullptr, &n, bytes_of(context),
+                              static_cast<int>(context.size())) == 1 &&
+            EVP_EncryptUpdate(ctx, body, &n, bytes_of(plaintext),
+                              static_cast<int>(plaintext.size())) == 1 &&
+            EVP_EncryptFinal_ex(ctx, body + n, &n) == 1 &&
+            EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, tag_size,
+                                body + plaintext.size()) == 1;
   if (!ok)
     throw std::runtime_error("seal: AES-256-GCM encryption failed");
   return out;
@@ -99,17 +136,16 @@ std::optional<std::string> open(std::string_view key, std::string_view sealed,
   auto body = sealed.substr(nonce_size, sealed.size() - seal_overhead);
   std::string tag(sealed.substr(sealed.size() - tag_size));
   std::string out(body.size(), '\0');
-  auto ctx = new_ctx();
+  thread_local keyed_context opening{false};
+  auto* ctx = opening.ready(key, bytes_of(nonce));
   int n = 0;
-  bool ok =
-      EVP_DecryptInit_ex(ctx.get(), aes_256_gcm(), nullptr, bytes_of(key),
-                         bytes_of(nonce)) == 1 &&
-      EVP_DecryptUpdate(ctx.get(), nullptr, &n, bytes_of(context),
-                        static_cast<int>(context.size())) == 1 &&
-      EVP_DecryptUpdate(ctx.get(), bytes_of(out), &n, bytes_of(body),
-                        static_cast<int>(body.size())) == 1 &&
-      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, tag_size, tag.data()) == 1 &&
-      EVP_DecryptFinal_ex(ctx.get(), bytes_of(out) + n, &n) == 1;
+  bool ok = ctx &&
+            EVP_DecryptUpdate(ctx, nullptr, &n, bytes_of(context),
+                              static_cast<int>(context.size())) == 1 &&
+            EVP_DecryptUpdate(ctx, bytes_of(out), &n, bytes_of(body),
+                              static_cast<int>(body.size())) == 1 &&
+            EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, tag_size, tag.data()) == 1 &&
+            EVP_DecryptFinal_ex(ctx, bytes_of(out) + n, &n) == 1;
   if (!ok)
     return std::nullopt;
   return out;

@@ -53,6 +53,27 @@ TEST(seal, wrong_key_does_not_open) {
   EXPECT_FALSE(open(other_key, seal(key, info)).has_value());
 }
 
+TEST(seal, each_value_is_sealed_under_the_key_it_was_given_as_keys_alternate) {
+  // A thread keeps its cipher context and sets a key only when it changes.
+  auto first = seal(key, info);
+  auto second = seal(other_key, info);
+  auto third = seal(key, info);
+  EXPECT_EQ(open(key, first), info);
+  EXPECT_FALSE(open(key, second).has_value());
+  EXPECT_EQ(open(other_key, second), info);
+  EXPECT_FALSE(open(other_key, third).has_value());
+  EXPECT_EQ(open(key, third), info);
+}
+
+TEST(seal, a_value_that_does_not_open_leaves_the_next_one_unharmed) {
+  auto sealed = seal(key, info);
+  auto tampered = sealed;
+  tampered.back() = static_cast<char>(tampered.back() ^ 0x01);
+  EXPECT_FALSE(open(key, tampered).has_value());
+  EXPECT_EQ(open(key, sealed), info);
+  EXPECT_EQ(open(key, seal(key, "")), "");
+}
+
 TEST(seal, context_is_bound) {
   auto sealed = seal(key, info, "idcode-1");
   EXPECT_EQ(open(key, sealed, "idcode-1"), info);
