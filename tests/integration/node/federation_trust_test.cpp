@@ -120,6 +120,14 @@ TEST_F(federation_trust, a_peer_reaches_the_federation_endpoint_and_nothing_else
   peer.self->request(untyped, std::chrono::seconds{10}, atom::deliver_v, unsigned_batch)
       .receive([&](std::string&) { ADD_FAILURE() << "an unsigned batch was taken"; },
                [&](caf::error&) {});
+  // Nor what the endpoint hands its applier once a batch is checked and
+  // sealed: only the endpoint's own applier takes that.
+  store::sealed_delivery sealed{"carrier-b",
+                                {{"1-0", person, store::outbox_kind::batch, ""}},
+                                {{"u1", "a record"}}};
+  peer.self->request(untyped, std::chrono::seconds{10}, atom::deliver_v, sealed)
+      .receive([&](std::string&) { ADD_FAILURE() << "a sealed delivery was taken"; },
+               [&](caf::error&) {});
 }
 
 TEST_F(federation_trust, only_batches_signed_by_the_peer_they_name_are_taken) {
