@@ -16,8 +16,8 @@ using federation_pointer = federation_actor::stateful_pointer<federation_state>;
 using clock_type = std::chrono::steady_clock;
 
 /// Longer than the router's own wait for its shards, so that the router's
-/// (or the applier's) answer, or its error, is what the peer gets.
-constexpr auto relay_timeout = std::chrono::seconds{90};
+/// answer, or its error, is what the peer gets.
+constexpr auto router_timeout = std::chrono::seconds{90};
 
 caf::error refuse(federation_pointer self, batch_refusal why, const std::string& origin) {
   ++self->state.refused[to_label(why)];
@@ -50,14 +50,15 @@ void measure(federation_state& st, clock_type::time_point received) {
     st.latency->record(clock_type::now() - received);
 }
 
-/// Has `to` (the router or the applier) persist `delivery`; relays its
-/// acknowledgement or its error to the peer. `answered` runs when it is in.
+/// Has `to` (the router or the applier) persist `delivery`, waiting at most
+/// `timeout`; relays its acknowledgement or its error to the peer. `answered`
+/// runs when it is in.
 template <class Handle, class Delivery, class Answered = void (*)()>
 caf::result<std::string> relay(
-    federation_pointer self, const Handle& to, Delivery delivery,
+    federation_pointer self, const Handle& to, caf::duration timeout, Delivery delivery,
     clock_type::time_point received, Answered answered = [] {}) {
   auto rp = self->make_response_promise<std::string>();
-  self->request(to, relay_timeout, atom::deliver_v, std::move(delivery))
+  self->request(to, timeout, atom::deliver_v, std::move(delivery))
       .then(
           [self, rp, received, answered](std::string& last_id) mutable {
             answered();
@@ -84,8 +85,8 @@ caf::result<std::string> deliver(federation_pointer self, const signed_batch& ba
   if (opened.entries.empty())
     return std::string{};
   if (!applies_here(st, opened.entries))
-    return relay(self, st.router, peer_batch{batch.origin, std::move(opened.entries)},
-                 received);
+    return relay(self, st.router, caf::duration{router_timeout},
+                 peer_batch{batch.origin, std::move(opened.entries)}, received);
   auto sealed =
       store::seal_delivery(*st.store->keys().current(), batch.origin, opened.entries);
   if (!sealed)
@@ -94,9 +95,12 @@ caf::result<std::string> deliver(federation_pointer self, const signed_batch& ba
   // one itself only while the applier holds none. It does so when nothing
   // else waits (no other thread is woken); else the applier takes it, and the
   // endpoint checks and seals the next delivery while Redis applies this one.
+  // No timeout: the count may only fall when the applier is done with one (it
+  // always answers: with its acknowledgement, its store's error, or, should it
+  // be gone, CAF's), else a later delivery could overtake it.
   if (st.handed_over > 0 || !self->mailbox().empty()) {
     ++st.handed_over;
-    return relay(self, st.applier, std::move(*sealed), received,
+    return relay(self, st.applier, caf::infinite, std::move(*sealed), received,
                  [self] { --self->state.handed_over; });
   }
   auto acked = apply_delivery(*st.store, *sealed);

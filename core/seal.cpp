@@ -82,7 +82,8 @@ public:
                       : EVP_DecryptInit_ex(ctx_.get(), cipher, nullptr, new_key, nonce);
     if (ok != 1)
       return nullptr;
-    std::memcpy(key_.data(), key.data(), seal_key_size);
+    if (!same_key)
+      std::memcpy(key_.data(), key.data(), seal_key_size);
     has_key_ = true;
     return ctx_.get();
   }
