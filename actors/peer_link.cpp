@@ -162,8 +162,8 @@ caf::error trim_acknowledged(link_pointer self) {
 link_machine::event read_outbox(link_pointer self) {
   auto& st = self->state;
   if (st.unsent.empty()) {
-    auto read = store::read_outbox(*st.redis, *st.keys->current(), st.peer.id,
-                                   st.acked_through, st.read_count, idle_wait);
+    auto read = store::read_outbox(*st.redis, st.peer.id, st.acked_through, st.read_count,
+                                   idle_wait);
     if (!read)
       return link_machine::failed{describe(read.error())};
     st.unsent = std::move(*read);
@@ -202,9 +202,15 @@ void send_batch(link_pointer self, std::size_t node,
           });
 }
 
-/// Expands the cards of `entries` for a node that takes them only as they
-/// came; an error if one does not expand (it was stored damaged).
-caf::error expand_cards(std::vector<store::outbox_entry>& entries) {
+/// Opens the cards of a request's `entries` (read sealed), and expands them
+/// for a node that takes them only as they came; an error if one does not
+/// open or expand (it was stored damaged, or under a key this node lacks).
+caf::error ready_cards(const peer_link_state& st,
+                       std::vector<store::outbox_entry>& entries, card_form cards) {
+  if (auto err = store::unseal_entries(*st.keys->current(), entries, st.peer.id))
+    return err;
+  if (cards == card_form::compressed)
+    return {};
   for (auto& e : entries) {
     if (e.kind != store::outbox_kind::batch)
       continue;
@@ -219,28 +225,26 @@ caf::error expand_cards(std::vector<store::outbox_entry>& entries) {
 
 link_machine::event send_window(link_pointer self) {
   auto& st = self->state;
-  // Requests to one node arrive and are applied in the order they were sent;
-  // if one fails, the whole window is sent again.
+  // Requests to one node arrive and are applied in the order they were sent.
   auto plan = plan_window(
       std::move(st.unsent), st.nodes.size(),
       [&st](const std::string& idcode) { return node_for(st, idcode); }, limits);
-  // Every request is ready before any is sent: a window fails whole.
-  auto takes_compressed = [&st](std::size_t node) {
-    return st.takes_compressed[node].value_or(false);
-  };
-  for (std::size_t node = 0; node < plan.requests_by_node.size(); ++node)
-    if (!takes_compressed(node))
-      for (auto& request : plan.requests_by_node[node])
-        if (auto err = expand_cards(request))
-          return link_machine::failed{describe(err)};
   st.unsent = std::move(plan.unsent);
   st.window_last_id = std::move(plan.last_id);
   st.window_sent_at = std::chrono::steady_clock::now();
   st.window_entries = 0;
+  // Each request's cards are opened as it goes, so the peer starts on the
+  // first while the link opens the next. One that does not open fails the
+  // window: the requests already sent are answered into a window the machine
+  // has left, and the whole window is sent again after the backoff (the
+  // peer's apply is idempotent).
   std::size_t requests = 0;
   for (std::size_t node = 0; node < plan.requests_by_node.size(); ++node) {
-    auto cards = takes_compressed(node) ? card_form::compressed : card_form::as_they_came;
+    auto cards = st.takes_compressed[node].value_or(false) ? card_form::compressed
+                                                           : card_form::as_they_came;
     for (auto& request : plan.requests_by_node[node]) {
+      if (auto err = ready_cards(st, request, cards))
+        return link_machine::failed{describe(err)};
       st.window_entries += request.size();
       send_batch(self, node, std::move(request), cards);
       ++requests;

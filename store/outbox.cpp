@@ -24,9 +24,9 @@ caf::expected<std::string> next_id(const std::string& id) {
   return std::to_string(ms) + "-" + std::to_string(seq + 1);
 }
 
-/// The entries of one stream in an XREAD reply, their cards unsealed with `keys`.
-caf::expected<std::vector<outbox_entry>>
-parse_entries(reply_view v, const std::string& peer, const core::keyring& keys) {
+/// The entries of one stream in an XREAD reply, their cards still sealed.
+caf::expected<std::vector<outbox_entry>> parse_entries(reply_view v,
+                                                       const std::string& peer) {
   std::vector<outbox_entry> out;
   out.reserve(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) {
@@ -42,13 +42,7 @@ parse_entries(reply_view v, const std::string& peer, const core::keyring& keys) 
       return caf::make_error(ec::store_corrupt, "outbox entry " + e.id + " for " + peer +
                                                     " has a count of cards that does "
                                                     "not match its fields");
-    auto batch = unseal_batch(keys, *sealed, e.idcode);
-    if (!batch)
-      return caf::make_error(ec::store_corrupt,
-                             "outbox entry " + e.id + " for " + peer +
-                                 " does not open: its cards were sealed with a key "
-                                 "this node's keyring lacks, or were altered");
-    e.batch = std::move(*batch);
+    e.batch = std::move(*sealed);
     out.push_back(std::move(e));
   }
   return out;
@@ -113,8 +107,8 @@ std::string_view kind_name(outbox_kind kind) {
 }
 
 caf::expected<std::vector<outbox_entry>>
-read_outbox(redis_client& redis, const core::keyring& keys, const std::string& peer,
-            const std::string& after, std::size_t count, std::chrono::milliseconds wait) {
+read_outbox(redis_client& redis, const std::string& peer, const std::string& after,
+            std::size_t count, std::chrono::milliseconds wait) {
   auto n = std::to_string(count);
   auto ms = std::to_string(wait.count());
   auto key = keys::outbox(peer);
@@ -130,7 +124,21 @@ read_outbox(redis_client& redis, const core::keyring& keys, const std::string& p
     return caf::make_error(ec::store_unavailable, "XREAD: " + std::string(v.str()));
   if (v.is_nil() || v.size() == 0) // nothing there, or nothing came in time
     return std::vector<outbox_entry>{};
-  return parse_entries(v[0][1], peer, keys);
+  return parse_entries(v[0][1], peer);
+}
+
+caf::error unseal_entries(const core::keyring& keys, std::vector<outbox_entry>& entries,
+                          const std::string& peer) {
+  for (auto& e : entries) {
+    auto batch = unseal_batch(keys, e.batch, e.idcode);
+    if (!batch)
+      return caf::make_error(ec::store_corrupt,
+                             "outbox entry " + e.id + " for " + peer +
+                                 " does not open: its cards were sealed with a key "
+                                 "this node's keyring lacks, or were altered");
+    e.batch = std::move(*batch);
+  }
+  return {};
 }
 
 caf::expected<std::size_t> trim_outbox(redis_client& redis, const std::string& peer,

@@ -135,7 +135,12 @@ inline std::map<std::string, std::string> opened_records(carrier_store& c,
 /// reads them: their cards unsealed, still compressed.
 inline caf::expected<std::vector<store::outbox_entry>>
 unsealed_outbox(carrier_store& from, const std::string& peer, std::size_t count) {
-  return store::read_outbox(from.client, *from.keys->current(), peer, "0-0", count);
+  auto entries = store::read_outbox(from.client, peer, "0-0", count);
+  if (!entries)
+    return entries;
+  if (auto err = store::unseal_entries(*from.keys->current(), *entries, peer))
+    return err;
+  return entries;
 }
 
 /// The raw pending mailbox of a line: uid -> what the store keeps for it.
