@@ -2,60 +2,171 @@
 
 #include "core/canonical.hpp"
 #include "core/detail/vcard_text.hpp"
+#include "core/parts_in_parallel.hpp"
 #include "core/vcard.hpp"
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace simsync::core {
 
-prepared_book prepare_book(std::string_view body) {
+namespace {
+
+/// What reading one slice of a body met, in order, before UIDs are settled
+/// (they depend on the cards before, so that is done for the whole book at
+/// once). Indexes and lines count from the slice's start.
+struct slice_item {
+  enum class what { card, bad_card, text_outside } kind = what::card;
+  std::size_t index = 0; ///< of the card (for text outside: of the card after it)
+  std::size_t line = 0;  ///< the card's first line, the error's, or the text's
+  std::string error;     ///< a bad card's reason
+  content_hash hash;
+  std::string uid; ///< the card's own UID, or the base of a derived one
+  bool uid_derived = false;
+  std::string_view bytes; ///< the card's, a view into the body
+};
+
+struct read_slice {
+  std::vector<slice_item> items;
+  std::size_t cards = 0;
+  std::size_t lines = 0; ///< line breaks in the slice
+};
+
+/// Reads and hashes the cards of one slice: the work that takes a large
+/// book's time, done for each slice on its own.
+read_slice read_cards(std::string_view slice) {
+  read_slice out;
+  out.lines = static_cast<std::size_t>(std::count(slice.begin(), slice.end(), '\n'));
+  vcard_reader reader(slice);
+  vcard_block block;
+  auto note_text_outside = [&](std::size_t index) {
+    if (std::size_t line = reader.skipped_text_line(); line != 0)
+      out.items.push_back(
+          {slice_item::what::text_outside, index, line, {}, {}, {}, false, {}});
+  };
+  std::size_t index = 0;
+  for (; reader.next(&block); ++index) {
+    note_text_outside(index);
+    if (!block.ok()) {
+      out.items.push_back({slice_item::what::bad_card,
+                           index,
+                           block.error_line,
+                           std::move(block.error),
+                           {},
+                           {},
+                           false,
+                           {}});
+      continue;
+    }
+    std::string_view own = explicit_uid(block.card);
+    out.items.push_back({slice_item::what::card,
+                         index,
+                         block.line,
+                         {},
+                         canonical_hash(block.card),
+                         own.empty() ? derived_uid(block.card) : std::string(own),
+                         own.empty(),
+                         block.bytes});
+  }
+  note_text_outside(index);
+  out.cards = index;
+  return out;
+}
+
+/// Whether the line before `at` (a line start) ends with '=': a
+/// quoted-printable soft break there would join the line at `at` to it.
+bool soft_break_before(std::string_view body, std::size_t at) {
+  std::size_t end = at - 1; // the '\n' that ends the line before
+  if (end > 0 && body[end - 1] == '\r')
+    --end;
+  return end > 0 && body[end - 1] == '=';
+}
+
+/// Where slices of about `slice_bytes` start (0 first): each at a line
+/// "BEGIN:VCARD" that no soft break joins to the line before. The whole
+/// body's reader starts a card at such a line whatever came before (a card
+/// not ended is cut short there, text outside a card ends there), so each
+/// slice reads alone as it does within the whole.
+std::vector<std::size_t> slice_starts(std::string_view body, std::size_t slice_bytes) {
+  constexpr std::string_view begin_line = "\nBEGIN:VCARD";
+  std::vector<std::size_t> starts{0};
+  std::size_t from = slice_bytes;
+  while (from < body.size()) {
+    std::size_t at = body.find(begin_line, from);
+    if (at == std::string_view::npos)
+      break;
+    std::size_t start = at + 1;
+    std::size_t after = at + begin_line.size();
+    bool whole_line = after == body.size() || body[after] == '\r' || body[after] == '\n';
+    if (!whole_line || soft_break_before(body, start)) {
+      from = start;
+      continue;
+    }
+    starts.push_back(start);
+    from = start + slice_bytes;
+  }
+  return starts;
+}
+
+} // namespace
+
+prepared_book prepare_book(std::string_view body, std::size_t slice_bytes) {
+  auto starts = slice_starts(body, std::max<std::size_t>(1, slice_bytes));
+  std::vector<read_slice> slices(starts.size());
+  parts_in_parallel(slices.size(), 1, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      std::size_t stop = i + 1 < starts.size() ? starts[i + 1] : body.size();
+      slices[i] = read_cards(body.substr(starts[i], stop - starts[i]));
+    }
+  });
+
   prepared_book book;
   // The hash of the card that took each UID, to tell an exact duplicate
   // (dropped) from a different card (suffixed or rejected).
   std::unordered_map<std::string, content_hash> taken;
-  vcard_reader reader(body);
-  vcard_block block;
-  auto reject_skipped_text = [&](std::size_t index) {
-    if (std::size_t line = reader.skipped_text_line(); line != 0)
-      book.rejected.push_back({index, line, std::string(text_outside_a_card)});
-  };
-  std::size_t index = 0;
-  for (; reader.next(&block); ++index) {
-    reject_skipped_text(index);
-    if (!block.ok()) {
-      book.rejected.push_back({index, block.error_line, std::move(block.error)});
-      continue;
-    }
-    content_hash hash = canonical_hash(block.card);
-
-    if (std::string_view own = explicit_uid(block.card); !own.empty()) {
-      auto [it, inserted] = taken.try_emplace(std::string(own), hash);
-      if (inserted)
-        book.entries.push_back({it->first, hash, std::string(block.bytes), index, false});
-      else if (it->second != hash)
-        book.rejected.push_back({index, block.line, "duplicate UID"});
-      continue;
-    }
-
-    // Two different contacts may derive the same UID (same name and numbers,
-    // different e-mail): number them by order of appearance, which a
-    // re-upload of the same export repeats.
-    const std::string base = derived_uid(block.card);
-    std::string uid = base;
-    for (int suffix = 2;; ++suffix) {
-      auto [it, inserted] = taken.try_emplace(uid, hash);
-      if (inserted) {
-        book.entries.push_back(
-            {std::move(uid), hash, std::string(block.bytes), index, true});
-        break;
+  std::size_t first_index = 0; // of the slice's first card in the book
+  std::size_t lines_before = 0;
+  for (auto& slice : slices) {
+    for (auto& item : slice.items) {
+      std::size_t index = first_index + item.index;
+      std::size_t line = lines_before + item.line;
+      if (item.kind == slice_item::what::text_outside) {
+        book.rejected.push_back({index, line, std::string(text_outside_a_card)});
+        continue;
       }
-      if (it->second == hash)
-        break;
-      uid = base + "-" + std::to_string(suffix);
+      if (item.kind == slice_item::what::bad_card) {
+        book.rejected.push_back({index, line, std::move(item.error)});
+        continue;
+      }
+      if (!item.uid_derived) {
+        auto [it, inserted] = taken.try_emplace(item.uid, item.hash);
+        if (inserted)
+          book.entries.push_back(
+              {it->first, item.hash, std::string(item.bytes), index, false});
+        else if (it->second != item.hash)
+          book.rejected.push_back({index, line, "duplicate UID"});
+        continue;
+      }
+      // Two different contacts may derive the same UID (same name and
+      // numbers, different e-mail): number them by order of appearance,
+      // which a re-upload of the same export repeats.
+      std::string uid = item.uid;
+      for (int suffix = 2;; ++suffix) {
+        auto [it, inserted] = taken.try_emplace(uid, item.hash);
+        if (inserted) {
+          book.entries.push_back(
+              {std::move(uid), item.hash, std::string(item.bytes), index, true});
+          break;
+        }
+        if (it->second == item.hash)
+          break;
+        uid = item.uid + "-" + std::to_string(suffix);
+      }
     }
+    first_index += slice.cards;
+    lines_before += slice.lines;
   }
-  reject_skipped_text(index);
-  book.cards = index;
+  book.cards = first_index;
   return book;
 }
 

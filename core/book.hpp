@@ -51,7 +51,10 @@ inline constexpr std::string_view text_outside_a_card = "text outside a card";
 /// lines is rejected like a bad card: its index is the position where it
 /// stands (the index of the card after it, or the number of cards when it
 /// trails them), its line the first line of it.
-prepared_book prepare_book(std::string_view body);
+/// A large body is read in slices of about `slice_bytes` on several threads
+/// (parts_in_parallel), cut only where a card starts whatever came before;
+/// the result is the same as one reader's.
+prepared_book prepare_book(std::string_view body, std::size_t slice_bytes = 1 << 20);
 
 /// True if the body is empty or only blank (spaces, tabs, line breaks; a
 /// UTF-8 BOM): what a phone sends to empty a book on purpose.

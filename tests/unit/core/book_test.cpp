@@ -180,6 +180,47 @@ TEST(prepare_book, text_outside_the_cards_is_rejected_where_it_stands) {
     EXPECT_EQ(r.reason, text_outside_a_card);
 }
 
+/// Everything prepare_book gives, as one comparable text.
+std::string described(const prepared_book& book) {
+  std::string out = "cards " + std::to_string(book.cards) + "\n";
+  for (const auto& e : book.entries)
+    out += "entry " + std::to_string(e.index) + " " + e.uid + " " + e.hash.hex() + " " +
+           (e.uid_assigned ? "assigned" : "own") + " [" + e.card + "]\n";
+  for (const auto& r : book.rejected)
+    out += "rejected " + std::to_string(r.index) + " line " + std::to_string(r.line) +
+           ": " + r.reason + "\n";
+  return out;
+}
+
+// A large body is read in slices on several threads, cut where a card
+// starts. Whatever stands at a cut (a card not ended, text outside the
+// cards, a quoted-printable soft break that joins a BEGIN line to the line
+// before it, duplicates of one UID in different slices, LF or CRLF), the
+// book is the one a single reader gives: slices of 1 byte cut at every
+// card that can be cut at.
+TEST(prepare_book, a_body_read_in_slices_is_the_body_read_whole) {
+  const std::string soft_break_into_begin =
+      "BEGIN:VCARD\r\nVERSION:2.1\r\nFN:Qp Soft\r\n"
+      "NOTE;ENCODING=QUOTED-PRINTABLE:first=\r\nBEGIN:VCARD\r\nEND:VCARD\r\n";
+  const std::string not_ended = "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Cut Short\r\n";
+  const std::string broken = "BEGIN:VCARD\nVERSION:3.0\n:no name\nFN:Broken\nEND:VCARD\n";
+  std::string body = "\xEF\xBB\xBF";
+  for (int round = 0; round < 3; ++round) {
+    body += std::string(anna) + std::string(bo_uid) + "stray text\r\n" +
+            std::string(anna_with_mail) + soft_break_into_begin + not_ended +
+            std::string(bo_uid_other) + std::string(anna_21) + "\n\n" + broken +
+            std::string(anna_at_work) + std::string(bo_uid_same);
+  }
+  body += "trailing text\n";
+  auto whole = prepare_book(body, body.size() + 1);
+  ASSERT_GT(whole.cards, 20u);
+  ASSERT_FALSE(whole.rejected.empty());
+  EXPECT_EQ(described(prepare_book(body, 1)), described(whole));
+  EXPECT_EQ(described(prepare_book(body, 200)), described(whole));
+  // The default reads a small body whole.
+  EXPECT_EQ(described(prepare_book(body)), described(whole));
+}
+
 TEST(is_blank_body, only_whitespace_and_a_bom_are_blank) {
   EXPECT_TRUE(is_blank_body(""));
   EXPECT_TRUE(is_blank_body(" \r\n\t"));
