@@ -73,37 +73,47 @@ read_slice read_cards(std::string_view slice) {
   return out;
 }
 
-/// Whether the line before `at` (a line start) ends with '=': a
-/// quoted-printable soft break there would join the line at `at` to it.
-bool soft_break_before(std::string_view body, std::size_t at) {
-  std::size_t end = at - 1; // the '\n' that ends the line before
-  if (end > 0 && body[end - 1] == '\r')
-    --end;
-  return end > 0 && body[end - 1] == '=';
+/// Whether the line at `at` (a line start, `at > 0`) is "BEGIN:VCARD" as
+/// the reader sees it wherever it stands: inside a card it reads logical
+/// lines, so the line must not be joined to the one before it (a
+/// quoted-printable soft break: that line ends with '=') nor have the one
+/// after it folded into it (it starts with a space or a tab). Lines break
+/// at '\n', less one '\r' before it.
+bool is_begin_whatever_came_before(std::string_view body, std::size_t at) {
+  constexpr std::string_view begin = "BEGIN:VCARD";
+  if (body.substr(at, begin.size()) != begin)
+    return false;
+  std::size_t end = at + begin.size();
+  if (end < body.size() && body[end] == '\r')
+    ++end;
+  if (end < body.size() && body[end] != '\n')
+    return false;
+  std::size_t next = end + 1;
+  if (next < body.size() && (body[next] == ' ' || body[next] == '\t'))
+    return false;
+  std::size_t before = at - 1; // the '\n' that ends the line before
+  if (before > 0 && body[before - 1] == '\r')
+    --before;
+  return before == 0 || body[before - 1] != '=';
 }
 
 /// Where slices of about `slice_bytes` start (0 first): each at a line
-/// "BEGIN:VCARD" that no soft break joins to the line before. The whole
-/// body's reader starts a card at such a line whatever came before (a card
-/// not ended is cut short there, text outside a card ends there), so each
-/// slice reads alone as it does within the whole.
+/// "BEGIN:VCARD" that starts a card whatever came before it (a card not
+/// ended is cut short there, text outside a card ends there), so each slice
+/// reads alone as it does within the whole.
 std::vector<std::size_t> slice_starts(std::string_view body, std::size_t slice_bytes) {
-  constexpr std::string_view begin_line = "\nBEGIN:VCARD";
   std::vector<std::size_t> starts{0};
   std::size_t from = slice_bytes;
   while (from < body.size()) {
-    std::size_t at = body.find(begin_line, from);
+    std::size_t at = body.find("\nBEGIN:VCARD", from);
     if (at == std::string_view::npos)
       break;
-    std::size_t start = at + 1;
-    std::size_t after = at + begin_line.size();
-    bool whole_line = after == body.size() || body[after] == '\r' || body[after] == '\n';
-    if (!whole_line || soft_break_before(body, start)) {
-      from = start;
+    if (!is_begin_whatever_came_before(body, at + 1)) {
+      from = at + 1;
       continue;
     }
-    starts.push_back(start);
-    from = start + slice_bytes;
+    starts.push_back(at + 1);
+    from = at + 1 + slice_bytes;
   }
   return starts;
 }

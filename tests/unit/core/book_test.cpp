@@ -195,20 +195,26 @@ std::string described(const prepared_book& book) {
 // A large body is read in slices on several threads, cut where a card
 // starts. Whatever stands at a cut (a card not ended, text outside the
 // cards, a quoted-printable soft break that joins a BEGIN line to the line
-// before it, duplicates of one UID in different slices, LF or CRLF), the
-// book is the one a single reader gives: slices of 1 byte cut at every
-// card that can be cut at.
+// before it, a line folded into a BEGIN line, a lone CR after one,
+// duplicates of one UID in different slices, LF or CRLF), the book is the
+// one a single reader gives: slices of 1 byte cut at every card that can be
+// cut at. (tests/fuzz/book_fuzz.cpp checks the same on any bytes.)
 TEST(prepare_book, a_body_read_in_slices_is_the_body_read_whole) {
   const std::string soft_break_into_begin =
       "BEGIN:VCARD\r\nVERSION:2.1\r\nFN:Qp Soft\r\n"
       "NOTE;ENCODING=QUOTED-PRINTABLE:first=\r\nBEGIN:VCARD\r\nEND:VCARD\r\n";
   const std::string not_ended = "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Cut Short\r\n";
   const std::string broken = "BEGIN:VCARD\nVERSION:3.0\n:no name\nFN:Broken\nEND:VCARD\n";
+  // Not a BEGIN line where lines break at '\n': text outside a card.
+  const std::string begin_with_a_lone_cr = "BEGIN:VCARD\r\x1aVERSION:3.0\r\n";
+  // Inside a card, a BEGIN line with a line folded into it is no BEGIN line.
+  const std::string begin_folded = "BEGIN:VCARD\r\n Folded\r\nFN:Folded\r\nEND:VCARD\r\n";
   std::string body = "\xEF\xBB\xBF";
   for (int round = 0; round < 3; ++round) {
     body += std::string(anna) + std::string(bo_uid) + "stray text\r\n" +
-            std::string(anna_with_mail) + soft_break_into_begin + not_ended +
-            std::string(bo_uid_other) + std::string(anna_21) + "\n\n" + broken +
+            begin_with_a_lone_cr + std::string(anna_with_mail) + soft_break_into_begin +
+            not_ended + begin_folded + not_ended + std::string(bo_uid_other) +
+            std::string(anna_21) + "\n\n" + broken + begin_with_a_lone_cr +
             std::string(anna_at_work) + std::string(bo_uid_same);
   }
   body += "trailing text\n";
