@@ -23,7 +23,7 @@ struct slice_item {
   content_hash hash;
   std::string uid; ///< the card's own UID, or the base of a derived one
   bool uid_derived = false;
-  std::string_view bytes; ///< the card's, a view into the body
+  std::string bytes; ///< the card's, copied here: on the slice's thread
 };
 
 struct read_slice {
@@ -66,7 +66,7 @@ read_slice read_cards(std::string_view slice) {
                          canonical_hash(block.card),
                          own.empty() ? derived_uid(block.card) : std::string(own),
                          own.empty(),
-                         block.bytes});
+                         std::string(block.bytes)});
   }
   note_text_outside(index);
   out.cards = index;
@@ -134,6 +134,15 @@ prepared_book prepare_book(std::string_view body, std::size_t slice_bytes) {
   // The hash of the card that took each UID, to tell an exact duplicate
   // (dropped) from a different card (suffixed or rejected).
   std::unordered_map<std::string, content_hash> taken;
+  // Room for every good card at once (the items already hold them).
+  std::size_t good = 0;
+  for (const auto& slice : slices)
+    good += static_cast<std::size_t>(
+        std::count_if(slice.items.begin(), slice.items.end(), [](const auto& item) {
+          return item.kind == slice_item::what::card;
+        }));
+  taken.reserve(good);
+  book.entries.reserve(good);
   std::size_t first_index = 0; // of the slice's first card in the book
   std::size_t lines_before = 0;
   for (auto& slice : slices) {
@@ -152,7 +161,7 @@ prepared_book prepare_book(std::string_view body, std::size_t slice_bytes) {
         auto [it, inserted] = taken.try_emplace(item.uid, item.hash);
         if (inserted)
           book.entries.push_back(
-              {it->first, item.hash, std::string(item.bytes), index, false});
+              {it->first, item.hash, std::move(item.bytes), index, false});
         else if (it->second != item.hash)
           book.rejected.push_back({index, line, "duplicate UID"});
         continue;
@@ -165,7 +174,7 @@ prepared_book prepare_book(std::string_view body, std::size_t slice_bytes) {
         auto [it, inserted] = taken.try_emplace(uid, item.hash);
         if (inserted) {
           book.entries.push_back(
-              {std::move(uid), item.hash, std::string(item.bytes), index, true});
+              {std::move(uid), item.hash, std::move(item.bytes), index, true});
           break;
         }
         if (it->second == item.hash)
