@@ -292,13 +292,27 @@ TEST_F(two_carriers, the_apply_script_refuses_malformed_items_whole) {
   ASSERT_EQ(items->size(), 2u);
   const std::string& uid = (*items)[0];
   const std::string& record = (*items)[1];
+  // A record's head, 0-based: stamp 0-15, '|', hash 17-48, '|', kind 50,
+  // '|', then carrier '|' line '|'. Each of these breaks one part of it.
+  auto changed = [&record](std::size_t at, char to) {
+    std::string out = record;
+    out[at] = to;
+    return out;
+  };
+  const std::string short_hash = record.substr(0, 17) + record.substr(18);
+  const std::string no_origin = record.substr(0, 52) + "carrier-a";
   const std::vector<std::vector<std::string>> tails{
-      {"batch", person, "3", uid, record, uid}, // an odd count
-      {"batch", person, "4", uid, record},      // more items than follow
-      {"batch", person, "2", uid, "junk"},      // not a record
-      {"batch", person, "x", uid, record},      // not a count
-      {"ask", person, "2", uid, record},        // an ask holds no items
-      {"sneak", person, "0"},                   // no such kind
+      {"batch", person, "3", uid, record, uid},      // an odd count
+      {"batch", person, "4", uid, record},           // more items than follow
+      {"batch", person, "2", uid, "junk"},           // not a record
+      {"batch", person, "2", uid, changed(3, 'a')},  // a stamp that is no number
+      {"batch", person, "2", uid, changed(17, 'g')}, // a hash that is not hex
+      {"batch", person, "2", uid, short_hash},       // a hash of 31 digits
+      {"batch", person, "2", uid, changed(50, 'X')}, // neither live nor removed
+      {"batch", person, "2", uid, no_origin},        // no line after the carrier
+      {"batch", person, "x", uid, record},           // not a count
+      {"ask", person, "2", uid, record},             // an ask holds no items
+      {"sneak", person, "0"},                        // no such kind
   };
   for (const auto& tail : tails) {
     std::vector<std::string_view> args{
