@@ -27,10 +27,11 @@ struct window_limits {
   /// entry): the peer applies one while the next is on the wire, and its
   /// script, during which that Redis serves nobody else, stays short. The
   /// store cuts a large batch into entries of about 512 KiB of sealed records
-  /// (ENTRY_BYTES in store/lua/lib.lua), a little less unsealed (still
-  /// compressed), so a large book travels as one entry per request (expanded
-  /// to 600-700 KiB for a node that takes cards only as they came). Raising
-  /// either alone still works, with longer scripts at the peer.
+  /// (ENTRY_BYTES in store/lua/lib.lua), and the link plans its window on the
+  /// entries as read, still sealed, so a large book travels as one entry per
+  /// request (opened, a little less; expanded to 600-700 KiB for a node that
+  /// takes cards only as they came). Raising either alone still works, with
+  /// longer scripts at the peer.
   std::size_t request_bytes = 512 << 10;
 };
 

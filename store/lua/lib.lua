@@ -438,8 +438,9 @@ end
 -- Whether `r` has a record's form (core/record.hpp): stamp, hash, kind and
 -- origin, and for a tombstone the stamp it removes.
 -- One find for the whole head: each C function a script calls costs several
--- hundred instructions, a tenth of a sibling's apply per card when this took
--- four (bench/redis_instructions).
+-- hundred instructions, and this check, then a pattern and three more calls,
+-- was a quarter of a sibling's apply per card; one find took 7% off the
+-- apply (bench/redis_instructions).
 local function valid_record(r)
   local _, head_end, bar_at, kind =
     string.find(r, '^%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d|%x+()|([LD])|[^|]*|[^|]*|')
@@ -472,7 +473,7 @@ end
 -- sealed records (at least one item each): the peer applies each in a short
 -- script of its own, so no Redis is held by one book's apply for long. The
 -- link's requests (window_limits::request_bytes, actors/window_plan.hpp) are
--- sized so that one holds about one such entry, unsealed.
+-- sized so that one holds about one such entry.
 local ENTRY_BYTES = 524288
 
 -- At most this many uid, record pairs in one entry: they are arguments of

@@ -53,6 +53,21 @@ inline std::map<std::string, int> settled_processed(deployment& d,
   return settled ? last : std::map<std::string, int>{};
 }
 
+/// processed_by_actor once the actor `name` has processed at least `more`
+/// than in `before` (or the last snapshot, if it never does in time: the
+/// caller asserts on it).
+inline std::map<std::string, int> processed_once(deployment& d,
+                                                 const std::string& carrier,
+                                                 std::map<std::string, int> before,
+                                                 const std::string& name, int more) {
+  std::map<std::string, int> now;
+  eventually([&] {
+    now = processed_by_actor(d, carrier);
+    return now[name] >= before[name] + more;
+  });
+  return now;
+}
+
 /// The counts under `field` (e.g. "refused", "directory") of the carrier's
 /// first node's actor of kind `kind`; empty if the node does not answer.
 inline std::map<std::string, int> actor_counts(deployment& d, const std::string& carrier,

@@ -68,12 +68,9 @@ TEST_F(three_carriers, a_siblings_changes_are_applied_by_the_federation_endpoint
                   store::upload_mode::delta);
   ASSERT_TRUE(
       eventually([&] { return client.shared("carrier-b", person, line_b).size() == 4; }));
-  std::map<std::string, int> after;
-  ASSERT_TRUE(eventually([&] {
-    after = processed_by_actor(d, "carrier-b");
-    return after["federation"] >= before["federation"] + 3;
-  })) << "the endpoint took "
-      << after["federation"] - before["federation"] << " entries";
+  auto after = processed_once(d, "carrier-b", before, "federation", 3);
+  ASSERT_GE(after["federation"], before["federation"] + 3)
+      << "the endpoint took " << after["federation"] - before["federation"] << " entries";
   // The router is the only way from the endpoint to a shard (the test's own
   // reads ask the shards directly, so their counts move).
   EXPECT_EQ(after["router"], before["router"]) << "the router was asked";
@@ -98,12 +95,9 @@ TEST_F(three_carriers, a_large_books_requests_are_applied_while_the_next_is_chec
   })) << "carrier-b does not hold the second version of every card";
   EXPECT_EQ(client.shared("carrier-a", person, line_a),
             client.shared("carrier-b", person, line_b));
-  std::map<std::string, int> after;
-  ASSERT_TRUE(eventually([&] {
-    after = processed_by_actor(d, "carrier-b");
-    return after["federation"] >= before["federation"] + 12;
-  })) << "the endpoint took "
-      << after["federation"] - before["federation"] << " entries";
+  auto after = processed_once(d, "carrier-b", before, "federation", 12);
+  ASSERT_GE(after["federation"], before["federation"] + 12)
+      << "the endpoint took " << after["federation"] - before["federation"] << " entries";
   EXPECT_GT(after["federation_applier"], before["federation_applier"])
       << "the endpoint applied every request itself";
   EXPECT_EQ(after["router"], before["router"]) << "the router was asked";
