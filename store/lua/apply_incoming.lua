@@ -28,7 +28,8 @@ while at <= #ARGV do
   if kind == 'batch' then
     local items = {}
     for k = 1, n do items[k] = ARGV[at + 2 + k] end
-    if not valid_batch(items) then return fail('bad_batch') end
+    entry.newest = valid_batch(items)
+    if not entry.newest then return fail('bad_batch') end
     entry.items = items
   elseif not directory[kind] or n ~= 0 then
     return fail('bad_batch')
@@ -41,7 +42,7 @@ local applied, identical, stale, not_sibling = 0, 0, 0, 0
 local asked, answered, added, removed = 0, 0, 0, 0
 for _, entry in ipairs(entries) do
   if entry.items then
-    local a, same, old, foreign = replicate_in(entry.id, entry.items, peer)
+    local a, same, old, foreign = replicate_in(entry.id, entry.items, entry.newest, peer)
     applied, identical, stale = applied + a, identical + same, stale + old
     not_sibling = not_sibling + foreign
     entry.items = nil -- done with it: free the memory while the script runs on

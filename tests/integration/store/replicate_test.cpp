@@ -330,6 +330,29 @@ TEST_F(two_carriers, the_apply_script_refuses_malformed_items_whole) {
   EXPECT_EQ(opened_records(b, person).size(), 1u);
 }
 
+TEST_F(two_carriers, the_sibling_clock_moves_past_the_newest_stamp_wherever_it_is) {
+  upload(a.store, person, line_a, {make_card("u1", "Li")});
+  auto good = take_outbox(a, b);
+  ASSERT_EQ(good.size(), 1u);
+  auto items = store::sealed_items(*b.keys->current(), good.front().batch, person);
+  ASSERT_TRUE(items);
+  const std::string& record = (*items)[1];
+  // The same record under three stamps, the newest in the middle of the batch
+  // (the uids are not the card's: only the clock is looked at here).
+  auto stamped = [&record](std::uint64_t hlc) {
+    auto digits = std::to_string(hlc);
+    return std::string(16 - digits.size(), '0') + digits + record.substr(16);
+  };
+  const std::uint64_t newest = 1'800'000'000'000'000;
+  const auto r1 = stamped(newest - 900), r2 = stamped(newest), r3 = stamped(newest - 10);
+  std::vector<std::string_view> args{
+      "carrier-a", "3600000", "10", "1700000000000", "batch", person, "6", "x1", r1, "x2",
+      r2,          "x3",      r3};
+  ASSERT_TRUE(store::run_script(b.client, store::script::apply_incoming, args));
+  auto clock = b.client.call({"HGET", store::keys::account(person), "clock"});
+  EXPECT_EQ(clock->view().str(), std::to_string(newest));
+}
+
 namespace {
 
 /// The keys of `c`'s Redis whose name holds `text`.
