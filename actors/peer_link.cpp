@@ -7,6 +7,7 @@
 #include "logging/log.hpp"
 #include "store/outbox.hpp"
 #include "store/sealed_records.hpp"
+#include "store/set_aside.hpp"
 
 #include <caf/openssl/remote_actor.hpp>
 
@@ -202,13 +203,51 @@ void send_batch(link_pointer self, std::size_t node,
           });
 }
 
+/// Sets `entry` (read sealed; it did not open) aside when its cards were
+/// altered where they were stored, rather than sealed with a key this node's
+/// keyring lacks (store/set_aside.hpp): the window then fails once, and the
+/// link reads on without it. Logged either way: an operator has to look.
+void set_aside_altered(link_pointer self, const store::outbox_entry& entry) {
+  auto& st = self->state;
+  auto altered = store::altered_records(*st.keys->current(), entry);
+  if (!altered) {
+    logging::error("outbox_entry_does_not_open",
+                   {{"carrier", st.carrier},
+                    {"peer", st.peer.id},
+                    {"entry", entry.id},
+                    {"why", "sealed with a key this node's keyring lacks"}});
+    return;
+  }
+  auto done = store::set_aside_entry(*st.redis, st.peer.id, entry, *altered,
+                                     "its cards were altered where they were stored",
+                                     core::unix_now_ms());
+  if (!done) {
+    logging::error("outbox_entry_not_set_aside", {{"carrier", st.carrier},
+                                                  {"peer", st.peer.id},
+                                                  {"entry", entry.id},
+                                                  {"error", describe(done.error())}});
+    return;
+  }
+  logging::error("outbox_entry_set_aside", {{"carrier", st.carrier},
+                                            {"peer", st.peer.id},
+                                            {"entry", entry.id},
+                                            {"resent", done->resent},
+                                            {"broken", done->broken}});
+}
+
 /// Opens the cards of a request's `entries` (read sealed), and expands them
 /// for a node that takes them only as they came; an error if one does not
 /// open or expand (it was stored damaged, or under a key this node lacks).
-caf::error ready_cards(const peer_link_state& st,
-                       std::vector<store::outbox_entry>& entries, card_form cards) {
-  if (auto err = store::unseal_entries(*st.keys->current(), entries, st.peer.id))
-    return err;
+/// An entry whose cards were altered where they were stored is set aside
+/// first (set_aside_altered), so that the link goes on after the backoff.
+caf::error ready_cards(link_pointer self, std::vector<store::outbox_entry>& entries,
+                       card_form cards) {
+  auto& st = self->state;
+  for (auto& e : entries)
+    if (auto err = store::unseal_entry(*st.keys->current(), e, st.peer.id)) {
+      set_aside_altered(self, e);
+      return err;
+    }
   if (cards == card_form::compressed)
     return {};
   for (auto& e : entries) {
@@ -243,7 +282,7 @@ link_machine::event send_window(link_pointer self) {
     auto cards = st.takes_compressed[node].value_or(false) ? card_form::compressed
                                                            : card_form::as_they_came;
     for (auto& request : plan.requests_by_node[node]) {
-      if (auto err = ready_cards(st, request, cards))
+      if (auto err = ready_cards(self, request, cards))
         return link_machine::failed{describe(err)};
       st.window_entries += request.size();
       send_batch(self, node, std::move(request), cards);

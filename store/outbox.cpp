@@ -127,17 +127,15 @@ read_outbox(redis_client& redis, const std::string& peer, const std::string& aft
   return parse_entries(v[0][1], peer);
 }
 
-caf::error unseal_entries(const core::keyring& keys, std::vector<outbox_entry>& entries,
-                          const std::string& peer) {
-  for (auto& e : entries) {
-    auto batch = unseal_batch(keys, e.batch, e.idcode);
-    if (!batch)
-      return caf::make_error(ec::store_corrupt,
-                             "outbox entry " + e.id + " for " + peer +
-                                 " does not open: its cards were sealed with a key "
-                                 "this node's keyring lacks, or were altered");
-    e.batch = std::move(*batch);
-  }
+caf::error unseal_entry(const core::keyring& keys, outbox_entry& entry,
+                        const std::string& peer) {
+  auto batch = unseal_batch(keys, entry.batch, entry.idcode);
+  if (!batch)
+    return caf::make_error(ec::store_corrupt,
+                           "outbox entry " + entry.id + " for " + peer +
+                               " does not open: its cards were sealed with a key "
+                               "this node's keyring lacks, or were altered");
+  entry.batch = std::move(*batch);
   return {};
 }
 

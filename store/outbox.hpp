@@ -61,7 +61,7 @@ struct outbox_entry {
 };
 
 /// Up to `count` entries for `peer` after stream id `after` ("0-0" for the
-/// start), their cards still sealed as stored (unseal_entries opens them).
+/// start), their cards still sealed as stored (unseal_entry opens them).
 /// When none is there yet, waits up to `wait` for one to arrive (XREAD BLOCK;
 /// 0, the default, does not wait): the link learns of a change as soon as it
 /// is written, without polling. An error (store_corrupt) if an entry's fields
@@ -70,15 +70,15 @@ caf::expected<std::vector<outbox_entry>>
 read_outbox(redis_client& redis, const std::string& peer, const std::string& after,
             std::size_t count, std::chrono::milliseconds wait = {});
 
-/// Opens the cards of `entries` (read by read_outbox for `peer`) with `keys`,
+/// Opens the cards of `entry` (read by read_outbox for `peer`) with `keys`,
 /// leaving them compressed (the form they are stored in,
 /// store/sealed_records.hpp): they leave for the peer, which seals them with
 /// its own keys. A link opens each request's entries as it sends it, so its
 /// first request goes before the rest of a window is opened. An error
-/// (store_corrupt) if an entry's cards were sealed with a key `keys` lacks,
-/// or altered; the entries before it are opened then.
-caf::error unseal_entries(const core::keyring& keys, std::vector<outbox_entry>& entries,
-                          const std::string& peer);
+/// (store_corrupt), and the entry left as it was, if its cards were sealed
+/// with a key `keys` lacks, or altered (store/set_aside.hpp).
+caf::error unseal_entry(const core::keyring& keys, outbox_entry& entry,
+                        const std::string& peer);
 
 /// Removes every entry up to and including `through` once the peer has
 /// persisted them. Returns how many were removed.

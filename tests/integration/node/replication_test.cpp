@@ -3,6 +3,8 @@
 #include "tests/integration/node/admin_counts.hpp"
 #include "tests/integration/node/node_fixture.hpp"
 
+#include "store/keys.hpp"
+
 #include <algorithm>
 
 using namespace simsync;
@@ -101,6 +103,33 @@ TEST_F(three_carriers, a_large_books_requests_are_applied_while_the_next_is_chec
   EXPECT_GT(after["federation_applier"], before["federation_applier"])
       << "the endpoint applied every request itself";
   EXPECT_EQ(after["router"], before["router"]) << "the router was asked";
+}
+
+TEST_F(three_carriers,
+       an_outbox_entry_altered_where_it_was_stored_does_not_stop_the_link) {
+  register_everywhere();
+  client.upload("carrier-a", person, line_a, book(1, "Li"));
+  ASSERT_TRUE(
+      eventually([&] { return client.shared("carrier-b", person, line_b).size() == 1; }));
+  // A copy of u0's record with its sealed card altered, in carrier-a's outbox
+  // for carrier-b, as if it had been damaged there: it can never open.
+  auto redis = d.redis("carrier-a").connect();
+  auto record = redis.call({"HGET", store::keys::shared(person), "u0"});
+  ASSERT_TRUE(record);
+  std::string altered(record->view().str());
+  altered.back() ^= 1;
+  ASSERT_TRUE(redis.call({"XADD", store::keys::outbox("carrier-b"), "*", "id", person,
+                          "kind", "batch", "cards", "1", "u0", altered}));
+  // A change after it still arrives: the damaged entry is set aside.
+  client.upload("carrier-a", person, line_a, {make_card("u1", "Wang")},
+                store::upload_mode::delta);
+  ASSERT_TRUE(
+      eventually([&] { return client.shared("carrier-b", person, line_b).size() == 2; }));
+  EXPECT_EQ(client.shared("carrier-a", person, line_a),
+            client.shared("carrier-b", person, line_b));
+  auto aside = redis.call({"XLEN", store::keys::set_aside("carrier-b")});
+  ASSERT_TRUE(aside);
+  EXPECT_EQ(aside->view().integer(), 1);
 }
 
 TEST_F(three_carriers, what_a_sibling_acknowledged_leaves_the_outbox) {

@@ -5,6 +5,7 @@
 #include "store/outbox.hpp"
 #include "store/scripts.hpp"
 #include "store/sealed_records.hpp"
+#include "store/set_aside.hpp"
 #include "tests/integration/store/store_fixture.hpp"
 
 using namespace simsync;
@@ -469,6 +470,113 @@ TEST_F(two_carriers, an_entry_whose_count_of_cards_does_not_match_is_not_sent) {
   auto read = unsealed_outbox(a, "carrier-b", 10);
   ASSERT_FALSE(read);
   EXPECT_EQ(read.error(), ec::store_corrupt);
+}
+
+namespace {
+
+/// carrier-a's one outbox entry for carrier-b stored again with the record
+/// of `uid` changed by `alter` (and, if `in_shared`, the shared store's record
+/// too); the entry as read_outbox reads it.
+store::outbox_entry with_record_altered(carrier_store& a, const std::string& uid,
+                                        const std::function<void(std::string&)>& alter,
+                                        bool in_shared = false) {
+  const auto key = store::keys::outbox("carrier-b");
+  auto stored = a.admin.call({"XRANGE", key, "-", "+"});
+  EXPECT_TRUE(stored && stored->view().size() == 1);
+  std::vector<std::string> fields{"XADD", key, "*"};
+  auto view = stored->view()[0][1];
+  for (std::size_t i = 0; i < view.size(); ++i)
+    fields.emplace_back(view[i].str());
+  for (std::size_t i = 10; i < fields.size(); i += 2) // after XADD key * and 6 fields
+    if (fields[i - 1] == uid) {
+      alter(fields[i]);
+      if (in_shared) {
+        EXPECT_TRUE(a.admin.call({"HSET", store::keys::shared(person), uid, fields[i]}));
+      }
+    }
+  EXPECT_TRUE(a.admin.call({"DEL", key}));
+  std::vector<std::string_view> args(fields.begin(), fields.end());
+  EXPECT_TRUE(a.admin.call(args));
+  auto read = store::read_outbox(a.client, "carrier-b", "0-0", 10);
+  EXPECT_TRUE(read && read->size() == 1);
+  return read->front();
+}
+
+void flip_last_byte(std::string& record) {
+  record.back() ^= 1;
+}
+
+} // namespace
+
+TEST_F(two_carriers, an_altered_outbox_entry_is_set_aside_and_its_cards_sent_again) {
+  upload(a.store, person, line_a, {make_card("u1", "Li"), make_card("u2", "Wang")});
+  auto entry = with_record_altered(a, "u1", flip_last_byte);
+  auto copy = entry;
+  EXPECT_EQ(store::unseal_entry(*a.keys->current(), copy, "carrier-b"),
+            ec::store_corrupt);
+  auto altered = store::altered_records(*a.keys->current(), entry);
+  ASSERT_TRUE(altered);
+  EXPECT_EQ(std::count(altered->begin(), altered->end(), true), 1);
+
+  auto done = store::set_aside_entry(a.client, "carrier-b", entry, *altered, "altered",
+                                     1'700'000'000'000);
+  ASSERT_TRUE(done) << describe(done.error());
+  EXPECT_TRUE(done->found);
+  EXPECT_EQ(done->resent, 2u); // u1 as the shared store holds it, and u2
+  EXPECT_EQ(done->broken, 0u);
+  auto aside = a.admin.call({"XRANGE", store::keys::set_aside("carrier-b"), "-", "+"});
+  ASSERT_EQ(aside->view().size(), 1u);
+  EXPECT_EQ(store::stream_field(aside->view()[0][1], "why"), "altered");
+  EXPECT_EQ(store::stream_field(aside->view()[0][1], "id"), person);
+  // Only once: the entry is no longer in the outbox.
+  auto again = store::set_aside_entry(a.client, "carrier-b", entry, *altered, "altered",
+                                      1'700'000'000'000);
+  ASSERT_TRUE(again);
+  EXPECT_FALSE(again->found);
+  EXPECT_EQ(*store::outbox_depth(a.client, "carrier-b"), 1u);
+
+  deliver(a, b);
+  auto at_b = opened_records(b, person);
+  EXPECT_EQ(at_b.size(), 2u);
+  EXPECT_EQ(at_b, opened_records(a, person));
+}
+
+TEST_F(two_carriers, a_card_altered_in_the_shared_store_too_is_not_sent_again) {
+  upload(a.store, person, line_a, {make_card("u1", "Li"), make_card("u2", "Wang")});
+  auto entry = with_record_altered(a, "u1", flip_last_byte, true);
+  auto altered = store::altered_records(*a.keys->current(), entry);
+  ASSERT_TRUE(altered);
+  auto done = store::set_aside_entry(a.client, "carrier-b", entry, *altered, "altered",
+                                     1'700'000'000'000);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(done->resent, 1u);
+  EXPECT_EQ(done->broken, 1u);
+  // What was sent again opens: nothing more is set aside, and u2 arrives.
+  auto next = store::read_outbox(a.client, "carrier-b", "0-0", 10);
+  ASSERT_TRUE(next && next->size() == 1);
+  EXPECT_FALSE(store::altered_records(*a.keys->current(), next->front()));
+  deliver(a, b);
+  auto at_b = opened_records(b, person);
+  EXPECT_EQ(at_b.size(), 1u);
+  EXPECT_EQ(at_b.count("u2"), 1u);
+}
+
+TEST_F(two_carriers, an_entry_sealed_with_a_key_the_ring_lacks_is_not_set_aside) {
+  upload(a.store, person, line_a, {make_card("u1", "Li")});
+  auto entry = with_record_altered(a, "u1", [](std::string& record) {
+    auto body = core::record_body_at(record);
+    record[body + 1] = '\x7f'; // a key id the ring does not hold
+    record[body + 2] = '\x7f';
+  });
+  auto copy = entry;
+  EXPECT_EQ(store::unseal_entry(*a.keys->current(), copy, "carrier-b"),
+            ec::store_corrupt);
+  EXPECT_FALSE(store::altered_records(*a.keys->current(), entry));
+  // And an entry that opens is not one to set aside either.
+  upload(b.store, person, line_b, {make_card("u9", "Zhao")});
+  auto fine = store::read_outbox(b.client, "carrier-a", "0-0", 10);
+  ASSERT_TRUE(fine && !fine->empty());
+  EXPECT_FALSE(store::altered_records(*b.keys->current(), fine->back()));
 }
 
 TEST_F(two_carriers, a_retired_sibling_gets_nothing_more_until_it_registers_again) {

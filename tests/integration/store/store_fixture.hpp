@@ -138,8 +138,9 @@ unsealed_outbox(carrier_store& from, const std::string& peer, std::size_t count)
   auto entries = store::read_outbox(from.client, peer, "0-0", count);
   if (!entries)
     return entries;
-  if (auto err = store::unseal_entries(*from.keys->current(), *entries, peer))
-    return err;
+  for (auto& e : *entries)
+    if (auto err = store::unseal_entry(*from.keys->current(), e, peer))
+      return err;
   return entries;
 }
 
