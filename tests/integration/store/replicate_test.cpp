@@ -62,6 +62,22 @@ struct two_carriers : ::testing::Test {
     return *entries;
   }
 
+  /// A one-card upload at carrier-a (u1), taken out of its outbox as
+  /// carrier-b's apply script takes it: the uid and its record, sealed with
+  /// carrier-b's keys.
+  std::pair<std::string, std::string> one_card_for_b() {
+    upload(a.store, person, line_a, {make_card("u1", "Li")});
+    auto good = take_outbox(a, b);
+    EXPECT_EQ(good.size(), 1u);
+    if (good.size() != 1)
+      return {};
+    auto items = store::sealed_items(*b.keys->current(), good.front().batch, person);
+    EXPECT_TRUE(items && items->size() == 2);
+    if (!items || items->size() != 2)
+      return {};
+    return {(*items)[0], (*items)[1]};
+  }
+
   /// Whether `peer` is a sibling of the account at `c`.
   static bool is_sibling(carrier_store& c, const std::string& idcode,
                          const std::string& peer) {
@@ -285,14 +301,9 @@ TEST_F(two_carriers, a_malformed_batch_is_refused_and_changes_nothing) {
 // count, and an entry whose count, items or kind do not add up refuses the
 // call whole, whatever the entries before it.
 TEST_F(two_carriers, the_apply_script_refuses_malformed_items_whole) {
-  upload(a.store, person, line_a, {make_card("u1", "Li")});
-  auto good = take_outbox(a, b);
-  ASSERT_EQ(good.size(), 1u);
-  auto items = store::sealed_items(*b.keys->current(), good.front().batch, person);
-  ASSERT_TRUE(items);
-  ASSERT_EQ(items->size(), 2u);
-  const std::string& uid = (*items)[0];
-  const std::string& record = (*items)[1];
+  const auto card = one_card_for_b();
+  const std::string &uid = card.first, &record = card.second;
+  ASSERT_FALSE(record.empty());
   // A record's head, 0-based: stamp 0-15, '|', hash 17-48, '|', kind 50,
   // '|', then carrier '|' line '|'. Each of these breaks one part of it.
   auto changed = [&record](std::size_t at, char to) {
@@ -332,12 +343,8 @@ TEST_F(two_carriers, the_apply_script_refuses_malformed_items_whole) {
 }
 
 TEST_F(two_carriers, the_sibling_clock_moves_past_the_newest_stamp_wherever_it_is) {
-  upload(a.store, person, line_a, {make_card("u1", "Li")});
-  auto good = take_outbox(a, b);
-  ASSERT_EQ(good.size(), 1u);
-  auto items = store::sealed_items(*b.keys->current(), good.front().batch, person);
-  ASSERT_TRUE(items);
-  const std::string& record = (*items)[1];
+  const std::string record = one_card_for_b().second;
+  ASSERT_FALSE(record.empty());
   // The same record under three stamps, the newest in the middle of the batch
   // (the uids are not the card's: only the clock is looked at here).
   auto stamped = [&record](std::uint64_t hlc) {
