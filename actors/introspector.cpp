@@ -49,11 +49,14 @@ metrics::redis_view probe_redis(introspector_pointer self) {
   out.latency_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - sent)
           .count();
-  std::vector<std::string> letter_keys;
-  for (const auto& peer : st.peers)
-    letter_keys.push_back(store::keys::dead_letters(peer));
+  // Per peer: its dead letters, then this node's entries set aside for it.
+  std::vector<std::string> stream_keys;
+  for (const auto& peer : st.peers) {
+    stream_keys.push_back(store::keys::dead_letters(peer));
+    stream_keys.push_back(store::keys::set_aside(peer));
+  }
   std::vector<store::command> commands{{"INFO"}, {"DBSIZE"}};
-  for (const auto& key : letter_keys)
+  for (const auto& key : stream_keys)
     commands.push_back({"XLEN", key});
   auto replies = st.redis->pipeline(commands);
   if (!replies) {
@@ -64,9 +67,13 @@ metrics::redis_view probe_redis(introspector_pointer self) {
   out.used_memory = info_field(info, "used_memory");
   out.commands = info_field(info, "total_commands_processed");
   out.keys = static_cast<std::uint64_t>((*replies)[1].view().integer());
-  for (std::size_t i = 0; i < st.peers.size(); ++i)
-    out.dead_letters[st.peers[i]] =
-        static_cast<std::uint64_t>((*replies)[2 + i].view().integer());
+  auto count = [&](std::size_t at) {
+    return static_cast<std::uint64_t>((*replies)[at].view().integer());
+  };
+  for (std::size_t i = 0; i < st.peers.size(); ++i) {
+    out.dead_letters[st.peers[i]] = count(2 + 2 * i);
+    out.set_aside[st.peers[i]] = count(3 + 2 * i);
+  }
   out.up = true;
   return out;
 }

@@ -164,7 +164,8 @@ nlohmann::json to_json(const node_snapshot& snap) {
                           {"keys", s.redis.keys},
                           {"commands", s.redis.commands},
                           {"commands_per_s", s.redis.commands_per_s},
-                          {"dead_letters", s.redis.dead_letters}};
+                          {"dead_letters", s.redis.dead_letters},
+                          {"set_aside", s.redis.set_aside}};
   if (!s.redis.error.empty())
     redis["error"] = s.redis.error;
   nlohmann::json out = {{"carrier", s.carrier},          {"node", s.node},

@@ -33,6 +33,10 @@ struct redis_view {
   /// Entries each peer carrier delivered that failed their checks and wait
   /// for an operator (the deadletter:<peer> streams), by peer.
   std::map<std::string, std::uint64_t> dead_letters;
+  /// This node's own outbox entries for each peer that were set aside,
+  /// their cards altered where they were stored (the setaside:<peer>
+  /// streams, store/set_aside.hpp), by peer.
+  std::map<std::string, std::uint64_t> set_aside;
 };
 
 /// Raw figures read at one moment, all cumulative.

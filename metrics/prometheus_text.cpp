@@ -180,6 +180,15 @@ std::string to_prometheus(const node_snapshot& snap) {
           .Register(registry);
   for (const auto& [peer, count] : s.redis.dead_letters)
     dead_letters.Add(with(node, {{"peer", peer}})).Set(static_cast<double>(count));
+  auto& set_aside =
+      prometheus::BuildGauge()
+          .Name("simsync_outbox_set_aside")
+          .Help("This node's outbox entries for a peer carrier whose cards were "
+                "altered where they were stored: set aside, their cards sent again "
+                "(Redis: setaside:<peer>)")
+          .Register(registry);
+  for (const auto& [peer, count] : s.redis.set_aside)
+    set_aside.Add(with(node, {{"peer", peer}})).Set(static_cast<double>(count));
   prometheus::BuildGauge()
       .Name("simsync_redis_up")
       .Help("1 while the node's Redis answers")

@@ -5,7 +5,10 @@
 
 #include "store/keys.hpp"
 
+#include <httplib.h>
+
 #include <algorithm>
+#include <sstream>
 
 using namespace simsync;
 using namespace simsync::testing;
@@ -130,6 +133,20 @@ TEST_F(three_carriers,
   auto aside = redis.call({"XLEN", store::keys::set_aside("carrier-b")});
   ASSERT_TRUE(aside);
   EXPECT_EQ(aside->view().integer(), 1);
+  // An operator sees it in /metrics (the node samples once a second).
+  httplib::Client admin("127.0.0.1", d.admin_port("carrier-a"));
+  EXPECT_TRUE(eventually([&] {
+    auto metrics = admin.Get("/metrics");
+    if (!metrics)
+      return false;
+    std::istringstream lines(metrics->body);
+    for (std::string line; std::getline(lines, line);)
+      if (line.rfind("simsync_outbox_set_aside{", 0) == 0 &&
+          line.find("peer=\"carrier-b\"} 1") != std::string::npos &&
+          line.substr(line.size() - 2) == " 1")
+        return true;
+    return false;
+  })) << admin.Get("/metrics")->body;
 }
 
 TEST_F(three_carriers, what_a_sibling_acknowledged_leaves_the_outbox) {
