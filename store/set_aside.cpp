@@ -22,11 +22,13 @@ std::optional<std::vector<bool>> altered_records(const core::keyring& keys,
     const auto& record = (*items)[i];
     bool opens = unseal_record(keys, record, entry.idcode).has_value();
     if (!opens) {
+      // Only a key the ring lacks can be mended (by the key file); any
+      // other record that does not open is damaged for good.
       auto body_at = core::record_body_at(record);
-      if (body_at == std::string_view::npos)
-        return std::nullopt;
-      auto key = core::keyring::key_of(std::string_view(record).substr(body_at));
-      if (!key || !keys.holds(*key))
+      auto key = body_at == std::string_view::npos
+                     ? std::nullopt
+                     : core::keyring::key_of(std::string_view(record).substr(body_at));
+      if (key && !keys.holds(*key))
         return std::nullopt;
       any = true;
     }

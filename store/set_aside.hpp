@@ -22,10 +22,11 @@
 
 namespace simsync::store {
 
-/// Which records of an entry read sealed (read_outbox) do not open, though
-/// the key that sealed each is in `keys`: one flag per uid, record pair of
-/// its batch. nullopt when the entry is not one to set aside: all of it
-/// opens, or a record names a key `keys` lacks, or its batch does not parse.
+/// Which records of an entry read sealed (read_outbox) do not open and
+/// never will (altered, no longer a sealed card, no longer a record): one
+/// flag per uid, record pair of its batch. nullopt when the entry is not one
+/// to set aside: all of it opens, or a record names a key `keys` lacks (the
+/// key file can mend that), or its batch does not parse.
 std::optional<std::vector<bool>> altered_records(const core::keyring& keys,
                                                  const outbox_entry& entry);
 

@@ -568,7 +568,7 @@ TEST_F(two_carriers, a_card_altered_in_the_shared_store_too_is_not_sent_again) {
   EXPECT_EQ(at_b.count("u2"), 1u);
 }
 
-TEST_F(two_carriers, an_entry_sealed_with_a_key_the_ring_lacks_is_not_set_aside) {
+TEST_F(two_carriers, only_an_entry_sealed_with_a_key_the_ring_lacks_is_not_set_aside) {
   upload(a.store, person, line_a, {make_card("u1", "Li")});
   auto entry = with_record_altered(a, "u1", [](std::string& record) {
     auto body = core::record_body_at(record);
@@ -579,6 +579,12 @@ TEST_F(two_carriers, an_entry_sealed_with_a_key_the_ring_lacks_is_not_set_aside)
   EXPECT_EQ(store::unseal_entry(*a.keys->current(), copy, "carrier-b"),
             ec::store_corrupt);
   EXPECT_FALSE(store::altered_records(*a.keys->current(), entry));
+  // A card that is no longer a sealed value at all is damaged for good.
+  auto unsealed = with_record_altered(
+      a, "u1", [](std::string& record) { record[core::record_body_at(record)] = 'x'; });
+  auto flags = store::altered_records(*a.keys->current(), unsealed);
+  ASSERT_TRUE(flags);
+  EXPECT_EQ(*flags, std::vector<bool>{true});
   // And an entry that opens is not one to set aside either.
   upload(b.store, person, line_b, {make_card("u9", "Zhao")});
   auto fine = store::read_outbox(b.client, "carrier-a", "0-0", 10);
