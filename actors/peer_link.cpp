@@ -215,7 +215,8 @@ void set_aside_altered(link_pointer self, const store::outbox_entry& entry) {
                    {{"carrier", st.carrier},
                     {"peer", st.peer.id},
                     {"entry", entry.id},
-                    {"why", "sealed with a key this node's keyring lacks"}});
+                    {"why", "a card sealed with a key this node's keyring lacks (the key "
+                            "file can add it), or a batch that does not parse"}});
     return;
   }
   auto done = store::set_aside_entry(*st.redis, st.peer.id, entry, *altered,

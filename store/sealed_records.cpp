@@ -120,12 +120,19 @@ sealed_items(const core::keyring& keys, std::string_view batch, std::string_view
   return sealed ? std::optional<std::vector<std::string>>(std::move(out)) : std::nullopt;
 }
 
+std::optional<core::keyring::key_id> sealing_key(std::string_view record) {
+  auto body_at = core::record_body_at(record);
+  if (body_at == std::string_view::npos)
+    return std::nullopt;
+  return core::keyring::key_of(record.substr(body_at));
+}
+
 std::string why_unopened(const core::keyring& keys, std::string_view record,
                          std::string_view idcode) {
   auto body_at = core::record_body_at(record);
   if (body_at == std::string_view::npos)
     return "it is not a record";
-  auto id = core::keyring::key_of(record.substr(body_at));
+  auto id = sealing_key(record);
   if (!id)
     return "its card is not sealed";
   if (!keys.holds(*id))

@@ -68,6 +68,11 @@ std::optional<std::string> expand_batch(std::string_view batch);
 std::optional<std::vector<std::string>>
 sealed_items(const core::keyring& keys, std::string_view batch, std::string_view idcode);
 
+/// The id of the key that sealed the card of `record`; nullopt if it is not a
+/// record or its card is not sealed. A card sealed with a key a keyring lacks
+/// is the one kind that does not open now and may later (the key file mended).
+std::optional<core::keyring::key_id> sealing_key(std::string_view record);
+
 /// Why the card of `record` does not open with `keys`, for an operator: not
 /// sealed at all, sealed with a key the ring lacks (the keyring file misses
 /// a key), altered or moved from another account, or opened but not

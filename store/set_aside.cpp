@@ -1,6 +1,5 @@
 #include "store/set_aside.hpp"
 
-#include "core/record.hpp"
 #include "store/account_calls.hpp"
 #include "store/netstrings.hpp"
 #include "store/replies.hpp"
@@ -24,11 +23,7 @@ std::optional<std::vector<bool>> altered_records(const core::keyring& keys,
     if (!opens) {
       // Only a key the ring lacks can be mended (by the key file); any
       // other record that does not open is damaged for good.
-      auto body_at = core::record_body_at(record);
-      auto key = body_at == std::string_view::npos
-                     ? std::nullopt
-                     : core::keyring::key_of(std::string_view(record).substr(body_at));
-      if (key && !keys.holds(*key))
+      if (auto key = sealing_key(record); key && !keys.holds(*key))
         return std::nullopt;
       any = true;
     }
