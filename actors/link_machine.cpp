@@ -66,9 +66,12 @@ void on(state& s, effects& todo, const outbox_read& read) {
   todo.then = action::send_window;
 }
 
-void on(state& s, effects&, const window_sent& sent) {
-  if (s.at == phase::sending)
-    s.awaiting = sent.requests;
+void on(state& s, effects& todo, const window_sent& sent) {
+  if (s.at != phase::sending)
+    return;
+  s.awaiting = sent.requests;
+  if (sent.requests == 0) // nothing in it left to send: done as it is
+    todo.then = action::trim;
 }
 
 void on(state& s, effects& todo, const acked& ack) {

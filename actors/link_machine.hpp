@@ -76,7 +76,8 @@ struct connected {};
 struct outbox_read {
   std::size_t entries;
 };
-/// The window went as this many requests (at least one).
+/// The window went as this many requests (none when no entry of it had a
+/// card left to send: it is trimmed as it is).
 struct window_sent {
   std::size_t requests;
 };

@@ -272,7 +272,7 @@ link_machine::event send_window(link_pointer self) {
   st.unsent = std::move(plan.unsent);
   st.window_last_id = std::move(plan.last_id);
   st.window_sent_at = std::chrono::steady_clock::now();
-  st.window_entries = 0;
+  st.window_entries = plan.nothing_to_send;
   // Each request's cards are opened as it goes, so the peer starts on the
   // first while the link opens the next. One that does not open fails the
   // window: the requests already sent are answered into a window the machine

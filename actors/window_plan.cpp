@@ -23,6 +23,10 @@ plan_window(std::vector<store::outbox_entry> entries, std::size_t node_count,
   plan.last_id = entries.back().id;
   std::vector<std::size_t> request_size(node_count, 0); // of each node's last request
   for (auto& e : entries) {
+    if (e.kind == store::outbox_kind::batch && e.batch.empty()) {
+      ++plan.nothing_to_send; // its cards' account was removed since
+      continue;
+    }
     auto node = node_of(e.idcode);
     auto& requests = plan.requests_by_node[node];
     auto& size = request_size[node];

@@ -42,6 +42,10 @@ struct window_plan {
   /// What was given beyond the window's byte limit, in stream order: the next
   /// window starts with it.
   std::vector<store::outbox_entry> unsent;
+  /// Batch entries of the window left with no card (store::read_outbox: the
+  /// account was removed after they were written): in no request, trimmed
+  /// with the window.
+  std::size_t nothing_to_send = 0;
   /// The stream id of the window's last entry (empty for an empty window):
   /// the outbox is trimmed through it once every request is acknowledged.
   std::string last_id;
@@ -49,10 +53,10 @@ struct window_plan {
 
 /// Plans one window from `entries` (in stream order): the first entries up to
 /// window_bytes of batches (at least one), split per peer node (`node_of` an
-/// idcode, below `node_count`) in stream order (an account's entries all go to
-/// the node owning its shard, so their order survives), in requests of up to
-/// request_bytes (at least one entry each). Requests to one node arrive and
-/// are applied in the order they were sent.
+/// idcode, below `node_count`; a batch entry without cards in none) in stream order (an
+/// account's entries all go to the node owning its shard, so their order survives), in
+/// requests of up to request_bytes (at least one entry each). Requests to one node arrive
+/// and are applied in the order they were sent.
 window_plan
 plan_window(std::vector<store::outbox_entry> entries, std::size_t node_count,
             const std::function<std::size_t(const std::string& idcode)>& node_of,

@@ -5,6 +5,7 @@
 #include "store/sealed_records.hpp"
 
 #include <charconv>
+#include <optional>
 
 namespace simsync::store {
 
@@ -24,11 +25,62 @@ caf::expected<std::string> next_id(const std::string& id) {
   return std::to_string(ms) + "-" + std::to_string(seq + 1);
 }
 
-/// The entries of one stream in an XREAD reply, their cards still sealed.
-caf::expected<std::vector<outbox_entry>> parse_entries(reply_view v,
+/// The count of an entry's "uids" or "cards" field; nullopt unless digits.
+std::optional<std::uint64_t> listed_count(std::string_view digits) {
+  std::uint64_t count = 0;
+  auto [end, failed] =
+      std::from_chars(digits.data(), digits.data() + digits.size(), count);
+  if (failed != std::errc{} || end != digits.data() + digits.size())
+    return std::nullopt;
+  return count;
+}
+
+/// Where an entry's cards are: in its own fields (written before the outbox
+/// named them, or for an account about to be removed), or named by uid and
+/// held in the shared store.
+struct entry_cards {
+  std::optional<std::string> inline_batch; ///< netstrings of uid, record pairs
+  std::vector<std::string_view> uids;      ///< what the shared store holds
+};
+
+/// The field list's cards; nullopt when its count does not match the fields
+/// that follow it.
+std::optional<entry_cards> cards_of(reply_view fields) {
+  // id, <idcode>, kind, <kind>, uids|cards, <count>, then uids or pairs.
+  constexpr std::size_t listed_at = 6;
+  bool named = fields.size() >= listed_at && fields[4].str() == "uids";
+  if (!named) {
+    auto batch = outbox_batch(fields);
+    if (!batch)
+      return std::nullopt;
+    return entry_cards{std::move(batch), {}};
+  }
+  // A stream entry is field, value pairs: an odd count is followed by "".
+  auto count = listed_count(fields[5].str());
+  if (!count || *count + *count % 2 != fields.size() - listed_at ||
+      (*count % 2 == 1 && !fields[fields.size() - 1].str().empty()))
+    return std::nullopt;
+  entry_cards out;
+  out.uids.reserve(*count);
+  for (std::size_t i = 0; i < *count; ++i)
+    out.uids.push_back(fields[listed_at + i].str());
+  return out;
+}
+
+/// The entries of one stream in an XREAD reply, their cards still sealed:
+/// those an entry names are read from the account's shared store, in one
+/// round trip for all of them (an HMGET per entry). A uid the store no longer
+/// holds (its account was removed: send_book_before_removal in
+/// store/lua/lib.lua sent what the peer could be owed) is left out; an entry
+/// left with no card is sent nowhere (plan_window).
+caf::expected<std::vector<outbox_entry>> parse_entries(redis_client& redis, reply_view v,
                                                        const std::string& peer) {
   std::vector<outbox_entry> out;
   out.reserve(v.size());
+  std::vector<std::string> shared_keys; // outlive the commands that name them
+  std::vector<command> reads;
+  std::vector<std::size_t> read_for; // the entry each read is for
+  shared_keys.reserve(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) {
     auto entry = v[i];
     if (entry.size() != 2)
@@ -37,13 +89,42 @@ caf::expected<std::vector<outbox_entry>> parse_entries(reply_view v,
                    stream_field(entry[1], "id"),
                    kind_named(stream_field(entry[1], "kind")),
                    {}};
-    auto sealed = outbox_batch(entry[1]);
-    if (!sealed)
+    auto cards = cards_of(entry[1]);
+    if (!cards)
       return caf::make_error(ec::store_corrupt, "outbox entry " + e.id + " for " + peer +
                                                     " has a count of cards that does "
                                                     "not match its fields");
-    e.batch = std::move(*sealed);
+    if (cards->inline_batch) {
+      e.batch = std::move(*cards->inline_batch);
+    } else if (!cards->uids.empty()) {
+      shared_keys.push_back(keys::shared(e.idcode));
+      command read{"HMGET", shared_keys.back()};
+      read.insert(read.end(), cards->uids.begin(), cards->uids.end());
+      reads.push_back(std::move(read));
+      read_for.push_back(out.size());
+    }
     out.push_back(std::move(e));
+  }
+  if (reads.empty())
+    return out;
+  auto records = redis.pipeline(reads);
+  if (!records)
+    return std::move(records.error());
+  for (std::size_t r = 0; r < reads.size(); ++r) {
+    auto held = (*records)[r].view();
+    if (held.is_error())
+      return caf::make_error(ec::store_unavailable, "HMGET: " + std::string(held.str()));
+    auto& batch = out[read_for[r]].batch;
+    std::size_t bytes = 0;
+    for (std::size_t j = 0; j < held.size(); ++j)
+      bytes += reads[r][2 + j].size() + held[j].str().size() + 16; // and "<len>:"
+    batch.reserve(bytes);
+    for (std::size_t j = 0; j < held.size(); ++j) {
+      if (held[j].is_nil())
+        continue;
+      append_netstring(batch, reads[r][2 + j]);
+      append_netstring(batch, held[j].str());
+    }
   }
   return out;
 }
@@ -60,14 +141,13 @@ std::string stream_field(reply_view fields, std::string_view name) {
 std::optional<std::string> outbox_batch(reply_view fields) {
   // id, <idcode>, kind, <kind>, cards, <count>, then the pairs.
   constexpr std::size_t pairs_at = 6;
+  if (fields.size() >= pairs_at && fields[4].str() == "uids")
+    return std::string{}; // its records are in the shared store
   if (fields.size() < pairs_at || fields[4].str() != "cards")
     return stream_field(fields, "batch");
-  std::uint64_t count = 0;
-  auto digits = fields[5].str();
-  auto [end, failed] =
-      std::from_chars(digits.data(), digits.data() + digits.size(), count);
-  if (failed != std::errc{} || end != digits.data() + digits.size() ||
-      count != (fields.size() - pairs_at) / 2 || (fields.size() - pairs_at) % 2 != 0)
+  auto count = listed_count(fields[5].str());
+  if (!count || *count != (fields.size() - pairs_at) / 2 ||
+      (fields.size() - pairs_at) % 2 != 0)
     return std::nullopt;
   std::size_t bytes = 0;
   for (std::size_t i = pairs_at; i < fields.size(); ++i)
@@ -124,7 +204,7 @@ read_outbox(redis_client& redis, const std::string& peer, const std::string& aft
     return caf::make_error(ec::store_unavailable, "XREAD: " + std::string(v.str()));
   if (v.is_nil() || v.size() == 0) // nothing there, or nothing came in time
     return std::vector<outbox_entry>{};
-  return parse_entries(v[0][1], peer);
+  return parse_entries(redis, v[0][1], peer);
 }
 
 caf::error unseal_entry(const core::keyring& keys, outbox_entry& entry,

@@ -44,10 +44,13 @@ std::string stream_field(reply_view fields, std::string_view name);
 
 /// The uid, record pairs an outbox entry's fields carry, as netstrings (what
 /// outbox_entry::batch holds, still sealed): after id, kind, "cards" and
-/// their count, each pair as two fields (entries this release writes), or
-/// the netstrings of a "batch" field (entries written before). Empty for an
-/// entry without cards (ask, hold, retire); nullopt when the count does not
-/// match the fields that follow it.
+/// their count, each pair as two fields (entries written before the outbox
+/// named its cards, and the book sent before an account is removed), or the
+/// netstrings of a "batch" field (entries older still). Empty for an entry
+/// without cards (ask, hold, retire) and for one that names them ("uids", its
+/// count, then the uids and "" after an odd count: the records are in the
+/// shared store, where read_outbox reads them); nullopt when the count does
+/// not match the fields that follow it.
 std::optional<std::string> outbox_batch(reply_view fields);
 
 /// One message for a peer carrier about one account. Written by the store's
@@ -57,11 +60,15 @@ struct outbox_entry {
   std::string id;     ///< stream id, increasing: the peer acknowledges through it
   std::string idcode; ///< the account at the peer
   outbox_kind kind = outbox_kind::batch;
-  std::string batch; ///< for a batch: netstrings of uid, record pairs
+  std::string batch; ///< for a batch: netstrings of uid, record pairs (may be empty)
 };
 
 /// Up to `count` entries for `peer` after stream id `after` ("0-0" for the
-/// start), their cards still sealed as stored (unseal_entry opens them).
+/// start), their cards still sealed as stored (unseal_entry opens them). The
+/// cards an entry names are read from the account's shared store as it is
+/// now (never older than when the entry was written), in one more round trip
+/// for all the entries read; a uid it no longer holds is left out, so an
+/// entry may come back with an empty batch (the link sends it nowhere).
 /// When none is there yet, waits up to `wait` for one to arrive (XREAD BLOCK;
 /// 0, the default, does not wait): the link learns of a change as soon as it
 /// is written, without polling. An error (store_corrupt) if an entry's fields

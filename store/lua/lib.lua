@@ -495,21 +495,34 @@ local ENTRY_BYTES = 524288
 local ENTRY_PAIRS = 1000
 
 -- Appends `items` (uid, record, ...) to each peer's outbox as batch entries
--- of about ENTRY_BYTES: id, kind 'batch', 'cards' and their count, then the
--- uid, record pairs as fields of their own (store/outbox.hpp, outbox_batch).
--- Redis copies each into the stream as it is; one blob of them, joined here
--- with table.concat, cost a fifth of a book's upload (about 5 ns per byte
--- of the blob: it makes several strings on the way, each copied).
-local function send_batches(id, peers, items)
+-- of about ENTRY_BYTES of records: id, kind 'batch', then 'uids' and their
+-- count and the uids, each a field of its own (and '' after an odd count;
+-- store/outbox.hpp, outbox_batch). The records stay in the shared store,
+-- where the link reads them as it sends (store::read_outbox): a copy here was
+-- most of what a book's upload wrote to the append-only file besides the
+-- store itself, once per sibling carrier. The link sends what the store holds by then, never
+-- older than what the entry named (a later change only wins). `inline`
+-- writes the records in the entry instead ('cards' and their count, then uid,
+-- record pairs): for an account about to be removed, whose store the link
+-- could no longer read (send_book_before_removal).
+local function send_batches(id, peers, items, inline)
   local from, bytes = 1, 0
   for i = 1, #items, 2 do
     bytes = bytes + #items[i] + #items[i + 1]
     local pairs_so_far = (i + 1 - from + 1) / 2
     if bytes >= ENTRY_BYTES or pairs_so_far >= ENTRY_PAIRS or i + 1 >= #items then
       local count = string.format('%d', pairs_so_far)
+      local fields
+      if inline then
+        fields = {'id', id, 'kind', 'batch', 'cards', count, unpack(items, from, i + 1)}
+      else
+        fields = {'id', id, 'kind', 'batch', 'uids', count}
+        for j = from, i + 1, 2 do fields[#fields + 1] = items[j] end
+        -- A stream entry is field, value pairs: an odd count ends with ''.
+        if pairs_so_far % 2 == 1 then fields[#fields + 1] = '' end
+      end
       for _, peer in ipairs(peers) do
-        redis.call('XADD', outbox_key(peer), '*', 'id', id, 'kind', 'batch', 'cards', count,
-                   unpack(items, from, i + 1))
+        redis.call('XADD', outbox_key(peer), '*', unpack(fields))
       end
       from, bytes = i + 2, 0
     end
@@ -519,6 +532,16 @@ end
 -- The whole shared store (tombstones too) for a new sibling.
 local function bootstrap(id, peer)
   send_batches(id, {peer}, redis.call('HGETALL', shared_key(id)))
+end
+
+-- Before an account is removed: a peer whose outbox still holds entries
+-- may be owed some of them, which name records the removal deletes, so the
+-- whole book goes to it with its records in the entry (the peer's apply
+-- takes what it already holds as identical). A peer the link has caught up
+-- with (an empty outbox) is owed nothing.
+local function send_book_before_removal(id, peer)
+  if redis.call('XLEN', outbox_key(peer)) == 0 then return end
+  send_batches(id, {peer}, redis.call('HGETALL', shared_key(id)), true)
 end
 
 local function send_to_siblings(id, changes)

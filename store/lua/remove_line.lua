@@ -3,7 +3,8 @@
 -- another shard; the gateway releases it once the line is gone. The last
 -- line takes the account with it, and only the sibling carriers are told, so
 -- they stop replicating here (and answer the ask if the person registers here
--- again).
+-- again); a sibling still owed outbox entries is sent the book first, since
+-- those entries name cards the removal deletes (send_book_before_removal).
 -- ARGV: idcode, line id, token hash (access_refused) or OPERATOR_PROOF when
 -- the carrier retires the line. Returns {line_removed, account_removed}.
 local id, line, token_hash = ARGV[1], ARGV[2], ARGV[3]
@@ -21,6 +22,9 @@ redis.call('DEL', private_history_key(id, line))
 if redis.call('SCARD', sims_key(id)) > 0 then
   return remove_line_reply{line_removed = 1, account_removed = 0}
 end
-for _, peer in ipairs(redis.call('SMEMBERS', siblings_key(id))) do tell(peer, id, 'retire') end
+for _, peer in ipairs(redis.call('SMEMBERS', siblings_key(id))) do
+  send_book_before_removal(id, peer)
+  tell(peer, id, 'retire')
+end
 redis.call('DEL', account_key(id), shared_key(id), history_key(id), siblings_key(id))
 return remove_line_reply{line_removed = 1, account_removed = 1}

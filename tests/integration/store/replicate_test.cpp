@@ -8,8 +8,17 @@
 #include "store/set_aside.hpp"
 #include "tests/integration/store/store_fixture.hpp"
 
+#include <set>
+#include <string>
+#include <vector>
+
 using namespace simsync;
 using namespace simsync::testing;
+
+namespace {
+/// A command's arguments, owned.
+using command_t = std::vector<std::string>;
+} // namespace
 
 namespace {
 
@@ -248,20 +257,18 @@ TEST_F(two_carriers, a_new_sibling_is_bootstrapped_with_the_whole_store) {
 TEST_F(two_carriers, a_large_book_travels_as_several_entries_and_arrives_whole) {
   const auto book = incompressible_book(8000);
   upload(a.store, person, line_a, book);
-  // The peer applies each entry in a script of its own: no entry (as stored,
-  // sealed) is much above half a megabyte, nor holds more than 1,000 cards
-  // (each is a field of the entry: one XADD's arguments, which Lua bounds).
-  auto stored = a.admin.call({"XRANGE", store::keys::outbox("carrier-b"), "-", "+"});
-  ASSERT_TRUE(stored);
-  auto entries = stored->view();
-  ASSERT_GE(entries.size(), 2u);
+  // The peer applies each entry in a script of its own: no entry (as the
+  // link reads it, its cards sealed) is much above half a megabyte, nor holds
+  // more than 1,000 cards (each is a field of the entry: one XADD's
+  // arguments, which Lua bounds).
+  auto read = store::read_outbox(a.client, "carrier-b", "0-0", 1000);
+  ASSERT_TRUE(read);
+  ASSERT_GE(read->size(), 2u);
   std::size_t cards = 0;
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    EXPECT_EQ(store::stream_field(entries[i][1], "id"), person);
-    auto batch = store::outbox_batch(entries[i][1]);
-    ASSERT_TRUE(batch);
-    EXPECT_LE(batch->size(), 600'000u);
-    auto items = store::split_netstrings(*batch);
+  for (const auto& e : *read) {
+    EXPECT_EQ(e.idcode, person);
+    EXPECT_LE(e.batch.size(), 600'000u);
+    auto items = store::split_netstrings(e.batch);
     ASSERT_TRUE(items);
     EXPECT_LE(items->size() / 2, 1000u);
     cards += items->size() / 2;
@@ -432,31 +439,109 @@ TEST_F(two_carriers, an_entry_written_as_an_announcement_is_read_as_an_ask) {
   EXPECT_EQ((*read)[0].kind, store::outbox_kind::ask);
 }
 
-TEST_F(two_carriers, an_entry_written_with_its_cards_in_one_field_is_read_the_same) {
-  // Outboxes written before each card was a field of its own hold the
-  // netstrings of the uid, record pairs in one "batch" field.
+TEST_F(two_carriers, an_entry_names_its_cards_and_the_link_reads_them_as_stored_now) {
   upload(a.store, person, line_a, {make_card("u1", "Li"), make_card("u2", "Wang")});
   const auto key = store::keys::outbox("carrier-b");
   auto stored = a.admin.call({"XRANGE", key, "-", "+"});
   ASSERT_TRUE(stored);
   ASSERT_EQ(stored->view().size(), 1u);
+  // The entry holds uids, not records (and "" after an odd count).
   auto fields = stored->view()[0][1];
-  EXPECT_EQ(fields[4].str(), "cards");
+  ASSERT_EQ(fields.size(), 8u);
+  EXPECT_EQ(fields[4].str(), "uids");
   EXPECT_EQ(fields[5].str(), "2");
-  auto sealed = store::outbox_batch(fields);
-  ASSERT_TRUE(sealed);
-  auto as_written = unsealed_outbox(a, "carrier-b", 10);
-  ASSERT_TRUE(as_written);
-  ASSERT_EQ(as_written->size(), 1u);
+  EXPECT_EQ(
+      std::set<std::string>({std::string(fields[6].str()), std::string(fields[7].str())}),
+      (std::set<std::string>{"u1", "u2"}));
+  // A later change to u1 is what the link reads for the earlier entry too.
+  upload(a.store, person, line_a, {make_card("u1", "Li Na")}, store::upload_mode::delta);
+  auto now = a.admin.call({"HGET", store::keys::shared(person), "u1"});
+  ASSERT_TRUE(now);
+  auto read = store::read_outbox(a.client, "carrier-b", "0-0", 10);
+  ASSERT_TRUE(read);
+  ASSERT_EQ(read->size(), 2u);
+  auto first = store::split_netstrings((*read)[0].batch);
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->size(), 4u);
+  for (std::size_t i = 0; i < first->size(); i += 2) {
+    if ((*first)[i] == "u1") {
+      EXPECT_EQ((*first)[i + 1], now->view().str());
+    }
+  }
+  EXPECT_EQ(deliver(a, b).applied, 2u);
+  EXPECT_EQ(opened_records(a, person), opened_records(b, person));
+}
 
+TEST_F(two_carriers, a_named_card_no_longer_held_is_left_out_of_its_entry) {
+  upload(a.store, person, line_a, {make_card("u1", "Li")});
+  ASSERT_TRUE(a.admin.call({"DEL", store::keys::shared(person)}));
+  auto read = store::read_outbox(a.client, "carrier-b", "0-0", 10);
+  ASSERT_TRUE(read);
+  ASSERT_EQ(read->size(), 1u);
+  EXPECT_EQ((*read)[0].kind, store::outbox_kind::batch);
+  EXPECT_EQ((*read)[0].batch, "");
+}
+
+TEST_F(two_carriers, cards_still_owed_to_a_peer_go_before_the_account_is_removed) {
+  upload(a.store, person, line_a, {make_card("u1", "Li")});
+  ASSERT_TRUE(*a.store.remove_line(person, line_a, proof_of(line_a)));
+  auto read = store::read_outbox(a.client, "carrier-b", "0-0", 10);
+  ASSERT_TRUE(read);
+  // The upload's entry (its card went with the account), the book with its
+  // records in it, the retirement.
+  ASSERT_EQ(read->size(), 3u);
+  EXPECT_EQ((*read)[0].batch, "");
+  EXPECT_NE((*read)[1].batch, "");
+  EXPECT_EQ((*read)[2].kind, store::outbox_kind::retire);
+  auto stored = a.admin.call({"XRANGE", store::keys::outbox("carrier-b"), "-", "+"});
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->view()[1][1][4].str(), "cards");
+  read->erase(read->begin()); // the link sends an entry with no card nowhere
+  for (auto& e : *read)
+    ASSERT_FALSE(store::unseal_entry(*a.keys->current(), e, "carrier-b"));
+  auto r = b.store.apply_incoming("carrier-a", *read);
+  ASSERT_TRUE(r) << describe(r.error());
+  EXPECT_EQ(r->applied, 1u);
+  EXPECT_EQ(opened_records(b, person).count("u1"), 1u);
+}
+
+TEST_F(two_carriers, a_peer_owed_nothing_is_told_only_of_the_removal) {
+  upload(a.store, person, line_a, {make_card("u1", "Li")});
+  deliver(a, b);
+  ASSERT_TRUE(*a.store.remove_line(person, line_a, proof_of(line_a)));
+  auto read = store::read_outbox(a.client, "carrier-b", "0-0", 10);
+  ASSERT_TRUE(read);
+  ASSERT_EQ(read->size(), 1u);
+  EXPECT_EQ((*read)[0].kind, store::outbox_kind::retire);
+}
+
+TEST_F(two_carriers, entries_written_with_their_records_in_them_are_read_the_same) {
+  // Outboxes written before entries named their cards hold the uid, record
+  // pairs as fields after "cards" and their count; older ones the netstrings
+  // of the pairs in one "batch" field.
+  upload(a.store, person, line_a, {make_card("u1", "Li"), make_card("u2", "Wang")});
+  const auto key = store::keys::outbox("carrier-b");
+  auto as_named = store::read_outbox(a.client, "carrier-b", "0-0", 10);
+  ASSERT_TRUE(as_named);
+  ASSERT_EQ(as_named->size(), 1u);
+  const auto sealed = (*as_named)[0].batch;
+  auto items = store::split_netstrings(sealed);
+  ASSERT_TRUE(items);
+  std::vector<std::string> with_cards{"XADD", key,     "*",     "id", person,
+                                      "kind", "batch", "cards", "2"};
+  with_cards.insert(with_cards.end(), items->begin(), items->end());
   ASSERT_TRUE(a.admin.call({"DEL", key}));
   ASSERT_TRUE(
-      a.admin.call({"XADD", key, "*", "id", person, "kind", "batch", "batch", *sealed}));
-  auto as_before = unsealed_outbox(a, "carrier-b", 10);
+      a.admin.call(std::vector<std::string_view>(with_cards.begin(), with_cards.end())));
+  ASSERT_TRUE(
+      a.admin.call({"XADD", key, "*", "id", person, "kind", "batch", "batch", sealed}));
+  auto as_before = store::read_outbox(a.client, "carrier-b", "0-0", 10);
   ASSERT_TRUE(as_before);
-  ASSERT_EQ(as_before->size(), 1u);
-  EXPECT_EQ((*as_before)[0].batch, (*as_written)[0].batch);
-  EXPECT_EQ((*as_before)[0].kind, store::outbox_kind::batch);
+  ASSERT_EQ(as_before->size(), 2u);
+  for (const auto& e : *as_before) {
+    EXPECT_EQ(e.batch, sealed);
+    EXPECT_EQ(e.kind, store::outbox_kind::batch);
+  }
   EXPECT_EQ(deliver(a, b).applied, 2u);
   EXPECT_EQ(opened_records(a, person), opened_records(b, person));
 }
@@ -464,47 +549,66 @@ TEST_F(two_carriers, an_entry_written_with_its_cards_in_one_field_is_read_the_sa
 TEST_F(two_carriers, an_entry_whose_count_of_cards_does_not_match_is_not_sent) {
   upload(a.store, person, line_a, {make_card("u1", "Li")});
   const auto key = store::keys::outbox("carrier-b");
-  auto stored = a.admin.call({"XRANGE", key, "-", "+"});
-  ASSERT_TRUE(stored);
-  auto fields = stored->view()[0][1];
-  const std::string uid(fields[6].str()), record(fields[7].str());
-  ASSERT_TRUE(a.admin.call({"DEL", key}));
-  ASSERT_TRUE(a.admin.call(
-      {"XADD", key, "*", "id", person, "kind", "batch", "cards", "2", uid, record}));
-  auto altered = a.admin.call({"XRANGE", key, "-", "+"});
-  ASSERT_TRUE(altered);
-  EXPECT_FALSE(store::outbox_batch(altered->view()[0][1]));
-  auto read = unsealed_outbox(a, "carrier-b", 10);
-  ASSERT_FALSE(read);
-  EXPECT_EQ(read.error(), ec::store_corrupt);
+  auto read = store::read_outbox(a.client, "carrier-b", "0-0", 10);
+  ASSERT_TRUE(read);
+  auto items = store::split_netstrings(read->front().batch);
+  ASSERT_TRUE(items && items->size() == 2);
+  for (auto counted : std::vector<command_t>{
+           {"XADD", key, "*", "id", person, "kind", "batch", "cards", "2", (*items)[0],
+            (*items)[1]},
+           {"XADD", key, "*", "id", person, "kind", "batch", "uids", "3", "u1", "u2"},
+           {"XADD", key, "*", "id", person, "kind", "batch", "uids", "1", "u1", "u2"}}) {
+    ASSERT_TRUE(a.admin.call({"DEL", key}));
+    ASSERT_TRUE(
+        a.admin.call(std::vector<std::string_view>(counted.begin(), counted.end())));
+    auto stored = a.admin.call({"XRANGE", key, "-", "+"});
+    ASSERT_TRUE(stored);
+    if (counted[7] == "cards") {
+      EXPECT_FALSE(store::outbox_batch(stored->view()[0][1]));
+    }
+    auto unread = unsealed_outbox(a, "carrier-b", 10);
+    ASSERT_FALSE(unread) << counted[7] << " " << counted[8];
+    EXPECT_EQ(unread.error(), ec::store_corrupt);
+  }
 }
 
 namespace {
 
-/// carrier-a's one outbox entry for carrier-b stored again with the record
-/// of `uid` changed by `alter` (and, if `in_shared`, the shared store's record
-/// too); the entry as read_outbox reads it.
+/// Where a test alters a record: in the shared store, where the outbox
+/// entries of this release read it, or in an entry that holds its records
+/// itself (written by an earlier release, or before an account's removal).
+enum class altered_in { shared_store, the_entry };
+
+/// carrier-a's one outbox entry for carrier-b, with the record of `uid`
+/// changed by `alter` where `where` says; the entry as read_outbox reads it.
 store::outbox_entry with_record_altered(carrier_store& a, const std::string& uid,
                                         const std::function<void(std::string&)>& alter,
-                                        bool in_shared = false) {
+                                        altered_in where) {
   const auto key = store::keys::outbox("carrier-b");
-  auto stored = a.admin.call({"XRANGE", key, "-", "+"});
-  EXPECT_TRUE(stored && stored->view().size() == 1);
-  std::vector<std::string> fields{"XADD", key, "*"};
-  auto view = stored->view()[0][1];
-  for (std::size_t i = 0; i < view.size(); ++i)
-    fields.emplace_back(view[i].str());
-  for (std::size_t i = 10; i < fields.size(); i += 2) // after XADD key * and 6 fields
-    if (fields[i - 1] == uid) {
-      alter(fields[i]);
-      if (in_shared) {
-        EXPECT_TRUE(a.admin.call({"HSET", store::keys::shared(person), uid, fields[i]}));
+  auto read = store::read_outbox(a.client, "carrier-b", "0-0", 10);
+  EXPECT_TRUE(read && read->size() == 1);
+  auto items = store::split_netstrings(read->front().batch);
+  EXPECT_TRUE(items);
+  std::vector<std::string> entry{"XADD",  key,     "*",
+                                 "id",    person,  "kind",
+                                 "batch", "cards", std::to_string(items->size() / 2)};
+  for (std::size_t i = 0; i + 1 < items->size(); i += 2) {
+    auto record = (*items)[i + 1];
+    if ((*items)[i] == uid) {
+      alter(record);
+      if (where == altered_in::shared_store) {
+        EXPECT_TRUE(a.admin.call({"HSET", store::keys::shared(person), uid, record}));
       }
     }
-  EXPECT_TRUE(a.admin.call({"DEL", key}));
-  std::vector<std::string_view> args(fields.begin(), fields.end());
-  EXPECT_TRUE(a.admin.call(args));
-  auto read = store::read_outbox(a.client, "carrier-b", "0-0", 10);
+    entry.push_back((*items)[i]);
+    entry.push_back(record);
+  }
+  if (where == altered_in::the_entry) {
+    EXPECT_TRUE(a.admin.call({"DEL", key}));
+    std::vector<std::string_view> args(entry.begin(), entry.end());
+    EXPECT_TRUE(a.admin.call(args));
+  }
+  read = store::read_outbox(a.client, "carrier-b", "0-0", 10);
   EXPECT_TRUE(read && read->size() == 1);
   return read->front();
 }
@@ -517,7 +621,7 @@ void flip_last_byte(std::string& record) {
 
 TEST_F(two_carriers, an_altered_outbox_entry_is_set_aside_and_its_cards_sent_again) {
   upload(a.store, person, line_a, {make_card("u1", "Li"), make_card("u2", "Wang")});
-  auto entry = with_record_altered(a, "u1", flip_last_byte);
+  auto entry = with_record_altered(a, "u1", flip_last_byte, altered_in::the_entry);
   auto copy = entry;
   EXPECT_EQ(store::unseal_entry(*a.keys->current(), copy, "carrier-b"),
             ec::store_corrupt);
@@ -548,9 +652,9 @@ TEST_F(two_carriers, an_altered_outbox_entry_is_set_aside_and_its_cards_sent_aga
   EXPECT_EQ(at_b, opened_records(a, person));
 }
 
-TEST_F(two_carriers, a_card_altered_in_the_shared_store_too_is_not_sent_again) {
+TEST_F(two_carriers, a_card_altered_in_the_shared_store_is_set_aside_and_not_sent_again) {
   upload(a.store, person, line_a, {make_card("u1", "Li"), make_card("u2", "Wang")});
-  auto entry = with_record_altered(a, "u1", flip_last_byte, true);
+  auto entry = with_record_altered(a, "u1", flip_last_byte, altered_in::shared_store);
   auto altered = store::altered_records(*a.keys->current(), entry);
   ASSERT_TRUE(altered);
   auto done = store::set_aside_entry(a.client, "carrier-b", entry, *altered, "altered",
@@ -570,18 +674,22 @@ TEST_F(two_carriers, a_card_altered_in_the_shared_store_too_is_not_sent_again) {
 
 TEST_F(two_carriers, only_an_entry_sealed_with_a_key_the_ring_lacks_is_not_set_aside) {
   upload(a.store, person, line_a, {make_card("u1", "Li")});
-  auto entry = with_record_altered(a, "u1", [](std::string& record) {
-    auto body = core::record_body_at(record);
-    record[body + 1] = '\x7f'; // a key id the ring does not hold
-    record[body + 2] = '\x7f';
-  });
+  auto entry = with_record_altered(
+      a, "u1",
+      [](std::string& record) {
+        auto body = core::record_body_at(record);
+        record[body + 1] = '\x7f'; // a key id the ring does not hold
+        record[body + 2] = '\x7f';
+      },
+      altered_in::shared_store);
   auto copy = entry;
   EXPECT_EQ(store::unseal_entry(*a.keys->current(), copy, "carrier-b"),
             ec::store_corrupt);
   EXPECT_FALSE(store::altered_records(*a.keys->current(), entry));
   // A card that is no longer a sealed value at all is damaged for good.
   auto unsealed = with_record_altered(
-      a, "u1", [](std::string& record) { record[core::record_body_at(record)] = 'x'; });
+      a, "u1", [](std::string& record) { record[core::record_body_at(record)] = 'x'; },
+      altered_in::shared_store);
   auto flags = store::altered_records(*a.keys->current(), unsealed);
   ASSERT_TRUE(flags);
   EXPECT_EQ(*flags, std::vector<bool>{true});
@@ -668,9 +776,13 @@ TEST_F(two_carriers, one_call_applies_several_accounts_each_in_stream_order) {
          store::upload_mode::snapshot, store::scope::shared, t);
   upload(a.store, other_person, other_a, {make_card("v1", "Wang")},
          store::upload_mode::snapshot, store::scope::shared, t);
+  // Read before the next upload: an entry names its cards, and the link
+  // reads them as the store holds them when it reads the entry.
+  auto window = take_outbox(a, b); // person old, other_person
   upload(a.store, person, line_a, {make_card("u1", "Li new"), make_card("u2", "Zhao")},
          store::upload_mode::snapshot, store::scope::shared, t + 1000);
-  auto window = take_outbox(a, b); // person old, other_person, person new
+  auto later = take_outbox(a, b); // person new
+  window.insert(window.end(), later.begin(), later.end());
   ASSERT_EQ(window.size(), 3u);
 
   auto r = b.store.apply_incoming("carrier-a", window);
@@ -690,9 +802,11 @@ TEST_F(two_carriers, a_stale_batch_after_a_newer_one_in_the_same_call_is_not_app
   const std::uint64_t t = 1'700'000'000'000;
   upload(a.store, person, line_a, {make_card("u1", "Li old")},
          store::upload_mode::snapshot, store::scope::shared, t);
+  auto window = take_outbox(a, b); // read before the next upload, as above
   upload(a.store, person, line_a, {make_card("u1", "Li new")},
          store::upload_mode::snapshot, store::scope::shared, t + 1000);
-  auto window = take_outbox(a, b);
+  auto later = take_outbox(a, b);
+  window.insert(window.end(), later.begin(), later.end());
   ASSERT_EQ(window.size(), 2u);
   // Delivered newest first (as after a resend): the older one loses.
   auto r = b.store.apply_incoming("carrier-a", {window[1], window[0]});

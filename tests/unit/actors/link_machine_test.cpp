@@ -106,6 +106,18 @@ TEST(link_machine, entries_go_as_a_new_numbered_window) {
   EXPECT_EQ(m.s.awaiting, 3u);
 }
 
+TEST(link_machine, a_window_with_no_card_left_to_send_is_trimmed_at_once) {
+  machine m;
+  m.up();
+  m.feed(outbox_read{2});
+  auto e = m.feed(window_sent{0});
+  EXPECT_EQ(e.then, action::trim);
+  EXPECT_EQ(m.s.awaiting, 0u);
+  e = m.feed(trimmed{});
+  EXPECT_EQ(m.s.at, phase::idle);
+  EXPECT_EQ(e.tick_in, ms{0});
+}
+
 TEST(link_machine, a_tick_while_a_window_is_in_flight_does_nothing) {
   machine m;
   m.up();

@@ -50,6 +50,25 @@ TEST(window_plan, nothing_to_send_plans_no_request) {
   EXPECT_EQ(plan.last_id, "");
 }
 
+TEST(window_plan, a_batch_entry_left_with_no_card_goes_nowhere_but_ends_with_the_window) {
+  auto plan = plan_window(
+      {entry("1-0", "n0-a", 10), entry("2-0", "n0-b", 0), entry("3-0", "n0-a", 0)}, 1,
+      one_node);
+  ASSERT_EQ(plan.requests_by_node[0].size(), 1u);
+  EXPECT_EQ(ids(plan.requests_by_node[0][0]), (ids_t{"1-0"}));
+  EXPECT_EQ(plan.nothing_to_send, 2u);
+  EXPECT_EQ(plan.last_id, "3-0");
+}
+
+TEST(window_plan, a_directory_entry_goes_though_it_has_no_card) {
+  auto ask = entry("1-0", "n0-a", 0);
+  ask.kind = store::outbox_kind::ask;
+  auto plan = plan_window({ask}, 1, one_node);
+  ASSERT_EQ(plan.requests_by_node[0].size(), 1u);
+  EXPECT_EQ(ids(plan.requests_by_node[0][0]), (ids_t{"1-0"}));
+  EXPECT_EQ(plan.nothing_to_send, 0u);
+}
+
 TEST(window_plan, small_entries_all_go_in_one_request) {
   auto plan = plan_window(
       {entry("1-0", "n0-a", 10), entry("2-0", "n0-b", 10), entry("3-0", "n0-a", 10)}, 1,
