@@ -186,7 +186,8 @@ local function netstrings(list, first, last)
   -- its own before the one concat (a batch can hold 100,000 items).
   local parts, n = {}, 0
   for i = first or 1, last or #list do
-    parts[n + 1], parts[n + 2] = length_head(#list[i]), list[i]
+    local item = list[i]
+    parts[n + 1], parts[n + 2] = length_colon[#item] or length_head(#item), item
     n = n + 2
   end
   return table.concat(parts)
@@ -306,11 +307,15 @@ local function note_change(key, uid, kind, origin, previous)
       waiting = {order = {}}
       additions[key] = waiting
     end
-    if not waiting[origin] then
-      waiting[origin] = {}
+    local uids = waiting[origin]
+    if not uids then
+      uids = {n = 0}
+      waiting[origin] = uids
       waiting.order[#waiting.order + 1] = origin
     end
-    waiting[origin][#waiting[origin] + 1] = uid
+    -- Counted, not #: once per card added.
+    local n = uids.n + 1
+    uids[n], uids.n = uid, n
     return
   end
   write_additions(key)
@@ -500,9 +505,12 @@ local ENTRY_PAIRS = 1000
 -- one-card upload 1%, bench/redis_instructions).
 local function uid_fields(items, from, last)
   if last == from + 1 then return items[from], '' end
-  local uids = {}
-  for j = from, last, 2 do uids[#uids + 1] = items[j] end
-  if #uids % 2 == 1 then uids[#uids + 1] = '' end
+  local uids, n = {}, 0
+  for j = from, last, 2 do
+    n = n + 1
+    uids[n] = items[j]
+  end
+  if n % 2 == 1 then uids[n + 1] = '' end
   return unpack(uids)
 end
 
@@ -701,48 +709,66 @@ end
 -- base and mailbox, the other lines and the siblings are brought up to date
 -- together by finish_line_changes (a few commands for a whole book, not one
 -- for each card). `touched`: uids whose pending entry for this line the
--- change supersedes. `account` is the open account (open_account).
+-- change supersedes. `account` is the open account (open_account). The
+-- lists' lengths are counted as they grow (n_*): a # per append, several per
+-- card, was 4% of a book's upload (bench/redis_instructions).
 local function line_changes(account, line, hlc, carrier)
   local id = account.id
   -- The head and tail of the line's live records (make_record), made once.
   return {id = id, account = account, line = line, hlc = hlc, carrier = carrier,
           origin = carrier .. '|' .. line, stamp_head = stamp_head(hlc),
           live_tail = record_tail(false, carrier, line),
-          skey = shared_key(id), hkey = history_key(id), changes = {}, base_sets = {},
-          base_dels = {}, touched = {}}
+          skey = shared_key(id), hkey = history_key(id), changes = {}, n_changes = 0,
+          base_sets = {}, n_base_sets = 0, base_dels = {}, touched = {}, n_touched = 0}
 end
 
-local function line_write(lc, uid, cur, rec)
-  note_write(lc.hkey, uid, cur, rec, lc.origin)
-  lc.changes[#lc.changes + 1] = uid
-  lc.changes[#lc.changes + 1] = rec
-  lc.touched[#lc.touched + 1] = uid
+local function line_touches(lc, uid)
+  local n = lc.n_touched + 1
+  lc.touched[n], lc.n_touched = uid, n
+end
+
+local function line_changed(lc, uid, rec)
+  local n = lc.n_changes
+  lc.changes[n + 1], lc.changes[n + 2], lc.n_changes = uid, rec, n + 2
+  line_touches(lc, uid)
+end
+
+local function line_bases(lc, uid, hash)
+  local n = lc.n_base_sets
+  lc.base_sets[n + 1], lc.base_sets[n + 2], lc.n_base_sets = uid, hash, n + 2
 end
 
 -- The line holds `hash` for uid, which the shared store already agrees with.
 local function line_holds(lc, uid, hash)
-  lc.base_sets[#lc.base_sets + 1] = uid
-  lc.base_sets[#lc.base_sets + 1] = hash
-  lc.touched[#lc.touched + 1] = uid
+  line_bases(lc, uid, hash)
+  line_touches(lc, uid)
 end
 
 -- The line no longer holds uid, which the shared store holds no live version of.
 local function line_drops(lc, uid)
   lc.base_dels[#lc.base_dels + 1] = uid
-  lc.touched[#lc.touched + 1] = uid
+  line_touches(lc, uid)
 end
 
 -- The line's version of a card (hash, bytes) replaces `cur` (nil, a tombstone
--- or a live version); the line holds it now.
+-- or a live version); the line holds it now. The new record is live, so
+-- history notes an addition or a change (note_write, without its checks).
 local function line_put(lc, uid, cur, hash, card)
-  line_write(lc, uid, cur, lc.stamp_head .. hash .. lc.live_tail .. card)
-  lc.base_sets[#lc.base_sets + 1] = uid
-  lc.base_sets[#lc.base_sets + 1] = hash
+  local rec = lc.stamp_head .. hash .. lc.live_tail .. card
+  if cur and not rec_deleted(cur) then
+    note_change(lc.hkey, uid, 'changed', lc.origin, cur)
+  else
+    note_change(lc.hkey, uid, 'added', lc.origin, nil)
+  end
+  line_changed(lc, uid, rec)
+  line_bases(lc, uid, hash)
 end
 
 -- The line removes `cur`, a live version it has seen.
 local function line_remove(lc, uid, cur)
-  line_write(lc, uid, cur, make_tombstone(lc.hlc, lc.carrier, lc.line, cur))
+  local rec = make_tombstone(lc.hlc, lc.carrier, lc.line, cur)
+  note_write(lc.hkey, uid, cur, rec, lc.origin)
+  line_changed(lc, uid, rec)
   lc.base_dels[#lc.base_dels + 1] = uid
 end
 
@@ -754,5 +780,5 @@ local function finish_line_changes(lc)
   hdel_list(pending_key(id, line), lc.touched)
   offer_to_lines(id, lc.changes, line)
   send_to_siblings(id, lc.changes)
-  if #lc.changes > 0 then trim_history(lc.hkey, lc.account) end
+  if lc.n_changes > 0 then trim_history(lc.hkey, lc.account) end
 end

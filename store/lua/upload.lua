@@ -144,15 +144,20 @@ local lc = line_changes(account, line, hlc, carrier)
 if mode ~= 'remove' then
   -- The line's base settles a card it already holds as uploaded (and did not
   -- discard); the shared versions of the others are read in one go.
-  local function settled(uid, hash) return base[uid] == hash and not reassert[uid] end
-  local unsettled = {}
+  -- (Inline, with a count rather than #: once per card of a book, a call
+  -- and a # were 5% of its upload, bench/redis_instructions.)
+  local unsettled, n = {}, 0
   for i = FIRST, #ARGV, 3 do
-    if not settled(ARGV[i], ARGV[i + 1]) then unsettled[#unsettled + 1] = ARGV[i] end
+    local uid = ARGV[i]
+    if base[uid] ~= ARGV[i + 1] or reassert[uid] then
+      n = n + 1
+      unsettled[n] = uid
+    end
   end
   local shared = hmget_map(skey, unsettled)
   for i = FIRST, #ARGV, 3 do
     local uid, hash = ARGV[i], ARGV[i + 1]
-    if settled(uid, hash) then
+    if base[uid] == hash and not reassert[uid] then
       unchanged = unchanged + 1
     else
       local cur = shared[uid]
@@ -192,6 +197,6 @@ finish_line_changes(lc)
 -- A conflict's current version goes back to the line as pending (after
 -- finish_line_changes, which clears the entries of the uids the line touched).
 for _, c in ipairs(conflicts) do offer(id, line, {c[1], c[2]}) end
-local reply = {close_account(account, #lc.changes > 0), added, changed, removed, unchanged, 0, 0}
+local reply = {close_account(account, lc.n_changes > 0), added, changed, removed, unchanged, 0, 0}
 for _, v in ipairs(out_conflicts) do reply[#reply + 1] = v end
 return reply
