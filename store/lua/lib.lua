@@ -410,23 +410,25 @@ end
 local function offer(id, line, changes)
   local pkey = pending_key(id, line)
   local uids = {}
-  for i = 1, #changes, 2 do uids[#uids + 1] = changes[i] end
+  for i = 1, #changes, 2 do uids[(i + 1) / 2] = changes[i] end
   local base = hmget_map(base_key(id, line), uids)
-  local new_to_line, held = {}, {}
+  local new_to_line, held, n_held = {}, {}, 0
   for i = 1, #changes, 2 do
     new_to_line[i] = kind_for(base[changes[i]], changes[i + 1]) ~= nil
-    if not new_to_line[i] then held[#held + 1] = changes[i] end
+    if not new_to_line[i] then
+      n_held = n_held + 1
+      held[n_held] = changes[i]
+    end
   end
   local waiting = hmget_map(pkey, held)
   local seq = nil
-  local flat = {}
+  local flat, n = {}, 0
   for i = 1, #changes, 2 do
     local uid = changes[i]
     if new_to_line[i] or waiting[uid] then
       -- As a string once: Redis would make one of the number for every uid.
       seq = seq or string.format('%d', redis.call('HINCRBY', line_key(id, line), 'seq', '1'))
-      flat[#flat + 1] = uid
-      flat[#flat + 1] = seq
+      flat[n + 1], flat[n + 2], n = uid, seq, n + 2
     end
   end
   hset_flat(pkey, flat)
@@ -624,11 +626,12 @@ local function replicate_in(id, items, newest, peer)
 
   local skey, hkey = shared_key(id), history_key(id)
   local uids = {}
-  for i = 1, #items, 2 do uids[#uids + 1] = items[i] end
+  for i = 1, #items, 2 do uids[(i + 1) / 2] = items[i] end
   -- What the store holds, read at once and kept up to date here as the batch
   -- is applied (a batch may carry two versions of a card), and written at once.
+  -- (Lists counted as they grow, not # per append: see line_changes.)
   local held = hmget_map(skey, uids)
-  local writes, changes = {}, {}
+  local writes, changes, n_writes, n_changes = {}, {}, 0, 0
   local applied, identical, stale = 0, 0, 0
   observe_clock(account, newest)
   for i = 1, #items, 2 do
@@ -638,14 +641,12 @@ local function replicate_in(id, items, newest, peer)
       -- Even a same-content change moves the stamp, so every replica holds the
       -- same stamp and later changes are ordered the same everywhere.
       held[uid] = rec
-      writes[#writes + 1] = uid
-      writes[#writes + 1] = rec
+      writes[n_writes + 1], writes[n_writes + 2], n_writes = uid, rec, n_writes + 2
       if cur and same_content(rec, cur) then
         identical = identical + 1
       else
         note_write(hkey, uid, cur, rec)
-        changes[#changes + 1] = uid
-        changes[#changes + 1] = rec
+        changes[n_changes + 1], changes[n_changes + 2], n_changes = uid, rec, n_changes + 2
         applied = applied + 1
       end
     elseif same_content(rec, cur) then
