@@ -8,7 +8,9 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <chrono>
 #include <sstream>
+#include <thread>
 
 using namespace simsync;
 using namespace simsync::testing;
@@ -147,6 +149,38 @@ TEST_F(three_carriers,
         return true;
     return false;
   })) << admin.Get("/metrics")->body;
+}
+
+TEST_F(three_carriers,
+       an_entry_whose_cards_are_gone_is_trimmed_and_does_not_stop_the_link) {
+  // An outbox entry names its cards; if the account is removed before the
+  // link reads it, the entry has nothing to send. Alone in its window (the
+  // link reads it as soon as it is written), it must be trimmed, not wait
+  // for an answer that never comes, nor reach the peer as an empty batch.
+  register_everywhere();
+  ASSERT_TRUE(eventually([&] {
+    for (const auto& actor : admin_actors(d, "carrier-a"))
+      if (actor.value("name", "") == "peer_link/carrier-b")
+        return actor.value("outbox", -1) == 0;
+    return false;
+  }));
+  auto redis = d.redis("carrier-a").connect();
+  ASSERT_TRUE(redis.call({"XADD", store::keys::outbox("carrier-b"), "*", "id",
+                          other_person, "kind", "batch", "uids", "1", "gone", ""}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  client.upload("carrier-a", person, line_a, book(1, "Li"));
+  ASSERT_TRUE(eventually([&] {
+    return client.shared("carrier-b", person, line_b).size() == 1;
+  })) << "the link stopped at the entry with no card";
+  EXPECT_TRUE(eventually([&] {
+    auto depth = redis.call({"XLEN", store::keys::outbox("carrier-b")});
+    return depth && depth->view().integer() == 0;
+  }));
+  auto letters = d.redis("carrier-b")
+                     .connect()
+                     .call({"XLEN", store::keys::dead_letters("carrier-a")});
+  ASSERT_TRUE(letters);
+  EXPECT_EQ(letters->view().integer(), 0) << "an empty batch reached carrier-b";
 }
 
 TEST_F(three_carriers, what_a_sibling_acknowledged_leaves_the_outbox) {
