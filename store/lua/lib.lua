@@ -325,14 +325,22 @@ end
 -- A write of `rec` over `cur` (nil when absent) noted in history `key`.
 -- `origin`: rec's rec_origin_text, when the caller has it (a line's changes
 -- all have the same one).
-local function note_write(key, uid, cur, rec, origin)
-  local live = cur and not rec_deleted(cur)
-  if rec_deleted(rec) then
-    if live then note_change(key, uid, 'removed', origin or rec_origin_text(rec), cur) end
-  elseif live then
-    note_change(key, uid, 'changed', origin or rec_origin_text(rec), cur)
+-- A live record from `origin` written over `cur`: a change of a live
+-- version, else an addition. line_put calls it directly, its record live by
+-- construction (checking that per card was 4% of a book's upload).
+local function note_live_write(key, uid, cur, origin)
+  if cur and not rec_deleted(cur) then
+    note_change(key, uid, 'changed', origin, cur)
   else
-    note_change(key, uid, 'added', origin or rec_origin_text(rec), nil)
+    note_change(key, uid, 'added', origin, nil)
+  end
+end
+local function note_write(key, uid, cur, rec, origin)
+  if not rec_deleted(rec) then
+    return note_live_write(key, uid, cur, origin or rec_origin_text(rec))
+  end
+  if cur and not rec_deleted(cur) then
+    note_change(key, uid, 'removed', origin or rec_origin_text(rec), cur)
   end
 end
 
@@ -522,11 +530,11 @@ end
 -- store/outbox.hpp, outbox_batch). The records stay in the shared store,
 -- where the link reads them as it sends (store::read_outbox): a copy here was
 -- most of what a book's upload wrote to the append-only file besides the
--- store itself, once per sibling carrier. The link sends what the store holds by then, never
--- older than what the entry named (a later change only wins). `inline`
--- writes the records in the entry instead ('cards' and their count, then uid,
--- record pairs): for an account about to be removed, whose store the link
--- could no longer read (send_book_before_removal).
+-- store itself, once per sibling carrier. The link sends what the store holds
+-- by then, never older than what the entry named (a later change only wins).
+-- `inline` writes the records in the entry instead ('cards' and their count,
+-- then uid, record pairs): for an account about to be removed, whose store
+-- the link could no longer read (send_book_before_removal).
 local function send_batches(id, peers, items, inline)
   local from, bytes = 1, 0
   for i = 1, #items, 2 do
@@ -557,10 +565,14 @@ end
 -- may be owed some of them, which name records the removal deletes, so the
 -- whole book goes to it with its records in the entry (the peer's apply
 -- takes what it already holds as identical). A peer the link has caught up
--- with (an empty outbox) is owed nothing.
-local function send_book_before_removal(id, peer)
-  if redis.call('XLEN', outbox_key(peer)) == 0 then return end
-  send_batches(id, {peer}, redis.call('HGETALL', shared_key(id)), true)
+-- with (an empty outbox) is owed nothing. The book is read once for all.
+local function send_book_before_removal(id, peers)
+  local owed = {}
+  for _, peer in ipairs(peers) do
+    if redis.call('XLEN', outbox_key(peer)) > 0 then owed[#owed + 1] = peer end
+  end
+  if #owed == 0 then return end
+  send_batches(id, owed, redis.call('HGETALL', shared_key(id)), true)
 end
 
 local function send_to_siblings(id, changes)
@@ -752,15 +764,10 @@ local function line_drops(lc, uid)
 end
 
 -- The line's version of a card (hash, bytes) replaces `cur` (nil, a tombstone
--- or a live version); the line holds it now. The new record is live, so
--- history notes an addition or a change (note_write, without its checks).
+-- or a live version); the line holds it now.
 local function line_put(lc, uid, cur, hash, card)
   local rec = lc.stamp_head .. hash .. lc.live_tail .. card
-  if cur and not rec_deleted(cur) then
-    note_change(lc.hkey, uid, 'changed', lc.origin, cur)
-  else
-    note_change(lc.hkey, uid, 'added', lc.origin, nil)
-  end
+  note_live_write(lc.hkey, uid, cur, lc.origin)
   line_changed(lc, uid, rec)
   line_bases(lc, uid, hash)
 end

@@ -22,9 +22,8 @@ redis.call('DEL', private_history_key(id, line))
 if redis.call('SCARD', sims_key(id)) > 0 then
   return remove_line_reply{line_removed = 1, account_removed = 0}
 end
-for _, peer in ipairs(redis.call('SMEMBERS', siblings_key(id))) do
-  send_book_before_removal(id, peer)
-  tell(peer, id, 'retire')
-end
+local siblings = redis.call('SMEMBERS', siblings_key(id))
+send_book_before_removal(id, siblings)
+for _, peer in ipairs(siblings) do tell(peer, id, 'retire') end
 redis.call('DEL', account_key(id), shared_key(id), history_key(id), siblings_key(id))
 return remove_line_reply{line_removed = 1, account_removed = 1}
