@@ -10,11 +10,8 @@
 -- whole and then again in pieces.
 -- Returns apply_incoming_reply (store/contract/replies.list).
 local peer = ARGV[1]
-keep_history(tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4]))
+keep_history(ARGV[2], ARGV[3], tonumber(ARGV[4]))
 local FIRST = 5
-
-local directory = {ask = answer_ask, announce = answer_ask, hold = take_hold,
-                   retire = take_retire}
 
 -- Every entry is checked before anything is written: a malformed one refuses
 -- the whole call and changes nothing (the sender resends it all).
@@ -31,7 +28,7 @@ while at <= #ARGV do
     entry.newest = valid_batch(items)
     if not entry.newest then return fail('bad_batch') end
     entry.items = items
-  elseif not directory[kind] or n ~= 0 then
+  elseif not DIRECTORY_ACTIONS[kind] or n ~= 0 then
     return fail('bad_batch')
   end
   entries[#entries + 1] = entry
@@ -47,7 +44,7 @@ for _, entry in ipairs(entries) do
     not_sibling = not_sibling + foreign
     entry.items = nil -- done with it: free the memory while the script runs on
   else
-    local q, ans, add, rm = directory[entry.kind](entry.id, peer)
+    local q, ans, add, rm = DIRECTORY_ACTIONS[entry.kind](entry.id, peer)
     asked, answered, added, removed = asked + q, answered + ans, added + add, removed + rm
   end
 end

@@ -148,8 +148,15 @@ local function hdel_list(key, fields)
 end
 
 -- The values of `fields` in a hash that holds them, as field -> value.
+-- One field is an HGET: HMGET's reply is a table, which cost an edit's
+-- upload about 1.5% per read (bench/redis_instructions).
 local function hmget_map(key, fields)
   local map = {}
+  if #fields == 1 then
+    local value = redis.call('HGET', key, fields[1])
+    if value then map[fields[1]] = value end
+    return map
+  end
   for i = 1, #fields, CHUNK do
     local last = math.min(i + CHUNK - 1, #fields)
     local values = redis.call('HMGET', key, unpack(fields, i, last))
@@ -239,19 +246,28 @@ end
 -- A tick of this call's own that stamped nothing need not be kept: an
 -- upload that changes nothing writes nothing.
 local function close_account(account, changed)
-  local fields = {}
+  local key, trimmed = account_key(account.id), nil
+  if account.trimmed_now then trimmed = string.format('%d', account.history_trimmed_ms) end
+  -- Each case its own HSET, not one of a table of fields: an edit closes one.
   if changed then
     account.version = account.version + 1
-    fields = {'clock', string.format('%d', account.clock),
-              'version', string.format('%d', account.version)}
+    local clock, version = string.format('%d', account.clock),
+      string.format('%d', account.version)
+    if trimmed then
+      redis.call('HSET', key, 'clock', clock, 'version', version, 'history_trimmed_ms', trimmed)
+    else
+      redis.call('HSET', key, 'clock', clock, 'version', version)
+    end
   elseif account.observed then
-    fields = {'clock', string.format('%d', account.clock)}
+    local clock = string.format('%d', account.clock)
+    if trimmed then
+      redis.call('HSET', key, 'clock', clock, 'history_trimmed_ms', trimmed)
+    else
+      redis.call('HSET', key, 'clock', clock)
+    end
+  elseif trimmed then
+    redis.call('HSET', key, 'history_trimmed_ms', trimmed)
   end
-  if account.trimmed_now then
-    fields[#fields + 1] = 'history_trimmed_ms'
-    fields[#fields + 1] = string.format('%d', account.history_trimmed_ms)
-  end
-  if #fields > 0 then redis.call('HSET', account_key(account.id), unpack(fields)) end
   return account.version
 end
 
@@ -270,24 +286,25 @@ end
 -- order of the changes. The entry id is the time of the change here.
 -- stream key -> {order = {origin, ...}, [origin] = {uid, ...}}.
 local additions = {}
--- What a history keeps (the node's [history] policy: younger than keep.ms,
--- at most keep.count entries) and the time now: set by keep_history in each
--- function that writes a history, before it writes one.
-local keep = nil
+-- What a history keeps (the node's [history] policy: younger than keep_ms,
+-- at most keep_count entries, both as the caller gave them: keep_count is
+-- the decimal that XADD's MAXLEN takes, and keep_ms is read as a number only
+-- by a trim, once an hour per account) and the time now (ms): set by
+-- keep_history in each function that writes a history, before it writes one.
+local keep_ms, keep_count, keep_now = nil, nil, nil
 -- The library outlives a call, so every function starts with begin_call: a
 -- call that failed half-way must not leave its state to the next.
 local function begin_call()
   additions = {}
-  keep = nil
+  keep_ms, keep_count, keep_now = nil, nil, nil
 end
--- keep_count as the caller gave it: the decimal that XADD's MAXLEN takes.
-local function keep_history(keep_ms, keep_count, now_ms)
-  keep = {ms = keep_ms, count = keep_count, now = now_ms}
+local function keep_history(ms, count, now_ms)
+  keep_ms, keep_count, keep_now = ms, count, now_ms
 end
 
 -- Appends an entry; the count bound is kept by the append itself.
 local function history_add(key, ...)
-  redis.call('XADD', key, 'MAXLEN', keep.count, '*', ...)
+  redis.call('XADD', key, 'MAXLEN', keep_count, '*', ...)
 end
 
 local function write_additions(key)
@@ -356,10 +373,11 @@ local TRIM_EVERY_MS = 3600 * 1000
 local function trim_history(key, account)
   write_additions(key)
   if account then
-    if keep.now - account.history_trimmed_ms < TRIM_EVERY_MS then return end
-    account.history_trimmed_ms, account.trimmed_now = keep.now, true
+    if keep_now - account.history_trimmed_ms < TRIM_EVERY_MS then return end
+    account.history_trimmed_ms, account.trimmed_now = keep_now, true
   end
-  redis.call('XTRIM', key, 'MINID', string.format('%d', math.max(0, keep.now - keep.ms)))
+  local oldest_kept = math.max(0, keep_now - tonumber(keep_ms))
+  redis.call('XTRIM', key, 'MINID', string.format('%d', oldest_kept))
 end
 
 -- The earliest instant (ms) a restore may roll history `key` back to: 0 while
@@ -416,29 +434,33 @@ end
 -- making classify's uid -> record table of them cost 1.5% of an origin's
 -- and 3% of a sibling's one-card edit (bench/redis_instructions).
 local function offer(id, line, changes)
-  local pkey = pending_key(id, line)
   local uids = {}
   for i = 1, #changes, 2 do uids[(i + 1) / 2] = changes[i] end
   local base = hmget_map(base_key(id, line), uids)
-  local new_to_line, held, n_held = {}, {}, 0
-  for i = 1, #changes, 2 do
-    new_to_line[i] = kind_for(base[changes[i]], changes[i + 1]) ~= nil
-    if not new_to_line[i] then
-      n_held = n_held + 1
-      held[n_held] = changes[i]
-    end
-  end
-  local waiting = hmget_map(pkey, held)
-  local seq = nil
-  local flat, n = {}, 0
+  -- The changes new to the line are offered; those it holds (few: a table
+  -- made only for them) only over an entry already pending.
+  local offered, n, held, n_held = {}, 0, nil, 0
   for i = 1, #changes, 2 do
     local uid = changes[i]
-    if new_to_line[i] or waiting[uid] then
-      -- As a string once: Redis would make one of the number for every uid.
-      seq = seq or string.format('%d', redis.call('HINCRBY', line_key(id, line), 'seq', '1'))
-      flat[n + 1], flat[n + 2], n = uid, seq, n + 2
+    if kind_for(base[uid], changes[i + 1]) ~= nil then
+      offered[n + 1], n = uid, n + 1
+    else
+      held = held or {}
+      held[n_held + 1], n_held = uid, n_held + 1
     end
   end
+  local pkey = pending_key(id, line)
+  if held then
+    local waiting = hmget_map(pkey, held)
+    for j = 1, n_held do
+      if waiting[held[j]] then offered[n + 1], n = held[j], n + 1 end
+    end
+  end
+  if n == 0 then return end
+  -- As a string once: Redis would make one of the number for every uid.
+  local seq = string.format('%d', redis.call('HINCRBY', line_key(id, line), 'seq', '1'))
+  local flat = {}
+  for j = 1, n do flat[2 * j - 1], flat[2 * j] = offered[j], seq end
   hset_flat(pkey, flat)
 end
 
@@ -714,6 +736,11 @@ end
 local function take_retire(id, peer)
   return 0, 0, 0, redis.call('SREM', siblings_key(id), peer)
 end
+
+-- What each directory kind of an incoming outbox entry does ('announce',
+-- written before asks existed, is an ask): made once, not per call.
+local DIRECTORY_ACTIONS = {ask = answer_ask, announce = answer_ask, hold = take_hold,
+                           retire = take_retire}
 
 -- -- a line's changes to the shared store (upload, restore) -------------------
 

@@ -11,9 +11,14 @@
 -- more of the book than the line confirmed (the mass-deletion guard).
 local id, line, token_hash, scope, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local now_hlc, carrier, allow_removals = tonumber(ARGV[6]), ARGV[7], ARGV[8] == '1'
-local confirmed, mass_min, mass_percent = tonumber(ARGV[9]), tonumber(ARGV[10]),
-  tonumber(ARGV[11])
-local keep_ms, keep_count = tonumber(ARGV[12]), ARGV[13]
+-- (The guard's figures are read as numbers only where a removal can be: an
+-- edit's delta has none, and each number read costs more than a small
+-- command's work.)
+local confirmed, mass_min, mass_percent = nil, nil, nil
+if mode ~= 'delta' then
+  confirmed, mass_min, mass_percent = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
+end
+local keep_ms, keep_count = ARGV[12], ARGV[13]
 local FIRST = 14
 
 local refusal = access_refused(id, line, token_hash)
@@ -49,7 +54,7 @@ if scope == 'private' then
       end
     end
   end
-  if #drops > mass_min then
+  if mode ~= 'delta' and #drops > mass_min then
     local size = redis.call('HLEN', key)
     if mass_deletion(#drops, size) then return refuse(#drops, size) end
   end
@@ -96,48 +101,54 @@ elseif mode == 'delta' then
 end
 -- Cards whose pending change the line discarded: it holds its own version,
 -- which the shared store does not, so the upload writes it again.
-local reassert = {}
-for _, uid in ipairs(redis.call('SMEMBERS', reassert_key(id, line))) do
-  reassert[uid] = true
+-- (As uid -> true; an empty reply is an empty set already, mostly the case.)
+local reassert = redis.call('SMEMBERS', reassert_key(id, line))
+if #reassert > 0 then
+  local listed = reassert
+  reassert = {}
+  for _, uid in ipairs(listed) do reassert[uid] = true end
 end
 
 -- The removals the request asks for: uids the snapshot leaves out of the
--- base, or those a removal names. A removal takes away only the version the
--- line has seen (its base); a newer one stays, is reported as a conflict and
--- is offered to the line again.
-local candidates = {}
-if mode == 'remove' then
-  for i = FIRST, #ARGV do candidates[#candidates + 1] = ARGV[i] end
-elseif mode == 'snapshot' and allow_removals and next(base) then
-  -- (A line with no base, as at its first upload, has nothing to remove.)
-  local seen = {}
-  for i = FIRST, #ARGV, 3 do seen[ARGV[i]] = true end
-  for uid in pairs(base) do
-    if not seen[uid] then candidates[#candidates + 1] = uid end
-  end
-end
-local removals, gone, conflicts = {}, {}, {}
-local current = hmget_map(skey, candidates)
-for _, uid in ipairs(candidates) do
-  local cur = current[uid]
-  if not cur or rec_deleted(cur) then
-    gone[#gone + 1] = uid
-  else
-    local seen_hash = base[uid]
-    if mode == 'remove' then seen_hash = redis.call('HGET', bkey, uid) end
-    if seen_hash == rec_hash(cur) then
-      removals[#removals + 1] = uid
-    else
-      conflicts[#conflicts + 1] = {uid, cur, seen_hash and 'changed-since-seen' or 'not-held'}
+-- base, or those a removal names (a delta names none: nil). A removal takes
+-- away only the version the line has seen (its base); a newer one stays, is
+-- reported as a conflict and is offered to the line again.
+local removals, gone, conflicts, current = nil, nil, nil, nil
+if mode ~= 'delta' then
+  local candidates = {}
+  if mode == 'remove' then
+    for i = FIRST, #ARGV do candidates[#candidates + 1] = ARGV[i] end
+  elseif allow_removals and next(base) then
+    -- (A line with no base, as at its first upload, has nothing to remove.)
+    local seen = {}
+    for i = FIRST, #ARGV, 3 do seen[ARGV[i]] = true end
+    for uid in pairs(base) do
+      if not seen[uid] then candidates[#candidates + 1] = uid end
     end
   end
-end
-if #removals > mass_min and #removals > confirmed then
-  local size = 0
-  for _, rec in ipairs(redis.call('HVALS', skey)) do
-    if not rec_deleted(rec) then size = size + 1 end
+  removals, gone, conflicts = {}, {}, {}
+  current = hmget_map(skey, candidates)
+  for _, uid in ipairs(candidates) do
+    local cur = current[uid]
+    if not cur or rec_deleted(cur) then
+      gone[#gone + 1] = uid
+    else
+      local seen_hash = base[uid]
+      if mode == 'remove' then seen_hash = redis.call('HGET', bkey, uid) end
+      if seen_hash == rec_hash(cur) then
+        removals[#removals + 1] = uid
+      else
+        conflicts[#conflicts + 1] = {uid, cur, seen_hash and 'changed-since-seen' or 'not-held'}
+      end
+    end
   end
-  if mass_deletion(#removals, size) then return refuse(#removals, size) end
+  if #removals > mass_min and #removals > confirmed then
+    local size = 0
+    for _, rec in ipairs(redis.call('HVALS', skey)) do
+      if not rec_deleted(rec) then size = size + 1 end
+    end
+    if mass_deletion(#removals, size) then return refuse(#removals, size) end
+  end
 end
 
 local lc = line_changes(account, line, hlc, carrier)
@@ -172,14 +183,12 @@ if mode ~= 'remove' then
     end
   end
 end
-for _, uid in ipairs(removals) do line_remove(lc, uid, current[uid]) end
-removed = #removals
-for _, uid in ipairs(gone) do line_drops(lc, uid) end
-local out_conflicts = {}
-for _, c in ipairs(conflicts) do
-  lc.base_dels[#lc.base_dels + 1] = c[1]
-  out_conflicts[#out_conflicts + 1] = c[1]
-  out_conflicts[#out_conflicts + 1] = c[3]
+if removals then
+  for _, uid in ipairs(removals) do line_remove(lc, uid, current[uid]) end
+  removed = #removals
+  for _, uid in ipairs(gone) do line_drops(lc, uid) end
+  -- A conflict's version is no longer the line's to hold.
+  for _, c in ipairs(conflicts) do lc.base_dels[#lc.base_dels + 1] = c[1] end
 end
 
 -- What the line uploaded settles what it had discarded.
@@ -194,9 +203,14 @@ elseif next(reassert) then
 end
 
 finish_line_changes(lc)
+local reply = {close_account(account, lc.n_changes > 0), added, changed, removed, unchanged, 0, 0}
 -- A conflict's current version goes back to the line as pending (after
 -- finish_line_changes, which clears the entries of the uids the line touched).
-for _, c in ipairs(conflicts) do offer(id, line, {c[1], c[2]}) end
-local reply = {close_account(account, lc.n_changes > 0), added, changed, removed, unchanged, 0, 0}
-for _, v in ipairs(out_conflicts) do reply[#reply + 1] = v end
+if conflicts then
+  for _, c in ipairs(conflicts) do
+    offer(id, line, {c[1], c[2]})
+    reply[#reply + 1] = c[1]
+    reply[#reply + 1] = c[3]
+  end
+end
 return reply
