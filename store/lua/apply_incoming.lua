@@ -10,7 +10,7 @@
 -- whole and then again in pieces.
 -- Returns apply_incoming_reply (store/contract/replies.list).
 local peer = ARGV[1]
-keep_history(ARGV[2], ARGV[3], tonumber(ARGV[4]))
+keep_history(ARGV[2], ARGV[3], ARGV[4] + 0)
 local FIRST = 5
 
 -- Every entry is checked before anything is written: a malformed one refuses
@@ -19,15 +19,13 @@ local entries = {}
 local at = FIRST
 while at <= #ARGV do
   local kind, id, count = ARGV[at], ARGV[at + 1], ARGV[at + 2]
-  local n = count and string.find(count, '^%d+$') and tonumber(count)
+  local n = count and string.find(count, '^%d+$') and count + 0
   if not n or at + 2 + n > #ARGV then return fail('bad_batch') end
-  local entry = {kind = kind, id = id}
+  -- A batch's items stay where they are, ARGV[from..last].
+  local entry = {kind = kind, id = id, from = at + 3, last = at + 2 + n}
   if kind == 'batch' then
-    local items = {}
-    for k = 1, n do items[k] = ARGV[at + 2 + k] end
-    entry.newest = valid_batch(items)
+    entry.newest = valid_batch(ARGV, entry.from, entry.last)
     if not entry.newest then return fail('bad_batch') end
-    entry.items = items
   elseif not DIRECTORY_ACTIONS[kind] or n ~= 0 then
     return fail('bad_batch')
   end
@@ -38,11 +36,11 @@ end
 local applied, identical, stale, not_sibling = 0, 0, 0, 0
 local asked, answered, added, removed = 0, 0, 0, 0
 for _, entry in ipairs(entries) do
-  if entry.items then
-    local a, same, old, foreign = replicate_in(entry.id, entry.items, entry.newest, peer)
+  if entry.newest then
+    local a, same, old, foreign =
+      replicate_in(entry.id, ARGV, entry.from, entry.last, entry.newest, peer)
     applied, identical, stale = applied + a, identical + same, stale + old
     not_sibling = not_sibling + foreign
-    entry.items = nil -- done with it: free the memory while the script runs on
   else
     local q, ans, add, rm = DIRECTORY_ACTIONS[entry.kind](entry.id, peer)
     asked, answered, added, removed = asked + q, answered + ans, added + add, removed + rm

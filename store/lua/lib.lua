@@ -7,6 +7,9 @@
 -- A library may not create globals, so everything here is local, and while
 -- it loads only `redis` is there to call (no string.*): what this part
 -- computes at load time is written out.
+-- A decimal this library wrote, the node passed, or a pattern has checked
+-- is read as `text + 0`: one parse, where tonumber() parses it twice and is
+-- a call (about 1,200 instructions more per number; an edit reads several).
 
 -- A failure C++ maps to a simsync::ec (store/contract/failures.list, whose
 -- FAILURES is at the library's head), with what the caller may show of it.
@@ -112,7 +115,7 @@ local function newer(a, b)
   -- differ may round to one value, never to the other order; equal ones go
   -- the whole way.
   if not rec_deleted(a) and not rec_deleted(b) then
-    local x, y = tonumber(rec_hlc(a)), tonumber(rec_hlc(b))
+    local x, y = rec_hlc(a) + 0, rec_hlc(b) + 0
     if x ~= y then return x > y end
   end
   local ka, kb = order_key(a), order_key(b)
@@ -226,8 +229,8 @@ local function open_account(id)
   local clock, version, trimmed =
     unpack(redis.call('HMGET', account_key(id), 'clock', 'version', 'history_trimmed_ms'))
   if not version then return nil end
-  return {id = id, clock = tonumber(clock or '0'), version = tonumber(version),
-          history_trimmed_ms = tonumber(trimmed or '0')}
+  return {id = id, clock = (clock or 0) + 0, version = version + 0,
+          history_trimmed_ms = (trimmed or 0) + 0}
 end
 -- The stamp for this call's own writes.
 local function tick_clock(account, now_hlc)
@@ -492,20 +495,21 @@ local function valid_record(r)
   end
   return nil
 end
--- The newest stamp (a number) of an outbox entry's batch, given as a list of
--- uid, record pairs, when it holds well-formed records only; nil otherwise.
+-- The newest stamp (a number) of an outbox entry's batch, the uid, record
+-- pairs args[from..last] (a call's ARGV: read where they are, not copied),
+-- when it holds well-formed records only; nil otherwise.
 -- The receiving account's clock observes only this one: a batch's records
 -- mostly share one stamp (a book's upload), and Lua strings are interned, so
 -- a stamp is read as a number only where it differs from the newest so far
 -- (a number per card was 8% of a sibling's apply, bench/redis_instructions).
-local function valid_batch(items)
-  if #items % 2 ~= 0 then return nil end
+local function valid_batch(args, from, last)
+  if (last - from + 1) % 2 ~= 0 then return nil end
   local newest, newest_text = 0, nil
-  for i = 2, #items, 2 do
-    local hlc = valid_record(items[i])
+  for i = from + 1, last, 2 do
+    local hlc = valid_record(args[i])
     if not hlc then return nil end
     if hlc ~= newest_text then
-      local n = tonumber(hlc)
+      local n = hlc + 0
       if n > newest then newest, newest_text = n, hlc end
     end
   end
@@ -640,27 +644,28 @@ end
 
 -- F4 receive: compare, then copy. A change from a sibling carrier is taken
 -- only if its stamp is newer; if its content differs, it goes into the
--- pending mailbox of every line of the account. `items` is a batch's uid,
--- record pairs and `newest` their newest stamp (valid_batch). Idempotent: a
--- change already taken has the same stamp and counts as identical. Returns
--- applied, identical, stale, not_sibling.
-local function replicate_in(id, items, newest, peer)
+-- pending mailbox of every line of the account. The batch is the uid,
+-- record pairs args[from..last] and `newest` their newest stamp
+-- (valid_batch). Idempotent: a change already taken has the same stamp and
+-- counts as identical. Returns applied, identical, stale, not_sibling.
+local function replicate_in(id, args, from, last, newest, peer)
+  local cards = (last - from + 1) / 2
   -- No account here (any more): nothing to apply; a later registration is
   -- bootstrapped with the whole store.
   local account = open_account(id)
-  if not account then return 0, 0, #items / 2, 0 end
+  if not account then return 0, 0, cards, 0 end
   -- Only a sibling of the account writes to it. A peer becomes one through
   -- the ask or hold it sends before any of its batches for the account
   -- (answer_ask, take_hold): a batch from any other peer is refused whole,
   -- whatever its signature, so that a carrier cannot write to the account of
   -- a person it holds no line of.
   if redis.call('SISMEMBER', siblings_key(id), peer) == 0 then
-    return 0, 0, 0, #items / 2
+    return 0, 0, 0, cards
   end
 
   local skey, hkey = shared_key(id), history_key(id)
   local uids = {}
-  for i = 1, #items, 2 do uids[(i + 1) / 2] = items[i] end
+  for i = from, last, 2 do uids[(i - from) / 2 + 1] = args[i] end
   -- What the store holds, read at once and kept up to date here as the batch
   -- is applied (a batch may carry two versions of a card), and written at once.
   -- (Lists counted as they grow, not # per append: see line_changes.)
@@ -668,8 +673,8 @@ local function replicate_in(id, items, newest, peer)
   local writes, changes, n_writes, n_changes = {}, {}, 0, 0
   local applied, identical, stale = 0, 0, 0
   observe_clock(account, newest)
-  for i = 1, #items, 2 do
-    local uid, rec = items[i], items[i + 1]
+  for i = from, last, 2 do
+    local uid, rec = args[i], args[i + 1]
     local cur = held[uid]
     if not cur or newer(rec, cur) then
       -- Even a same-content change moves the stamp, so every replica holds the

@@ -10,7 +10,7 @@
 -- {0, 0, 0, 0, 0, would_remove, book_size} for a snapshot that would remove
 -- more of the book than the line confirmed (the mass-deletion guard).
 local id, line, token_hash, scope, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local now_hlc, carrier, allow_removals = tonumber(ARGV[6]), ARGV[7], ARGV[8] == '1'
+local now_hlc, carrier, allow_removals = ARGV[6] + 0, ARGV[7], ARGV[8] == '1'
 -- (The guard's figures are read as numbers only where a removal can be: an
 -- edit's delta has none, and each number read costs more than a small
 -- command's work.)
