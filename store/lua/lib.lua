@@ -423,6 +423,13 @@ local function classify(id, line, uids, records)
   return kinds
 end
 
+-- The uids of changes ({uid, record} pairs), in order.
+local function uids_of(changes)
+  local uids = {}
+  for i = 1, #changes, 2 do uids[(i + 1) / 2] = changes[i] end
+  return uids
+end
+
 -- Offers changes ({uid, record} pairs) to one line's pending mailbox. An entry
 -- already pending for a uid is always replaced, so the newest version wins;
 -- otherwise a change the line already holds is not offered. An entry holds
@@ -436,17 +443,18 @@ end
 -- mailbox need not be asked. This is classify() on {uid, record} pairs:
 -- making classify's uid -> record table of them cost 1.5% of an origin's
 -- and 3% of a sibling's one-card edit (bench/redis_instructions).
-local function offer(id, line, changes)
-  local uids = {}
-  for i = 1, #changes, 2 do uids[(i + 1) / 2] = changes[i] end
-  local base = hmget_map(base_key(id, line), uids)
+-- `uids` (uids_of(changes)) may be given: offer_to_lines makes them once for
+-- all the lines.
+local function offer(id, line, changes, uids)
+  local base = hmget_map(base_key(id, line), uids or uids_of(changes))
   -- The changes new to the line are offered; those it holds (few: a table
-  -- made only for them) only over an entry already pending.
-  local offered, n, held, n_held = {}, 0, nil, 0
+  -- made only for them) only over an entry already pending. `flat` gets the
+  -- uids offered, each followed by its sequence number once it is known.
+  local flat, n, held, n_held = {}, 0, nil, 0
   for i = 1, #changes, 2 do
     local uid = changes[i]
     if kind_for(base[uid], changes[i + 1]) ~= nil then
-      offered[n + 1], n = uid, n + 1
+      flat[n + 1], n = uid, n + 2
     else
       held = held or {}
       held[n_held + 1], n_held = uid, n_held + 1
@@ -456,22 +464,22 @@ local function offer(id, line, changes)
   if held then
     local waiting = hmget_map(pkey, held)
     for j = 1, n_held do
-      if waiting[held[j]] then offered[n + 1], n = held[j], n + 1 end
+      if waiting[held[j]] then flat[n + 1], n = held[j], n + 2 end
     end
   end
   if n == 0 then return end
   -- As a string once: Redis would make one of the number for every uid.
   local seq = string.format('%d', redis.call('HINCRBY', line_key(id, line), 'seq', '1'))
-  local flat = {}
-  for j = 1, n do flat[2 * j - 1], flat[2 * j] = offered[j], seq end
+  for j = 2, n, 2 do flat[j] = seq end
   hset_flat(pkey, flat)
 end
 
 -- Offers changes to every line of the account but `skip_line` (the uploader).
 local function offer_to_lines(id, changes, skip_line)
   if #changes == 0 then return end
+  local uids = uids_of(changes)
   for _, line in ipairs(redis.call('SMEMBERS', sims_key(id))) do
-    if line ~= skip_line then offer(id, line, changes) end
+    if line ~= skip_line then offer(id, line, changes, uids) end
   end
 end
 
