@@ -80,10 +80,9 @@ TEST(script_contract, every_reply_of_counts_is_a_scripts_and_both_sides_order_it
   auto r = replies::apply_incoming::from(counts);
   EXPECT_EQ(r.applied, 1u);
   EXPECT_EQ(r.not_sibling, 8u);
-  EXPECT_NE(detail::lua_contract.find("counts_in_order('apply_incoming', {'applied', "
-                                      "'identical', 'stale', 'asked', 'answered', "
-                                      "'siblings_added', 'siblings_removed', "
-                                      "'not_sibling'}, counts)"),
+  EXPECT_NE(detail::lua_contract.find("{counts.applied, counts.identical, counts.stale, "
+                                      "counts.asked, counts.answered, counts.siblings_added, "
+                                      "counts.siblings_removed, counts.not_sibling}"),
             std::string_view::npos);
 }
 
