@@ -80,10 +80,11 @@ TEST(script_contract, every_reply_of_counts_is_a_scripts_and_both_sides_order_it
   auto r = replies::apply_incoming::from(counts);
   EXPECT_EQ(r.applied, 1u);
   EXPECT_EQ(r.not_sibling, 8u);
-  EXPECT_NE(detail::lua_contract.find("{counts.applied, counts.identical, counts.stale, "
-                                      "counts.asked, counts.answered, counts.siblings_added, "
-                                      "counts.siblings_removed, counts.not_sibling}"),
-            std::string_view::npos);
+  EXPECT_NE(
+      detail::lua_contract.find("{counts.applied, counts.identical, counts.stale, "
+                                "counts.asked, counts.answered, counts.siblings_added, "
+                                "counts.siblings_removed, counts.not_sibling}"),
+      std::string_view::npos);
 }
 
 TEST(script_contract, both_sides_name_a_key_alike) {
