@@ -188,6 +188,16 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
           return store::drop_dead_letter(s.redis(), peer, id);
         });
       },
+      [=](atom::set_aside, const std::string& peer, std::uint64_t limit) {
+        return with_store(self, [&](store::account_store& s) {
+          return store::read_set_aside(s.redis(), peer, limit);
+        });
+      },
+      [=](atom::drop_aside, const std::string& peer, const std::string& id) {
+        return with_store(self, [&](store::account_store& s) {
+          return store::drop_set_aside(s.redis(), peer, id);
+        });
+      },
       [=](atom::status) {
         actor_status st;
         st.name = "account_shard/" + std::to_string(self->state.shard);

@@ -86,6 +86,12 @@ using account_shard_actor = caf::typed_actor<
                     std::string>::with<std::vector<store::kept_letter>>,
     /// Drops one of a peer's dead letters by its stream id; false if none.
     caf::replies_to<atom::drop_letter, std::string, std::string>::with<bool>,
+    /// Up to N of the outbox entries set aside for a peer, oldest first (the
+    /// node's Redis keeps them: any of its shards reads them).
+    caf::replies_to<atom::set_aside, std::string,
+                    std::uint64_t>::with<std::vector<store::aside_entry>>,
+    /// Drops one set-aside entry by its stream id; false if none.
+    caf::replies_to<atom::drop_aside, std::string, std::string>::with<bool>,
     /// How the shard is doing.
     caf::replies_to<atom::status>::with<actor_status>>;
 
@@ -244,6 +250,8 @@ CAF_ADD_TYPE_ID(simsync, (simsync::store::dead_letter))
 CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::dead_letter>))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::kept_letter))
 CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::kept_letter>))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::aside_entry))
+CAF_ADD_TYPE_ID(simsync, (std::vector<simsync::store::aside_entry>))
 CAF_ADD_TYPE_ID(simsync, (simsync::user_directory_actor))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::sealed_delivery))
 

@@ -10,6 +10,7 @@
 #include "store/account_store.hpp"
 #include "store/dead_letters.hpp"
 #include "store/outbox.hpp"
+#include "store/set_aside.hpp"
 #include "store/subscriber_registry.hpp"
 
 #include <caf/atom.hpp>
@@ -166,6 +167,12 @@ typename Inspector::result_type inspect(Inspector& f, kept_letter& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, aside_entry& x) {
+  return f(caf::meta::type_name("aside_entry"), x.id, x.why, x.at_ms, x.idcode, x.kind,
+           x.cards);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, subscriber_record& x) {
   return f(caf::meta::type_name("subscriber_record"), x.line, x.iccid_hash, x.idcode,
            x.sealed_user_info, x.active);
@@ -310,6 +317,8 @@ CAF_ADD_ATOM(simsync, simsync::atom, verify_code, "verifycode")
 CAF_ADD_ATOM(simsync, simsync::atom, run, "run")
 CAF_ADD_ATOM(simsync, simsync::atom, dead_letter, "deadletter")
 CAF_ADD_ATOM(simsync, simsync::atom, drop_letter, "dropletter")
+CAF_ADD_ATOM(simsync, simsync::atom, set_aside, "setaside")
+CAF_ADD_ATOM(simsync, simsync::atom, drop_aside, "dropaside")
 CAF_ADD_ATOM(simsync, simsync::atom, resolve, "resolve")
 CAF_ADD_ATOM(simsync, simsync::atom, card_forms, "cardforms")
 

@@ -7,6 +7,7 @@
 #include "net/key_admin.hpp"
 #include "net/problem.hpp"
 #include "net/route_table.hpp"
+#include "net/set_aside_admin.hpp"
 #include "net/subscriber_admin.hpp"
 
 #include <caf/sec.hpp>
@@ -56,6 +57,10 @@ std::vector<route_spec> subscriber_routes() {
        "DELETE /admin/dead-letters/{peer}/{id}", handle_drop_dead_letter},
       {http_method_post(), "/admin/dead-letters/:peer/:id/retry",
        "POST /admin/dead-letters/{peer}/{id}/retry", handle_retry_dead_letter},
+      {http_method_get(), "/admin/set-aside/:peer", "GET /admin/set-aside/{peer}",
+       handle_list_set_aside},
+      {http_method_delete(), "/admin/set-aside/:peer/:id",
+       "DELETE /admin/set-aside/{peer}/{id}", handle_drop_set_aside},
       {http_method_get(), "/admin/keys", "GET /admin/keys", handle_key_status},
       {http_method_post(), "/admin/keys/reload", "POST /admin/keys/reload",
        handle_key_reload},
@@ -72,7 +77,7 @@ make_admin_router(const context_ptr& ctx, const board_ptr& board, readiness_prob
   router->http_get("/", [](auto req, auto) {
     return answer(
         req, restinio::status_ok(), "application/json",
-        R"({"routes":["/healthz","/readyz","/admin/actors","/metrics","/admin/subscribers","/admin/dead-letters","/admin/keys"]})");
+        R"({"routes":["/healthz","/readyz","/admin/actors","/metrics","/admin/subscribers","/admin/dead-letters","/admin/set-aside","/admin/keys"]})");
   });
   // Answered on the server's thread, asking nothing: the process is alive.
   router->http_get("/healthz", [](auto req, auto) {

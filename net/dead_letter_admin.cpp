@@ -3,15 +3,11 @@
 #include "core/stamp.hpp"
 #include "net/admin_auth.hpp"
 #include "net/instant.hpp"
-
-#include <charconv>
+#include "net/kept_stream_admin.hpp"
 
 namespace simsync::net {
 
 namespace {
-
-constexpr std::uint64_t default_limit = 100;
-constexpr std::uint64_t most = 10'000;
 
 problem unknown_letter() {
   return problem{404, "unknown-dead-letter", "No such dead letter",
@@ -21,51 +17,20 @@ problem unknown_letter() {
 } // namespace
 
 void handle_list_dead_letters(const exchange_ptr& ex) {
-  if (!admin_authorized(ex))
-    return;
-  std::uint64_t limit = default_limit;
-  auto parsed =
-      restinio::try_parse_query<restinio::parse_query_traits::javascript_compatible>(
-          ex->request().header().query());
-  if (!parsed)
-    return ex->fail(problem{400, "invalid-query", "The query string is malformed",
-                            parsed.error().description()});
-  const auto& query = *parsed;
-  if (query.has("limit")) {
-    auto text = query["limit"];
-    auto [end, err] = std::from_chars(text.data(), text.data() + text.size(), limit);
-    if (err != std::errc{} || end != text.data() + text.size() || limit < 1 ||
-        limit > most)
-      return ex->fail(bad_field("limit", "must be 1 to " + std::to_string(most)));
-  }
-  ex->ask_at(
-      ex->ctx().dead_letter_shard,
-      [ex](const std::vector<store::kept_letter>& kept) {
-        auto letters = nlohmann::json::array();
-        for (const auto& k : kept)
-          letters.push_back({{"id", k.id},
-                             {"entry", k.letter.entry.id},
-                             {"idcode", k.letter.entry.idcode},
-                             {"kind", store::kind_name(k.letter.entry.kind)},
-                             {"batch_bytes", k.letter.entry.batch.size()},
-                             {"reason", k.letter.reason},
-                             {"at", rfc3339_of(k.at_ms)}});
-        ex->reply_json(200, {{"peer", ex->param(0)}, {"letters", std::move(letters)}});
-      },
-      atom::dead_letter_v, ex->param(0), limit);
+  list_kept_entries<store::kept_letter>(
+      ex, atom::dead_letter_v, "letters", [](const store::kept_letter& k) {
+        return nlohmann::json{{"id", k.id},
+                              {"entry", k.letter.entry.id},
+                              {"idcode", k.letter.entry.idcode},
+                              {"kind", store::kind_name(k.letter.entry.kind)},
+                              {"batch_bytes", k.letter.entry.batch.size()},
+                              {"reason", k.letter.reason},
+                              {"at", rfc3339_of(k.at_ms)}};
+      });
 }
 
 void handle_drop_dead_letter(const exchange_ptr& ex) {
-  if (!admin_authorized(ex))
-    return;
-  ex->ask_at(
-      ex->ctx().dead_letter_shard,
-      [ex](bool dropped) {
-        if (!dropped)
-          return ex->fail(unknown_letter());
-        ex->reply_json(200, {{"dropped", true}});
-      },
-      atom::drop_letter_v, ex->param(0), ex->param(1));
+  drop_kept_entry(ex, atom::drop_letter_v, unknown_letter());
 }
 
 void handle_retry_dead_letter(const exchange_ptr& ex) {

@@ -9,7 +9,7 @@
 
 namespace simsync::net {
 
-/// GET /admin/dead-letters/{peer}?limit=N (default 100, at most 10000)
+/// GET /admin/dead-letters/{peer}?limit=N (net/kept_stream_admin.hpp)
 void handle_list_dead_letters(const exchange_ptr& ex);
 /// DELETE /admin/dead-letters/{peer}/{id}
 void handle_drop_dead_letter(const exchange_ptr& ex);

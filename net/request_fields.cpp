@@ -4,6 +4,18 @@
 
 namespace simsync::net {
 
+std::optional<restinio::query_string_params_t> query_of(const exchange_ptr& ex) {
+  auto parsed =
+      restinio::try_parse_query<restinio::parse_query_traits::javascript_compatible>(
+          ex->request().header().query());
+  if (!parsed) {
+    ex->fail(problem{400, "invalid-query", "The query string is malformed",
+                     parsed.error().description()});
+    return std::nullopt;
+  }
+  return std::move(*parsed);
+}
+
 std::string media_type(const exchange& ex) {
   auto value = ex.request().header().get_field_or(restinio::http_field::content_type, "");
   auto type = value.substr(0, value.find(';'));

@@ -21,6 +21,9 @@ std::string media_type(const exchange& ex);
 /// a Content-Type; with one, it must be JSON.
 std::optional<nlohmann::json> json_body(const exchange_ptr& ex);
 
+/// The query parameters, or nullopt after answering 400.
+std::optional<restinio::query_string_params_t> query_of(const exchange_ptr& ex);
+
 /// A string member, or nullopt after answering 400 naming it.
 std::optional<std::string>
 string_field(const exchange_ptr& ex, const nlohmann::json& body, const std::string& name);

@@ -24,19 +24,6 @@ namespace {
 
 // -- request parsing ----------------------------------------------------------
 
-/// The query parameters, or nullopt after answering 400.
-std::optional<restinio::query_string_params_t> query_of(const exchange_ptr& ex) {
-  auto parsed =
-      restinio::try_parse_query<restinio::parse_query_traits::javascript_compatible>(
-          ex->request().header().query());
-  if (!parsed) {
-    ex->fail(problem{400, "invalid-query", "The query string is malformed",
-                     parsed.error().description()});
-    return std::nullopt;
-  }
-  return std::move(*parsed);
-}
-
 std::optional<std::string_view> query_value(const restinio::query_string_params_t& q,
                                             std::string_view name) {
   if (!q.has(name))

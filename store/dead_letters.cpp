@@ -2,17 +2,11 @@
 
 #include "core/error.hpp"
 #include "store/keys.hpp"
+#include "store/operator_streams.hpp"
 
 #include <cstdlib>
 
 namespace simsync::store {
-
-namespace {
-
-/// How many dead letters a peer's stream keeps (about: MAXLEN ~).
-constexpr const char* kept_letters = "10000";
-
-} // namespace
 
 caf::expected<std::uint64_t>
 keep_dead_letters(redis_client& redis, const core::keyring& keys, const std::string& peer,
@@ -25,6 +19,7 @@ keep_dead_letters(redis_client& redis, const core::keyring& keys, const std::str
   // A command holds views: every string it names outlives the pipeline.
   auto key = keys::dead_letters(peer);
   auto at = std::to_string(now_ms);
+  auto kept = std::to_string(kept_for_operator);
   // A letter's batch may not even parse, so it is sealed whole, not card by
   // card. A directory entry's is empty: nothing to seal.
   std::vector<std::string> sealed;
@@ -34,10 +29,9 @@ keep_dead_letters(redis_client& redis, const core::keyring& keys, const std::str
                                            : keys.seal(l.entry.batch, l.entry.idcode));
   for (std::size_t i = 0; i < letters.size(); ++i) {
     const auto& l = letters[i];
-    commands.push_back({"XADD", key, "MAXLEN", "~", kept_letters, "*", "entry",
-                        l.entry.id, "idcode", l.entry.idcode, "kind",
-                        kind_name(l.entry.kind), "batch", sealed[i], "reason", l.reason,
-                        "at_ms", at});
+    commands.push_back({"XADD", key, "MAXLEN", "~", kept, "*", "entry", l.entry.id,
+                        "idcode", l.entry.idcode, "kind", kind_name(l.entry.kind),
+                        "batch", sealed[i], "reason", l.reason, "at_ms", at});
   }
   commands.push_back({"EXEC"});
   auto replies = redis.pipeline(commands);
@@ -83,13 +77,7 @@ read_dead_letters(redis_client& redis, const core::keyring& keys, const std::str
 
 caf::expected<bool> drop_dead_letter(redis_client& redis, const std::string& peer,
                                      const std::string& id) {
-  auto key = keys::dead_letters(peer);
-  auto r = redis.call({"XDEL", key, id});
-  if (!r)
-    return std::move(r.error());
-  if (r->view().is_error())
-    return false; // not a stream id at all
-  return r->view().integer() > 0;
+  return drop_kept_entry(redis, keys::dead_letters(peer), id);
 }
 
 } // namespace simsync::store

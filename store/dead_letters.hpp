@@ -32,7 +32,7 @@ struct kept_letter {
 
 /// Appends `letters` from `peer` at `now_ms`, in one round trip, each batch
 /// sealed with `keys` (bound to the entry's idcode). The stream keeps about
-/// the newest 10,000.
+/// the newest kept_for_operator (store/operator_streams.hpp).
 caf::expected<std::uint64_t>
 keep_dead_letters(redis_client& redis, const core::keyring& keys, const std::string& peer,
                   const std::vector<dead_letter>& letters, std::uint64_t now_ms);

@@ -45,4 +45,24 @@ set_aside_entry(redis_client& redis, const std::string& peer, const outbox_entry
                 const std::vector<bool>& altered, const std::string& why,
                 std::uint64_t now_ms);
 
+/// An entry kept in a peer's set-aside stream, as an operator sees it: no
+/// card or record of it (contact data stays out of the admin port).
+struct aside_entry {
+  std::string id;          ///< its id in the set-aside stream, to drop it by
+  std::string why;         ///< why it was set aside
+  std::uint64_t at_ms = 0; ///< when (Unix ms)
+  std::string idcode;      ///< the account the entry was for
+  std::string kind;        ///< as the outbox wrote it ("batch", ...)
+  std::uint64_t cards = 0; ///< how many cards it held or named
+};
+
+/// Up to `limit` of `peer`'s set-aside entries, oldest first.
+caf::expected<std::vector<aside_entry>>
+read_set_aside(redis_client& redis, const std::string& peer, std::size_t limit);
+
+/// Drops one of `peer`'s set-aside entries once an operator has found why
+/// its cards were damaged; false if there was none with that id.
+caf::expected<bool> drop_set_aside(redis_client& redis, const std::string& peer,
+                                   const std::string& id);
+
 } // namespace simsync::store

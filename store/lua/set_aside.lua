@@ -7,15 +7,18 @@
 -- whose record the shared store holds altered too (the very bytes the entry
 -- held) is not sent again: it cannot open anywhere, and sending it would set
 -- aside the new entry in turn.
--- ARGV: peer, entry id, why, now (Unix ms), idcode, then for each item of the
--- entry: uid, record as the entry held it, '1' if it does not open else '0'.
+-- ARGV: peer, entry id, why, now (Unix ms), idcode, how many entries the
+-- set-aside stream keeps (about: store/operator_streams.hpp), then for each
+-- item of the entry: uid, record as the entry held it, '1' if it does not
+-- open else '0'.
 -- Returns set_aside_reply (store/contract/replies.list).
 local peer, entry_id, why, now_ms, id = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local FIRST = 6
+local kept = ARGV[6]
+local FIRST = 7
 local okey = outbox_key(peer)
 local found = redis.call('XRANGE', okey, entry_id, entry_id)
 if #found == 0 then return set_aside_reply{found = 0, resent = 0, broken = 0} end
-redis.call('XADD', set_aside_key(peer), 'MAXLEN', '~', '10000', '*', 'why', why, 'at', now_ms,
+redis.call('XADD', set_aside_key(peer), 'MAXLEN', '~', kept, '*', 'why', why, 'at', now_ms,
            unpack(found[1][2]))
 redis.call('XDEL', okey, entry_id)
 

@@ -6,6 +6,7 @@
 #include "store/keys.hpp"
 
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -137,18 +138,49 @@ TEST_F(three_carriers,
   EXPECT_EQ(aside->view().integer(), 1);
   // An operator sees it in /metrics (the node samples once a second).
   httplib::Client admin("127.0.0.1", d.admin_port("carrier-a"));
-  EXPECT_TRUE(eventually([&] {
+  auto set_aside_metric_is = [&](const std::string& count) {
     auto metrics = admin.Get("/metrics");
     if (!metrics)
       return false;
     std::istringstream lines(metrics->body);
     for (std::string line; std::getline(lines, line);)
       if (line.rfind("simsync_outbox_set_aside{", 0) == 0 &&
-          line.find("peer=\"carrier-b\"} 1") != std::string::npos &&
-          line.substr(line.size() - 2) == " 1")
-        return true;
+          line.find("peer=\"carrier-b\"} ") != std::string::npos)
+        return line.substr(line.rfind(' ') + 1) == count;
     return false;
-  })) << admin.Get("/metrics")->body;
+  };
+  EXPECT_TRUE(eventually([&] { return set_aside_metric_is("1"); }))
+      << admin.Get("/metrics")->body;
+
+  // The operator reads it on the admin port, with this carrier's admin key
+  // only: which account, how many cards, why and when; then drops it once
+  // the damage is understood, which takes the count back to 0.
+  httplib::Headers key{{"Authorization", "Bearer " + d.admin_key("carrier-a")}};
+  httplib::Headers other_key{{"Authorization", "Bearer " + d.admin_key("carrier-b")}};
+  EXPECT_EQ(admin.Get("/admin/set-aside/carrier-b")->status, 401);
+  EXPECT_EQ(admin.Get("/admin/set-aside/carrier-b", other_key)->status, 401);
+  EXPECT_EQ(admin.Get("/admin/set-aside/carrier-b?limit=0", key)->status, 400);
+  auto listed = admin.Get("/admin/set-aside/carrier-b?limit=10", key);
+  ASSERT_TRUE(listed);
+  ASSERT_EQ(listed->status, 200) << listed->body;
+  auto entries = nlohmann::json::parse(listed->body)["entries"];
+  ASSERT_EQ(entries.size(), 1u) << listed->body;
+  EXPECT_EQ(entries[0].value("idcode", ""), person);
+  EXPECT_EQ(entries[0].value("kind", ""), "batch");
+  EXPECT_EQ(entries[0].value("cards", 0), 1);
+  EXPECT_FALSE(entries[0].value("why", "").empty()) << listed->body;
+  EXPECT_FALSE(entries[0].value("at", "").empty()) << listed->body;
+  auto id = entries[0].value("id", "");
+  EXPECT_EQ(admin.Delete("/admin/set-aside/carrier-b/" + id)->status, 401);
+  EXPECT_EQ(admin.Delete("/admin/set-aside/carrier-b/" + id, other_key)->status, 401);
+  EXPECT_EQ(admin.Delete("/admin/set-aside/carrier-b/" + id, key)->status, 200);
+  EXPECT_EQ(admin.Delete("/admin/set-aside/carrier-b/" + id, key)->status, 404);
+  EXPECT_EQ(admin.Delete("/admin/set-aside/carrier-b/not-an-id", key)->status, 404);
+  auto after = admin.Get("/admin/set-aside/carrier-b", key);
+  ASSERT_TRUE(after);
+  EXPECT_EQ(nlohmann::json::parse(after->body)["entries"].size(), 0u) << after->body;
+  EXPECT_TRUE(eventually([&] { return set_aside_metric_is("0"); }))
+      << admin.Get("/metrics")->body;
 }
 
 TEST_F(three_carriers,

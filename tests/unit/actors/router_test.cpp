@@ -143,6 +143,11 @@ fake_shard(account_shard_actor::stateful_pointer<fake_shard_state> self,
           -> caf::result<std::vector<store::kept_letter>> { return unused(); },
       [=](atom::drop_letter, const std::string&,
           const std::string&) -> caf::result<bool> { return unused(); },
+      [=](atom::set_aside, const std::string&, std::uint64_t)
+          -> caf::result<std::vector<store::aside_entry>> { return unused(); },
+      [=](atom::drop_aside, const std::string&, const std::string&) -> caf::result<bool> {
+        return unused();
+      },
       [=](atom::status) { return actor_status{}; },
   };
 }

@@ -322,6 +322,15 @@ store::kept_letter kept_letter(int n) {
   return {text("7", n), dead_letter(n), static_cast<std::uint64_t>(1700000000000 + n)};
 }
 
+store::aside_entry aside_entry(int n) {
+  return {text("1700000000000-", n),
+          text("a card does not open", n),
+          static_cast<std::uint64_t>(1700000000000 + n),
+          text("idcode", n),
+          "batch",
+          static_cast<std::uint64_t>(2 + n)};
+}
+
 metrics::actor_status actor_status(int n) {
   metrics::actor_status s;
   s.name = text("peer_link/carrier-b", n);
@@ -557,6 +566,15 @@ std::vector<store::kept_letter> samples(tag<store::kept_letter>, const actors&) 
 std::vector<std::vector<store::kept_letter>> samples(tag<std::vector<store::kept_letter>>,
                                                      const actors&) {
   return {pair_of<store::kept_letter>(kept_letter)};
+}
+
+std::vector<store::aside_entry> samples(tag<store::aside_entry>, const actors&) {
+  return {aside_entry(1)};
+}
+
+std::vector<std::vector<store::aside_entry>> samples(tag<std::vector<store::aside_entry>>,
+                                                     const actors&) {
+  return {pair_of<store::aside_entry>(aside_entry)};
 }
 
 std::vector<user_directory_actor> samples(tag<user_directory_actor>, const actors& a) {

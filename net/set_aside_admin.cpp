@@ -1,0 +1,25 @@
+#include "net/set_aside_admin.hpp"
+
+#include "net/instant.hpp"
+#include "net/kept_stream_admin.hpp"
+
+namespace simsync::net {
+
+void handle_list_set_aside(const exchange_ptr& ex) {
+  // The node's Redis holds the stream (its link wrote it): the shard that
+  // keeps the dead letters reads it as well as any other of the node's.
+  list_kept_entries<store::aside_entry>(
+      ex, atom::set_aside_v, "entries", [](const store::aside_entry& e) {
+        return nlohmann::json{{"id", e.id},     {"idcode", e.idcode},
+                              {"kind", e.kind}, {"cards", e.cards},
+                              {"why", e.why},   {"at", rfc3339_of(e.at_ms)}};
+      });
+}
+
+void handle_drop_set_aside(const exchange_ptr& ex) {
+  drop_kept_entry(ex, atom::drop_aside_v,
+                  problem{404, "unknown-set-aside-entry", "No such set-aside entry",
+                          "the peer has no set-aside entry with that id"});
+}
+
+} // namespace simsync::net
