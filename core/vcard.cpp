@@ -126,6 +126,19 @@ void take_media_type(vcard_property* prop) {
     prop->media_type = std::string(implied_media_prefix(prop->name)) + type;
 }
 
+/// 3.0 names a binary's media type by its first TYPE: a binary with no media
+/// type but other types, or a PREF parameter (3.0 writes it as TYPE=PREF),
+/// would read back with one of them as its media type, another card. Such a
+/// binary is refused (with `reason`), whichever version it came in.
+bool lacks_media_type(const vcard_property& prop, std::string* reason) {
+  bool has_pref_param = std::any_of(prop.params.begin(), prop.params.end(),
+                                    [](const auto& p) { return p.name == "PREF"; });
+  if (!prop.media_type.empty() || (prop.types.empty() && !has_pref_param))
+    return false;
+  *reason = "no media type in " + prop.name + ", which has a TYPE or a PREF";
+  return true;
+}
+
 /// type/subtype, each an RFC 2045 token: what an inline binary's media type
 /// must be to be written back the same as a 3.0 TYPE and in a 4.0 data: URI.
 bool is_media_type(std::string_view media) {
@@ -415,6 +428,8 @@ bool vcard_reader::decode_value(std::string_view raw, std::string_view encoding,
       *reason = "bad media type in " + prop->name;
       return false;
     }
+    if (lacks_media_type(*prop, reason))
+      return false;
     if (!normalize_base64(raw, &prop->values.front())) {
       *reason = "bad base64 in " + prop->name;
       return false;
@@ -436,15 +451,8 @@ bool vcard_reader::decode_value(std::string_view raw, std::string_view encoding,
         *reason = "bad media type in " + prop->name;
         return false;
       }
-      // 3.0 names a binary's media type by its first TYPE: one with no
-      // media type but other types, or a PREF parameter (3.0 writes it as
-      // TYPE=PREF), would read back with one of them as its media type.
-      bool has_pref_param = std::any_of(prop->params.begin(), prop->params.end(),
-                                        [](const auto& p) { return p.name == "PREF"; });
-      if (prop->media_type.empty() && (!prop->types.empty() || has_pref_param)) {
-        *reason = "no media type in " + prop->name + ", which has a TYPE or a PREF";
+      if (lacks_media_type(*prop, reason))
         return false;
-      }
       if (!normalize_base64(raw.substr(comma + 1), &prop->values.front())) {
         *reason = "bad base64 in " + prop->name;
         return false;

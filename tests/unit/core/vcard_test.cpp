@@ -540,6 +540,24 @@ TEST(vcard_reader, a_binary_with_a_preference_but_no_media_type_is_an_error) {
     EXPECT_EQ(canonical_hash(parse_one(serialize(card, version))), canonical_hash(card));
 }
 
+TEST(vcard_reader, a_base64_binary_with_a_preference_but_no_media_type_is_an_error) {
+  // Found by fuzzing (the suite's short run of 2026-12-05): the same as
+  // above for a binary in ENCODING=b form with a PREF parameter and no TYPE,
+  // which 3.0 wrote back as ENCODING=b;TYPE=PREF and read with "PREF" as its
+  // media type.
+  auto blocks = parse_vcards("BEGIN:VCARD\nVERSION:2.1\nFN:A\n"
+                             "LANG;PREF=1;ENCODING=b:AAAA\nEND:VCARD\n");
+  ASSERT_EQ(blocks.size(), 1u);
+  EXPECT_EQ(blocks[0].error, "no media type in LANG, which has a TYPE or a PREF");
+  // Its TYPE, where it has one, is its media type, and the card reads back
+  // as it was.
+  vcard card = parse_one("BEGIN:VCARD\nVERSION:3.0\nFN:A\n"
+                         "PHOTO;PREF=1;ENCODING=b;TYPE=JPEG:AAAA\nEND:VCARD\n");
+  EXPECT_EQ(card.properties[1].media_type, "image/jpeg");
+  for (auto version : {vcard_version::v3_0, vcard_version::v4_0})
+    EXPECT_EQ(canonical_hash(parse_one(serialize(card, version))), canonical_hash(card));
+}
+
 TEST(vcard_reader, only_a_declared_quoted_printable_joins_lines_ending_in_equals) {
   // Found by fuzzing: a parameter whose value merely said QUOTED-PRINTABLE
   // made a value ending in '=' swallow the next line once written back.
