@@ -17,7 +17,7 @@ problem unknown_letter() {
 } // namespace
 
 void handle_list_dead_letters(const exchange_ptr& ex) {
-  list_kept_entries<store::kept_letter>(
+  handle_list_kept<store::kept_letter>(
       ex, atom::dead_letter_v, "letters", [](const store::kept_letter& k) {
         return nlohmann::json{{"id", k.id},
                               {"entry", k.letter.entry.id},
@@ -30,7 +30,7 @@ void handle_list_dead_letters(const exchange_ptr& ex) {
 }
 
 void handle_drop_dead_letter(const exchange_ptr& ex) {
-  drop_kept_entry(ex, atom::drop_letter_v, unknown_letter());
+  handle_drop_kept(ex, atom::drop_letter_v, unknown_letter());
 }
 
 void handle_retry_dead_letter(const exchange_ptr& ex) {

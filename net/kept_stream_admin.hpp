@@ -23,8 +23,8 @@ std::optional<std::uint64_t> list_limit(const exchange_ptr& ex);
 /// answering a std::vector<Entry>, oldest first); 200 {"peer": …, `name`:
 /// [json_of(entry)…]}.
 template <class Entry, class ListAtom, class JsonOf>
-void list_kept_entries(const exchange_ptr& ex, ListAtom list, const char* name,
-                       JsonOf json_of) {
+void handle_list_kept(const exchange_ptr& ex, ListAtom list, const char* name,
+                      JsonOf json_of) {
   if (!admin_authorized(ex))
     return;
   auto limit = list_limit(ex);
@@ -45,7 +45,7 @@ void list_kept_entries(const exchange_ptr& ex, ListAtom list, const char* name,
 /// that keeps these streams with `drop` (an atom taking peer and id, answering
 /// whether it dropped one); 200 {"dropped": true}, or `missing` (a 404).
 template <class DropAtom>
-void drop_kept_entry(const exchange_ptr& ex, DropAtom drop, problem missing) {
+void handle_drop_kept(const exchange_ptr& ex, DropAtom drop, problem missing) {
   if (!admin_authorized(ex))
     return;
   ex->ask_at(

@@ -8,7 +8,7 @@ namespace simsync::net {
 void handle_list_set_aside(const exchange_ptr& ex) {
   // The node's Redis holds the stream (its link wrote it): the shard that
   // keeps the dead letters reads it as well as any other of the node's.
-  list_kept_entries<store::aside_entry>(
+  handle_list_kept<store::aside_entry>(
       ex, atom::set_aside_v, "entries", [](const store::aside_entry& e) {
         return nlohmann::json{{"id", e.id},     {"idcode", e.idcode},
                               {"kind", e.kind}, {"cards", e.cards},
@@ -17,9 +17,9 @@ void handle_list_set_aside(const exchange_ptr& ex) {
 }
 
 void handle_drop_set_aside(const exchange_ptr& ex) {
-  drop_kept_entry(ex, atom::drop_aside_v,
-                  problem{404, "unknown-set-aside-entry", "No such set-aside entry",
-                          "the peer has no set-aside entry with that id"});
+  handle_drop_kept(ex, atom::drop_aside_v,
+                   problem{404, "unknown-set-aside-entry", "No such set-aside entry",
+                           "the peer has no set-aside entry with that id"});
 }
 
 } // namespace simsync::net
