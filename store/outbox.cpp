@@ -25,16 +25,6 @@ caf::expected<std::string> next_id(const std::string& id) {
   return std::to_string(ms) + "-" + std::to_string(seq + 1);
 }
 
-/// The count of an entry's "uids" or "cards" field; nullopt unless digits.
-std::optional<std::uint64_t> listed_count(std::string_view digits) {
-  std::uint64_t count = 0;
-  auto [end, failed] =
-      std::from_chars(digits.data(), digits.data() + digits.size(), count);
-  if (failed != std::errc{} || end != digits.data() + digits.size())
-    return std::nullopt;
-  return count;
-}
-
 /// Where an entry's cards are: in its own fields (written before the outbox
 /// named them, or for an account about to be removed), or named by uid and
 /// held in the shared store.
@@ -130,6 +120,15 @@ caf::expected<std::vector<outbox_entry>> parse_entries(redis_client& redis, repl
 }
 
 } // namespace
+
+std::optional<std::uint64_t> listed_count(std::string_view digits) {
+  std::uint64_t count = 0;
+  auto [end, failed] =
+      std::from_chars(digits.data(), digits.data() + digits.size(), count);
+  if (failed != std::errc{} || end != digits.data() + digits.size())
+    return std::nullopt;
+  return count;
+}
 
 std::string stream_field(reply_view fields, std::string_view name) {
   for (std::size_t i = 0; i + 1 < fields.size(); i += 2)

@@ -42,6 +42,10 @@ bool is_lookup(outbox_kind kind);
 /// empty when absent.
 std::string stream_field(reply_view fields, std::string_view name);
 
+/// The count an entry's "uids" or "cards" field gives; nullopt unless it is
+/// digits alone.
+std::optional<std::uint64_t> listed_count(std::string_view digits);
+
 /// The uid, record pairs an outbox entry's fields carry, as netstrings (what
 /// outbox_entry::batch holds, still sealed): after id, kind, "cards" and
 /// their count, each pair as two fields (entries written before the outbox

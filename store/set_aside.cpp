@@ -70,7 +70,7 @@ std::uint64_t cards_in(reply_view fields) {
   for (const char* listed : {"uids", "cards"}) {
     auto count = stream_field(fields, listed);
     if (!count.empty())
-      return std::strtoull(count.c_str(), nullptr, 10);
+      return listed_count(count).value_or(0);
   }
   auto items = split_netstrings(stream_field(fields, "batch"));
   return items ? items->size() / 2 : 0;
