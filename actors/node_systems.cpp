@@ -24,15 +24,24 @@ node_system_config::node_system_config(const config::node_config& cfg,
   // An idle worker goes to sleep at once: CAF 0.17 starts at least 4 and
   // polls an idle one for 25 ms (500 sleeps of 50 µs) before it sleeps, which
   // cost more CPU than the node's own work (perf: a third of carrierd's
-  // samples in nanosleep). A sleeping worker wakes for a new job at once, and
-  // every 2 ms to steal from a busy one.
+  // samples in nanosleep). A sleeping worker wakes for a new job at once;
+  // one of several also wakes every 2 ms to steal from a busy one. A lone
+  // worker has no one to steal from, so it sleeps until a job comes: waking
+  // every 2 ms cost each idle node 1,500 thread switches a second.
   auto cores = static_cast<std::int64_t>(std::thread::hardware_concurrency());
+  bool lone_worker = which != node_system::cluster;
   set("scheduler.max-threads",
-      which == node_system::cluster ? std::max<std::int64_t>(2, cores) : std::int64_t{1});
+      lone_worker ? std::int64_t{1} : std::max<std::int64_t>(2, cores));
   set("work-stealing.aggressive-poll-attempts", std::int64_t{10});
   set("work-stealing.moderate-poll-attempts", std::int64_t{0});
   set("work-stealing.relaxed-sleep-duration",
-      caf::timespan{std::chrono::milliseconds{2}});
+      caf::timespan{lone_worker ? std::chrono::milliseconds{1000}
+                                : std::chrono::milliseconds{2}});
+  // A message from another node is read where it arrives, on the
+  // multiplexer's thread: with BASP workers (CAF 0.17 starts one) each is
+  // handed to a scheduler thread to be read, then to its actor, one thread
+  // more per message.
+  set("middleman.workers", std::int64_t{0});
   const auto* tls = which != node_system::cluster  ? &cfg.federation_tls
                     : cfg.self().cluster.port != 0 ? &cfg.cluster_tls
                                                    : nullptr;
