@@ -25,9 +25,11 @@ node_system_config::node_system_config(const config::node_config& cfg,
   // polls an idle one for 25 ms (500 sleeps of 50 µs) before it sleeps, which
   // cost more CPU than the node's own work (perf: a third of carrierd's
   // samples in nanosleep). A sleeping worker wakes for a new job at once;
-  // one of several also wakes every 2 ms to steal from a busy one. A lone
-  // worker has no one to steal from, so it sleeps until a job comes: waking
-  // every 2 ms cost each idle node 1,500 thread switches a second.
+  // one of several also wakes every 10 ms (CAF's own default) to steal from
+  // a busy one: no actor of an edit's path runs on them (the gateway's loop
+  // and the detached actors do), and waking every 2 ms cost each idle node
+  // 1,000 thread switches a second. A lone worker has no one to steal from,
+  // so it sleeps until a job comes.
   auto cores = static_cast<std::int64_t>(std::thread::hardware_concurrency());
   bool lone_worker = which != node_system::cluster;
   set("scheduler.max-threads",
@@ -36,7 +38,7 @@ node_system_config::node_system_config(const config::node_config& cfg,
   set("work-stealing.moderate-poll-attempts", std::int64_t{0});
   set("work-stealing.relaxed-sleep-duration",
       caf::timespan{lone_worker ? std::chrono::milliseconds{1000}
-                                : std::chrono::milliseconds{2}});
+                                : std::chrono::milliseconds{10}});
   // A message from another node is read where it arrives, on the
   // multiplexer's thread: with BASP workers (CAF 0.17 starts one) each is
   // handed to a scheduler thread to be read, then to its actor, one thread
