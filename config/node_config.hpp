@@ -159,9 +159,10 @@ struct node_config {
   /// The shards this node owns, ascending.
   std::vector<int> owned_shards() const;
 
-  /// The shard whose store keeps the dead letters of peer carriers: the
-  /// first this node owns.
-  int dead_letter_shard() const { return owned_shards().front(); }
+  /// The shard whose store keeps the streams a node keeps for its operator
+  /// (peer carriers' dead letters; the set-aside entries live in the same
+  /// Redis): the first this node owns.
+  int operator_stream_shard() const { return owned_shards().front(); }
 };
 
 /// The outcome of loading: a configuration, or an error naming the option or

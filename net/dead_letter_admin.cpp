@@ -40,14 +40,14 @@ void handle_retry_dead_letter(const exchange_ptr& ex) {
   auto id = ex->param(1);
   auto drop = [ex, peer, id] {
     ex->ask_at(
-        ex->ctx().dead_letter_shard,
+        ex->ctx().operator_stream_shard,
         [ex](bool) {
           ex->reply_json(200, {{"retried", true}, {"applied", true}});
         },
         atom::drop_letter_v, peer, id);
   };
   ex->ask_at(
-      ex->ctx().dead_letter_shard,
+      ex->ctx().operator_stream_shard,
       [ex, peer, drop](const std::vector<store::kept_letter>& found) {
         if (found.empty())
           return ex->fail(unknown_letter());

@@ -141,7 +141,8 @@ gateway_context::gateway_context(caf::actor_system& sys, const config::node_conf
       verify_limiter(std::make_shared<address_limiter>(
           cfg.registration.requests_per_address, cfg.registration.address_window)),
       admin_key(cfg.admin_key),
-      dead_letter_shard(cfg.dead_letter_shard()), incoming{entry_limits_of(cfg)} {}
+      operator_stream_shard(cfg.operator_stream_shard()), incoming{entry_limits_of(cfg)} {
+}
 
 bool finish_in_flight(gateway_context& ctx, std::chrono::milliseconds limit) {
   auto deadline = std::chrono::steady_clock::now() + limit;

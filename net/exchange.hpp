@@ -82,8 +82,10 @@ struct gateway_context {
   /// The admin port's bearer credential ([admin] key_file); empty: admin
   /// writes are refused.
   std::string admin_key;
-  /// The shard whose store keeps the peers' dead letters on this node.
-  int dead_letter_shard;
+  /// The shard through which the node's operator streams (the peers' dead
+  /// letters, the outbox entries set aside: store/operator_streams.hpp) are
+  /// read and dropped.
+  int operator_stream_shard;
   /// What a peer's entry must satisfy ([federation] max_clock_skew_ms): a
   /// dead letter retried is checked again against it.
   entry_limits incoming;

@@ -31,7 +31,7 @@ void handle_list_kept(const exchange_ptr& ex, ListAtom list, const char* name,
   if (!limit)
     return;
   ex->ask_at(
-      ex->ctx().dead_letter_shard,
+      ex->ctx().operator_stream_shard,
       [ex, name, json_of](const std::vector<Entry>& kept) {
         auto listed = nlohmann::json::array();
         for (const auto& e : kept)
@@ -49,7 +49,7 @@ void handle_drop_kept(const exchange_ptr& ex, DropAtom drop, problem missing) {
   if (!admin_authorized(ex))
     return;
   ex->ask_at(
-      ex->ctx().dead_letter_shard,
+      ex->ctx().operator_stream_shard,
       [ex, missing = std::move(missing)](bool dropped) {
         if (!dropped)
           return ex->fail(missing);

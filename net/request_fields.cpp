@@ -16,6 +16,37 @@ std::optional<restinio::query_string_params_t> query_of(const exchange_ptr& ex) 
   return std::move(*parsed);
 }
 
+std::optional<std::string_view> query_value(const restinio::query_string_params_t& q,
+                                            std::string_view name) {
+  if (!q.has(name))
+    return std::nullopt;
+  auto v = q[name];
+  return std::string_view(v.data(), v.size());
+}
+
+std::optional<std::uint64_t> count_param(const exchange_ptr& ex,
+                                         const restinio::query_string_params_t& q,
+                                         std::string_view name, std::uint64_t fallback,
+                                         std::uint64_t min, std::uint64_t max) {
+  auto value = query_value(q, name);
+  if (!value)
+    return fallback;
+  std::uint64_t n = 0;
+  bool digits = !value->empty() && value->size() <= 12;
+  for (char c : *value)
+    digits = digits && c >= '0' && c <= '9';
+  if (digits)
+    for (char c : *value)
+      n = n * 10 + static_cast<std::uint64_t>(c - '0');
+  if (!digits || n < min || n > max) {
+    ex->fail(bad_field(std::string(name), "must be a whole number from " +
+                                              std::to_string(min) + " to " +
+                                              std::to_string(max)));
+    return std::nullopt;
+  }
+  return n;
+}
+
 std::string media_type(const exchange& ex) {
   auto value = ex.request().header().get_field_or(restinio::http_field::content_type, "");
   auto type = value.substr(0, value.find(';'));

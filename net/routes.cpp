@@ -24,14 +24,6 @@ namespace {
 
 // -- request parsing ----------------------------------------------------------
 
-std::optional<std::string_view> query_value(const restinio::query_string_params_t& q,
-                                            std::string_view name) {
-  if (!q.has(name))
-    return std::nullopt;
-  auto v = q[name];
-  return std::string_view(v.data(), v.size());
-}
-
 /// ?scope=shared|private (default shared), or nullopt after answering 400.
 std::optional<store::scope> scope_of(const exchange_ptr& ex,
                                      const restinio::query_string_params_t& q) {
@@ -127,30 +119,6 @@ void answer_upload(const exchange_ptr& ex, const store::upload_result& r,
   ex->fail(p);
 }
 
-/// An optional non-negative integer query parameter (absent: `fallback`),
-/// or nullopt after answering 400.
-std::optional<std::uint64_t> count_param(const exchange_ptr& ex,
-                                         const restinio::query_string_params_t& q,
-                                         std::string_view name, std::uint64_t fallback,
-                                         std::uint64_t max) {
-  auto value = query_value(q, name);
-  if (!value)
-    return fallback;
-  std::uint64_t n = 0;
-  bool digits = !value->empty() && value->size() <= 12;
-  for (char c : *value)
-    digits = digits && c >= '0' && c <= '9';
-  if (digits)
-    for (char c : *value)
-      n = n * 10 + static_cast<std::uint64_t>(c - '0');
-  if (!digits || n > max) {
-    ex->fail(bad_field(std::string(name),
-                       "must be a whole number from 0 to " + std::to_string(max)));
-    return std::nullopt;
-  }
-  return n;
-}
-
 /// ?empty=true (false when absent), or nullopt after answering 400.
 std::optional<bool> empty_flag(const exchange_ptr& ex,
                                const restinio::query_string_params_t& q,
@@ -197,7 +165,7 @@ void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
     return;
   const auto& query = scoped->query;
   const auto scope = scoped->scope;
-  auto confirmed = count_param(ex, query, "confirm_removals", 0, 1'000'000'000);
+  auto confirmed = count_param(ex, query, "confirm_removals", 0, 0, 1'000'000'000);
   if (!confirmed)
     return;
   auto empty = empty_flag(ex, query, mode);
@@ -395,11 +363,9 @@ void handle_history(const exchange_ptr& ex) {
     return;
   const auto& query = scoped->query;
   const auto scope = scoped->scope;
-  auto limit = count_param(ex, query, "limit", 100, 1000);
+  auto limit = count_param(ex, query, "limit", 100, 1, 1000);
   if (!limit)
     return;
-  if (*limit == 0)
-    return ex->fail(bad_field("limit", "must be a whole number from 1 to 1000"));
   std::string before{query_value(query, "next").value_or("")};
   if (!before.empty() && !history_next(before))
     return ex->fail(bad_field("next", "is not a value an earlier page gave"));

@@ -6,8 +6,6 @@
 namespace simsync::net {
 
 void handle_list_set_aside(const exchange_ptr& ex) {
-  // The node's Redis holds the stream (its link wrote it): the shard that
-  // keeps the dead letters reads it as well as any other of the node's.
   handle_list_kept<store::aside_entry>(
       ex, atom::set_aside_v, "entries", [](const store::aside_entry& e) {
         return nlohmann::json{{"id", e.id},     {"idcode", e.idcode},
