@@ -36,9 +36,10 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
               int shard, std::shared_ptr<const core::shared_keyring> keys,
               std::shared_ptr<const replication_backlog> backlog,
               std::chrono::milliseconds max_lag, store::history_policy history,
-              bool measured) {
+              std::vector<std::string> peers, bool measured) {
   self->state.backlog = std::move(backlog);
   self->state.max_lag = max_lag;
+  self->state.peers = std::move(peers);
   if (measured)
     self->state.latency.emplace();
   self->state.shard = shard;
@@ -117,7 +118,7 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
       [=](atom::remove_line, const std::string& idcode, const std::string& line,
           const std::string& proof) {
         return with_store(self, [&](store::account_store& s) {
-          return s.remove_line(idcode, line, proof);
+          return s.remove_line(idcode, line, proof, self->state.peers);
         });
       },
       [=](atom::claim, const std::string& line, const std::string& idcode,

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace simsync {
 
@@ -29,6 +30,9 @@ struct account_shard_state {
   /// behind than max_lag: the node that owns the account's outbox decides.
   std::shared_ptr<const replication_backlog> backlog;
   std::chrono::milliseconds max_lag{0};
+  /// The carrier's peers: an account's removal drops what their operator
+  /// streams keep about it (account_store::remove_line).
+  std::vector<std::string> peers;
 };
 
 /// Spawn detached: its handlers block on Redis (hiredis' sync API), which must
@@ -39,6 +43,6 @@ account_shard(account_shard_actor::stateful_pointer<account_shard_state> self,
               std::shared_ptr<const core::shared_keyring> keys,
               std::shared_ptr<const replication_backlog> backlog,
               std::chrono::milliseconds max_lag, store::history_policy history,
-              bool measured);
+              std::vector<std::string> peers, bool measured);
 
 } // namespace simsync

@@ -1,8 +1,10 @@
 #include "store/account_store.hpp"
 
+#include "logging/log.hpp"
 #include "store/account_calls.hpp"
 #include "store/keys.hpp"
 #include "store/netstrings.hpp"
+#include "store/operator_streams.hpp"
 #include "store/replies.hpp" // made from store/contract/replies.list
 #include "store/scripts.hpp"
 #include "store/sealed_records.hpp"
@@ -82,12 +84,21 @@ caf::expected<register_result> account_store::register_line(const register_reque
 
 caf::expected<bool> account_store::remove_line(const std::string& idcode,
                                                const std::string& line,
-                                               std::string_view token_hash) {
+                                               std::string_view token_hash,
+                                               const std::vector<std::string>& peers) {
   auto v = script_counts<replies::remove_line>(redis_, script::remove_line,
                                                {idcode, line, token_hash});
   if (!v)
     return std::move(v.error());
-  return v->account_removed != 0;
+  if (v->account_removed == 0)
+    return false;
+  // Apart from the removal's script: the streams are the node's, not the
+  // account's, and may be long; the account is gone whatever happens here,
+  // and what is left stays sealed until the streams' trim.
+  if (auto dropped = drop_account_entries(redis_, peers, idcode); !dropped)
+    logging::error("operator_entries_not_dropped",
+                   {{"idcode", idcode}, {"error", describe(dropped.error())}});
+  return true;
 }
 
 caf::expected<claim_result> account_store::claim_line(const std::string& line,

@@ -247,10 +247,13 @@ public:
   /// The token hashes of every line of the account: whether a token that
   /// does not open one line opens another of the same account.
   caf::expected<std::vector<std::string>> token_hashes(const std::string& idcode);
-  /// Removes a line and its data; the last line removes the account and
-  /// tells the siblings. Returns whether the account went too.
+  /// Removes a line and its data; the last line removes the account, tells
+  /// the siblings, and then drops what the operator streams of `peers` (the
+  /// carrier's peers) keep about it (drop_account_entries). Returns whether
+  /// the account went too.
   caf::expected<bool> remove_line(const std::string& idcode, const std::string& line,
-                                  std::string_view token_hash);
+                                  std::string_view token_hash,
+                                  const std::vector<std::string>& peers);
   /// Claims the line id `line` for `idcode` in this store, which must be that
   /// of the shard the line routes to (config::shard_of_line): idempotent for
   /// the owner; another idcode's claim is kept (claimed false) unless it is

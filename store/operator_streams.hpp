@@ -12,6 +12,8 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace simsync::store {
 
@@ -21,5 +23,14 @@ inline constexpr std::size_t kept_for_operator = 10'000;
 /// false if the stream holds none of that id (or `id` is not a stream id).
 caf::expected<bool> drop_kept_entry(redis_client& redis, const std::string& key,
                                     const std::string& id);
+
+/// Drops every entry the operator streams of `peers` (dead letters, entries
+/// set aside) keep about the account `idcode`: what an account's removal
+/// leaves there otherwise, its cards sealed, until the streams' trim or an
+/// operator takes it. Read a page at a time, so that a full stream does not
+/// hold Redis for long. Returns how many were dropped.
+caf::expected<std::size_t> drop_account_entries(redis_client& redis,
+                                                const std::vector<std::string>& peers,
+                                                const std::string& idcode);
 
 } // namespace simsync::store

@@ -18,11 +18,12 @@ struct shard_config : caf::actor_system_config {
 
 struct account_shard_fixture : ::testing::Test {
   account_shard_fixture()
-      : sys(cfg), shard(sys.spawn<caf::detached>(
-                      account_shard, redis.endpoint(), "carrier-a", 0,
-                      std::shared_ptr<const core::shared_keyring>{test_keyring()},
-                      std::shared_ptr<const replication_backlog>{backlog}, max_lag,
-                      store::history_policy{}, true)),
+      : sys(cfg),
+        shard(sys.spawn<caf::detached>(
+            account_shard, redis.endpoint(), "carrier-a", 0,
+            std::shared_ptr<const core::shared_keyring>{test_keyring()},
+            std::shared_ptr<const replication_backlog>{backlog}, max_lag,
+            store::history_policy{}, std::vector<std::string>{"carrier-b"}, true)),
         self(sys) {}
 
   ~account_shard_fixture() override {

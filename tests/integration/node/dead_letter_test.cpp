@@ -9,6 +9,7 @@
 #include "core/stamp.hpp"
 #include "store/dead_letters.hpp"
 #include "store/keys.hpp"
+#include "store/outbox.hpp"
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -180,4 +181,24 @@ TEST(dead_letters, bad_entries_are_kept_with_their_reason_and_the_rest_arrives) 
                       "application/json")
                 ->status,
             404);
+
+  // The person leaves (the last line's removal, as the gateway asks the
+  // account's shard): what the node kept about their account goes with it,
+  // another account's stays.
+  auto letters_about = [&](const std::string& idcode) {
+    auto kept = redis.call({"XRANGE", store::keys::dead_letters("carrier-b"), "-", "+"});
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < kept->view().size(); ++i)
+      n += store::stream_field(kept->view()[i][1], "idcode") == idcode;
+    return n;
+  };
+  ASSERT_GT(letters_about(person), 0u);
+  auto others = letters_about("not-an-idcode");
+  ASSERT_GT(others, 0u);
+  auto account_gone = client.ask<bool>("carrier-a", person, atom::remove_line_v, person,
+                                       line_a, client.proof);
+  ASSERT_TRUE(account_gone) << describe(account_gone.error());
+  EXPECT_TRUE(*account_gone);
+  EXPECT_EQ(letters_about(person), 0u);
+  EXPECT_EQ(letters_about("not-an-idcode"), others);
 }

@@ -413,7 +413,7 @@ TEST_F(pages, removing_the_line_forgets_its_reassert_set_and_open_fetch) {
   ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), f.cursor,
                                   store::decision::discard));
   page(3); // an open paged fetch
-  ASSERT_TRUE(a.store.remove_line(person, line2, proof_of(line2)));
+  ASSERT_TRUE(a.store.remove_line(person, line2, proof_of(line2), {}));
   for (const auto& key :
        {store::keys::reassert(person, line2), store::keys::fetchlist(person, line2),
         store::keys::fetched(person, line2)}) {

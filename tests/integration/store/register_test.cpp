@@ -134,7 +134,8 @@ TEST(remove_line, removes_the_line_and_its_data_but_not_the_other_lines) {
   upload(a.store, person, "+8613800138000", {make_card("u1", "Li")});
   upload(a.store, person, "+8613900139000", {make_card("p1", "Bank")},
          store::upload_mode::snapshot, store::scope::private_backup);
-  auto gone = a.store.remove_line(person, "+8613900139000", proof_of("+8613900139000"));
+  auto gone =
+      a.store.remove_line(person, "+8613900139000", proof_of("+8613900139000"), {});
   ASSERT_TRUE(gone) << describe(gone.error());
   EXPECT_FALSE(*gone); // the account keeps its other line
   EXPECT_FALSE(a.store.find_line("+8613900139000")->has_value());
@@ -149,10 +150,11 @@ TEST(remove_line, removes_the_line_and_its_data_but_not_the_other_lines) {
                 ->size(),
             1u);
   // Once removed, its token opens nothing, and the carrier finds no line.
-  auto again = a.store.remove_line(person, "+8613900139000", proof_of("+8613900139000"));
+  auto again =
+      a.store.remove_line(person, "+8613900139000", proof_of("+8613900139000"), {});
   ASSERT_FALSE(again);
   EXPECT_EQ(again.error(), ec::bad_token);
-  again = a.store.remove_line(person, "+8613900139000", store::operator_proof);
+  again = a.store.remove_line(person, "+8613900139000", store::operator_proof, {});
   ASSERT_FALSE(again);
   EXPECT_EQ(again.error(), ec::unknown_line);
 }
@@ -162,7 +164,8 @@ TEST(remove_line, the_last_line_takes_the_account_and_tells_the_siblings) {
   register_line(a.store, person, "+8613800138000");
   ASSERT_TRUE(a.store.apply_incoming("carrier-b", {sibling_entry(person)}));
   upload(a.store, person, "+8613800138000", {make_card("u1", "Li")});
-  auto gone = a.store.remove_line(person, "+8613800138000", proof_of("+8613800138000"));
+  auto gone =
+      a.store.remove_line(person, "+8613800138000", proof_of("+8613800138000"), {});
   ASSERT_TRUE(gone);
   EXPECT_TRUE(*gone);
   for (const auto& key : {store::keys::account(person), store::keys::shared(person),
@@ -178,10 +181,10 @@ TEST(remove_line, a_line_of_another_account_is_not_removed) {
   carrier_store a("carrier-a");
   register_line(a.store, other_person, "+8613800138000");
   // Neither with that line's own token nor as the carrier.
-  auto r = a.store.remove_line(person, "+8613800138000", proof_of("+8613800138000"));
+  auto r = a.store.remove_line(person, "+8613800138000", proof_of("+8613800138000"), {});
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error(), ec::bad_token);
-  r = a.store.remove_line(person, "+8613800138000", store::operator_proof);
+  r = a.store.remove_line(person, "+8613800138000", store::operator_proof, {});
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error(), ec::unknown_line);
   EXPECT_TRUE(a.store.find_line("+8613800138000")->has_value());
@@ -259,7 +262,7 @@ TEST(register_line, a_line_is_claimed_found_and_retired_by_its_line_id) {
   ASSERT_EQ(page->sealed_msisdns.count(line), 1u);
   EXPECT_EQ(keys->open(page->sealed_msisdns.at(line), person), msisdn);
 
-  auto removed = a.store.remove_line(person, line, proof_of(line));
+  auto removed = a.store.remove_line(person, line, proof_of(line), {});
   ASSERT_TRUE(removed) << describe(removed.error());
   EXPECT_TRUE(*removed); // its last line: the account went too
   EXPECT_FALSE(a.store.find_line(line)->has_value());

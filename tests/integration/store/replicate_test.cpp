@@ -1,5 +1,6 @@
 // F3 outbox and F4 replicate-in between two carriers, each with its own
 // redis-server. The test carries outbox entries as the peer link would.
+#include "store/dead_letters.hpp"
 #include "store/keys.hpp"
 #include "store/netstrings.hpp"
 #include "store/outbox.hpp"
@@ -484,7 +485,7 @@ TEST_F(two_carriers, a_named_card_no_longer_held_is_left_out_of_its_entry) {
 
 TEST_F(two_carriers, cards_still_owed_to_a_peer_go_before_the_account_is_removed) {
   upload(a.store, person, line_a, {make_card("u1", "Li")});
-  ASSERT_TRUE(*a.store.remove_line(person, line_a, proof_of(line_a)));
+  ASSERT_TRUE(*a.store.remove_line(person, line_a, proof_of(line_a), {"carrier-b"}));
   auto read = store::read_outbox(a.client, "carrier-b", "0-0", 10);
   ASSERT_TRUE(read);
   // The upload's entry (its card went with the account), the book with its
@@ -508,7 +509,7 @@ TEST_F(two_carriers, cards_still_owed_to_a_peer_go_before_the_account_is_removed
 TEST_F(two_carriers, a_peer_owed_nothing_is_told_only_of_the_removal) {
   upload(a.store, person, line_a, {make_card("u1", "Li")});
   deliver(a, b);
-  ASSERT_TRUE(*a.store.remove_line(person, line_a, proof_of(line_a)));
+  ASSERT_TRUE(*a.store.remove_line(person, line_a, proof_of(line_a), {"carrier-b"}));
   auto read = store::read_outbox(a.client, "carrier-b", "0-0", 10);
   ASSERT_TRUE(read);
   ASSERT_EQ(read->size(), 1u);
@@ -700,12 +701,55 @@ TEST_F(two_carriers, only_an_entry_sealed_with_a_key_the_ring_lacks_is_not_set_a
   EXPECT_FALSE(store::altered_records(*b.keys->current(), fine->back()));
 }
 
+/// How many entries stream `key` of `c`'s Redis keeps whose field `field` is `idcode`.
+std::size_t kept_about(carrier_store& c, const std::string& key, std::string_view field,
+                       const std::string& idcode) {
+  auto all = c.admin.call({"XRANGE", key, "-", "+"});
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < all->view().size(); ++i)
+    n += store::stream_field(all->view()[i][1], field) == idcode;
+  return n;
+}
+
+TEST_F(two_carriers, an_account_removed_takes_what_the_operator_streams_keep_about_it) {
+  upload(a.store, person, line_a, {make_card("u1", "Li"), make_card("u2", "Wang")});
+  auto entry = with_record_altered(a, "u1", flip_last_byte, altered_in::the_entry);
+  auto altered = store::altered_records(*a.keys->current(), entry);
+  ASSERT_TRUE(altered);
+  ASSERT_TRUE(store::set_aside_entry(a.client, "carrier-b", entry, *altered, "altered",
+                                     1'700'000'000'000));
+  // More dead letters than one page of the sweep, the two accounts' mixed.
+  std::vector<store::dead_letter> letters;
+  for (int i = 0; i < 450; ++i)
+    letters.push_back({{"1-" + std::to_string(i), i % 3 == 0 ? other_person : person,
+                        store::outbox_kind::batch, "garbage"},
+                       "refused"});
+  ASSERT_TRUE(store::keep_dead_letters(a.client, *a.keys->current(), "carrier-b", letters,
+                                       1'700'000'000'000));
+  auto dead = store::keys::dead_letters("carrier-b");
+  auto aside = store::keys::set_aside("carrier-b");
+  ASSERT_EQ(kept_about(a, dead, "idcode", person), 300u);
+  ASSERT_EQ(kept_about(a, aside, "id", person), 1u);
+
+  // A line that goes while the account stays takes nothing of them.
+  const std::string second = "+8613900139000";
+  register_line(a.store, person, second, {"carrier-b"});
+  ASSERT_FALSE(*a.store.remove_line(person, second, proof_of(second), {"carrier-b"}));
+  EXPECT_EQ(kept_about(a, dead, "idcode", person), 300u);
+  EXPECT_EQ(kept_about(a, aside, "id", person), 1u);
+
+  ASSERT_TRUE(*a.store.remove_line(person, line_a, proof_of(line_a), {"carrier-b"}));
+  EXPECT_EQ(kept_about(a, dead, "idcode", person), 0u);
+  EXPECT_EQ(kept_about(a, aside, "id", person), 0u);
+  EXPECT_EQ(kept_about(a, dead, "idcode", other_person), 150u); // another's stay
+}
+
 TEST_F(two_carriers, a_retired_sibling_gets_nothing_more_until_it_registers_again) {
   upload(a.store, person, line_a, {make_card("u1", "Li")});
   deliver(a, b);
-  ASSERT_TRUE(*b.store.remove_line(person, line_b,
-                                   proof_of(line_b))); // B's only line: the account goes
-  deliver(b, a);                                       // the retirement
+  ASSERT_TRUE(*b.store.remove_line(person, line_b, proof_of(line_b),
+                                   {"carrier-a"})); // B's only line: the account goes
+  deliver(b, a);                                    // the retirement
   upload(a.store, person, line_a, {make_card("u1", "Li"), make_card("u2", "Wang")});
   EXPECT_EQ(*store::outbox_depth(a.client, "carrier-b"), 0u);
   // The person registers at B again: B asks, A answers with the whole store.
