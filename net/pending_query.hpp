@@ -14,22 +14,6 @@ namespace simsync::net {
 /// quietly shortened, so a phone learns the limit at once.
 inline constexpr std::uint32_t max_pending_page = 10000;
 
-/// ?limit=: 1..max_pending_page in plain decimal digits; nullopt otherwise
-/// (0, a sign, a fraction, too large, empty).
-inline std::optional<std::uint32_t> parse_page_limit(std::string_view text) {
-  if (text.empty() || text.size() > 5)
-    return std::nullopt;
-  std::uint32_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9')
-      return std::nullopt;
-    value = value * 10 + static_cast<std::uint32_t>(c - '0');
-  }
-  if (value < 1 || value > max_pending_page)
-    return std::nullopt;
-  return value;
-}
-
 /// ?next= as the previous page gave it: "<cursor>.<offset>", both decimal.
 inline bool plausible_next(std::string_view text) {
   auto dot = text.find('.');

@@ -1,5 +1,7 @@
 #include "net/request_fields.hpp"
 
+#include "net/whole_number.hpp"
+
 #include <cctype>
 
 namespace simsync::net {
@@ -31,19 +33,11 @@ std::optional<std::uint64_t> count_param(const exchange_ptr& ex,
   auto value = query_value(q, name);
   if (!value)
     return fallback;
-  std::uint64_t n = 0;
-  bool digits = !value->empty() && value->size() <= 12;
-  for (char c : *value)
-    digits = digits && c >= '0' && c <= '9';
-  if (digits)
-    for (char c : *value)
-      n = n * 10 + static_cast<std::uint64_t>(c - '0');
-  if (!digits || n < min || n > max) {
+  auto n = whole_number_in(*value, min, max);
+  if (!n)
     ex->fail(bad_field(std::string(name), "must be a whole number from " +
                                               std::to_string(min) + " to " +
                                               std::to_string(max)));
-    return std::nullopt;
-  }
   return n;
 }
 

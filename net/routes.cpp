@@ -273,13 +273,11 @@ void handle_pending(const exchange_ptr& ex) {
   if (!version_of(ex, *query, version))
     return;
   store::pending_request req;
-  if (auto limit = query_value(*query, "limit")) {
-    auto parsed = parse_page_limit(*limit);
-    if (!parsed)
-      return ex->fail(bad_field("limit", "must be a whole number from 1 to " +
-                                             std::to_string(max_pending_page)));
-    req.limit = *parsed;
-  }
+  // Absent: everything the mailbox holds, in one page.
+  auto limit = count_param(ex, *query, "limit", 0, 1, max_pending_page);
+  if (!limit)
+    return;
+  req.limit = static_cast<std::uint32_t>(*limit);
   if (auto next = query_value(*query, "next")) {
     if (!plausible_next(*next))
       return ex->fail(bad_field("next", "must be the next of the previous page"));

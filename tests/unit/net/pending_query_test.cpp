@@ -4,14 +4,6 @@
 
 using namespace simsync::net;
 
-TEST(parse_page_limit, takes_1_to_the_maximum_in_plain_digits) {
-  EXPECT_EQ(parse_page_limit("1"), 1u);
-  EXPECT_EQ(parse_page_limit("500"), 500u);
-  EXPECT_EQ(parse_page_limit("10000"), max_pending_page);
-  for (auto bad : {"", "0", "-1", "+5", "1.5", "abc", "10001", "99999", "123456", " 5"})
-    EXPECT_FALSE(parse_page_limit(bad)) << bad;
-}
-
 TEST(plausible_next, is_a_cursor_and_an_offset) {
   EXPECT_TRUE(plausible_next("7.500"));
   for (auto bad : {"", "7", "7.", ".5", "7.5.1", "a.5", "7.-5", "7 .5"})
