@@ -12,8 +12,8 @@ namespace simsync::net {
 /// `text` as a whole number from `min` to `max`: decimal digits alone (no
 /// sign, space or fraction); nullopt otherwise, and for more than 12 digits,
 /// more than any bound the gateway sets.
-inline std::optional<std::uint64_t> whole_number_in(std::string_view text,
-                                                    std::uint64_t min, std::uint64_t max) {
+inline std::optional<std::uint64_t>
+whole_number_in(std::string_view text, std::uint64_t min, std::uint64_t max) {
   if (text.empty() || text.size() > 12)
     return std::nullopt;
   std::uint64_t n = 0;
