@@ -18,12 +18,15 @@ if not limit or limit < 0 then return fail('bad_request') end
 local pkey, fkey, lkey, okey =
   pending_key(id, line), fetched_key(id, line), line_key(id, line), fetchlist_key(id, line)
 
--- Changes whenever the mailbox does: offers bump seq, acks and uploads shrink
--- it (seq never goes back, and without an offer the mailbox only shrinks);
--- the open fetch's cursor is part of it, so a 304 means that fetch still holds.
+-- Changes whenever the mailbox does: every offer moves the account's
+-- version on (offer_seq), acks and uploads shrink it (the version never goes
+-- back, and without an offer the mailbox only shrinks); the open fetch's
+-- cursor is part of it, so a 304 means that fetch still holds. (The account's
+-- other changes move the version too: they only cost a 304.)
 local function mailbox_tag()
-  local seq, fetched = unpack(redis.call('HMGET', lkey, 'seq', 'fetched'))
-  return (seq or '0') .. '.' .. redis.call('HLEN', pkey) .. '.' .. (fetched or '0')
+  local version = redis.call('HGET', account_key(id), 'version')
+  return (version or '0') .. '.' .. redis.call('HLEN', pkey) .. '.' ..
+    (redis.call('HGET', lkey, 'fetched') or '0')
 end
 
 -- Delivers `uids`: the change pending for each now, recorded in the fetched

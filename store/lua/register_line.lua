@@ -23,9 +23,11 @@ redis.call('HSET', sim_key(line), 'id', id, 'iccid_hash', iccid_hash, 'token', t
 redis.call('HSET', line_key(id, line), 'msisdn', sealed_msisdn)
 -- The records are read only to tell what each means to the line (a tombstone
 -- of a card the line never held is not offered); the mailbox keeps
--- uid -> seq, see offer().
+-- uid -> seq, see offer(). The line is new, so the account's version as it
+-- is numbers these offers apart from every later one (offer_seq).
 if line_added and not created then
-  offer(id, line, redis.call('HGETALL', shared_key(id)))
+  local version = redis.call('HGET', account_key(id), 'version') or '0'
+  offer(id, line, redis.call('HGETALL', shared_key(id)), 'v' .. version)
 end
 return register_line_reply{account_created = created and 1 or 0,
                            line_added = line_added and 1 or 0}

@@ -203,12 +203,15 @@ elseif next(reassert) then
 end
 
 finish_line_changes(lc)
-local reply = {close_account(account, lc.n_changes > 0), added, changed, removed, unchanged, 0, 0}
 -- A conflict's current version goes back to the line as pending (after
--- finish_line_changes, which clears the entries of the uids the line touched).
-if conflicts then
+-- finish_line_changes, which clears the entries of the uids the line touched),
+-- numbered like this call's other offers (before close_account, which moves
+-- the version on to that number).
+local seq = conflicts and #conflicts > 0 and offer_seq(account)
+local reply = {close_account(account, lc.n_changes > 0), added, changed, removed, unchanged, 0, 0}
+if seq then
   for _, c in ipairs(conflicts) do
-    offer(id, line, {c[1], c[2]})
+    offer(id, line, {c[1], c[2]}, seq)
     reply[#reply + 1] = c[1]
     reply[#reply + 1] = c[3]
   end

@@ -80,6 +80,25 @@ TEST_F(mailbox, an_entry_in_the_old_format_is_fetched_and_acked) {
   EXPECT_EQ(next.changes[0].record.card, make_card("u2", "Wang Wu").card);
 }
 
+TEST_F(mailbox, an_entry_numbered_before_the_upgrade_is_never_taken_for_a_new_offer) {
+  // Mailboxes were numbered by a counter per line, which could run ahead of
+  // the account's version: an entry of then may hold the very number the
+  // next offer takes. Fetched, then offered a newer version under that
+  // number, the ack must still leave the newer one.
+  auto version = a.client.call({"HGET", store::keys::account(person), "version"});
+  auto next_number = std::to_string(std::stoull(std::string(version->view().str())) + 1);
+  auto key = store::keys::pending(person, line2);
+  ASSERT_TRUE(a.client.call({"HSET", key, "u2", next_number}));
+  auto f = fetch(line2);
+  ASSERT_EQ(f.changes.size(), 2u);
+  upload(a.store, person, line1, {make_card("u2", "Wang Wu")}, store::upload_mode::delta);
+  EXPECT_EQ(pending_entries(a.client, person, line2)["u2"], "v" + next_number);
+  ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), f.cursor,
+                                  store::decision::apply));
+  auto next = fetch(line2);
+  EXPECT_EQ(kinds(next), (std::map<std::string, std::string>{{"u2", "changed"}}));
+}
+
 TEST_F(mailbox, an_entry_whose_card_is_not_in_the_shared_store_is_dropped) {
   ASSERT_TRUE(a.client.call({"HSET", "pending:{" + person + "}:" + line2, "ghost", "7"}));
   EXPECT_EQ(a.store.request_update(person, line2, proof_of(line2))->added, 2u);
@@ -125,6 +144,34 @@ TEST_F(mailbox, changes_after_the_fetch_stay_pending) {
   // u1 was applied in its fetched version, so the newer one is a change.
   EXPECT_EQ(kinds(next),
             (std::map<std::string, std::string>{{"u1", "changed"}, {"u3", "added"}}));
+}
+
+TEST_F(mailbox, a_conflict_offered_again_then_changed_after_the_fetch_stays_pending) {
+  // line2 changes u1 after line1 saw it; line1 then removes u1: only the
+  // version it saw could go, so the upload changes nothing and offers line1
+  // the current u1 again, numbered like any offer.
+  upload(a.store, person, line2, {make_card("u1", "Li Lei")}, store::upload_mode::delta);
+  store::upload_request removal;
+  removal.idcode = person;
+  removal.line = line1;
+  removal.token_hash = proof_of(line1);
+  removal.mode = store::upload_mode::remove;
+  removal.uids = {"u1"};
+  removal.now_ms = 1'700'000'000'000;
+  auto conflict = a.store.upload(removal);
+  ASSERT_TRUE(conflict) << describe(conflict.error());
+  ASSERT_EQ(conflict->conflicts.size(), 1u);
+  auto f = fetch(line1); // (the removal took u1 out of line1's base)
+  ASSERT_EQ(kinds(f), (std::map<std::string, std::string>{{"u1", "added"}}));
+  // A newer u1 arrives between the fetch and its ack: it must not take the
+  // number of the offer fetched, or the ack would take it too.
+  upload(a.store, person, line2, {make_card("u1", "Li Lei Jr")},
+         store::upload_mode::delta);
+  ASSERT_TRUE(a.store.ack_pending(person, line1, proof_of(line1), f.cursor,
+                                  store::decision::apply));
+  auto next = fetch(line1);
+  ASSERT_EQ(kinds(next), (std::map<std::string, std::string>{{"u1", "changed"}}));
+  EXPECT_NE(next.changes[0].record.card.find("Li Lei Jr"), std::string::npos);
 }
 
 TEST_F(mailbox, an_old_cursor_is_refused_and_changes_nothing) {

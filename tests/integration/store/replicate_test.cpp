@@ -369,6 +369,33 @@ TEST_F(two_carriers, the_sibling_clock_moves_past_the_newest_stamp_wherever_it_i
   EXPECT_EQ(clock->view().str(), std::to_string(newest));
 }
 
+TEST_F(two_carriers,
+       a_change_a_sibling_applies_after_a_fetch_stays_pending_after_its_ack) {
+  // b's clock runs ahead of every stamp a sends (an upload at b stamped
+  // later), so the applies below do not move it: each must still number its
+  // offer apart from the one fetched, else the ack of that fetch would take
+  // the newer change with it.
+  upload(b.store, person, line_b, {make_card("b1", "Zhou")}, store::upload_mode::snapshot,
+         store::scope::shared, 1'900'000'000'000);
+  upload(a.store, person, line_a, {make_card("u1", "Li")});
+  deliver(a, b);
+  auto fetched = b.store.fetch_pending(person, line_b, proof_of(line_b));
+  ASSERT_TRUE(fetched) << describe(fetched.error());
+  ASSERT_EQ(fetched->changes.size(), 1u);
+  EXPECT_EQ(fetched->changes[0].uid, "u1");
+
+  upload(a.store, person, line_a, {make_card("u1", "Li Lei")}, store::upload_mode::delta);
+  deliver(a, b);
+  ASSERT_TRUE(b.store.ack_pending(person, line_b, proof_of(line_b), fetched->cursor,
+                                  store::decision::apply));
+  auto next = b.store.fetch_pending(person, line_b, proof_of(line_b));
+  ASSERT_TRUE(next);
+  ASSERT_EQ(next->changes.size(), 1u);
+  EXPECT_EQ(next->changes[0].uid, "u1");
+  EXPECT_EQ(next->changes[0].kind, store::change_kind::changed);
+  EXPECT_NE(next->changes[0].record.card.find("Li Lei"), std::string::npos);
+}
+
 namespace {
 
 /// The keys of `c`'s Redis whose name holds `text`.

@@ -151,11 +151,11 @@ inline std::map<std::string, std::string> pending_entries(store::redis_client& r
   return hash_fields(r, "pending:{" + idcode + "}:" + line);
 }
 
-/// Is a pending entry a reference (the batch's sequence number) rather than a
-/// copy of the record?
+/// Is a pending entry a reference (its offer's sequence number: 'v' and the
+/// account's version) rather than a copy of the record?
 inline bool is_sequence_number(const std::string& value) {
-  return !value.empty() && value.size() <= 20 &&
-         value.find_first_not_of("0123456789") == std::string::npos;
+  return value.size() >= 2 && value.size() <= 21 && value[0] == 'v' &&
+         value.find_first_not_of("0123456789", 1) == std::string::npos;
 }
 
 } // namespace simsync::testing
