@@ -23,20 +23,13 @@ constexpr auto first_backoff = std::chrono::milliseconds{100};
 constexpr auto max_backoff = std::chrono::milliseconds{5000};
 constexpr auto status_timeout = std::chrono::seconds{2};
 
-std::vector<std::string> peer_ids(const node_state& st) {
-  std::vector<std::string> ids;
-  for (const auto& p : st.peers)
-    ids.push_back(p.id);
-  return ids;
-}
-
 caf::actor spawn_child(caf::actor_system& sys, const node_state& st,
                        const node_state::child& c) {
   if (c.is_shard)
     return caf::actor_cast<caf::actor>(sys.spawn<caf::detached>(
         account_shard, st.redis_at, st.carrier, c.index, st.keys,
         std::shared_ptr<const replication_backlog>{st.backlog}, st.max_replication_lag,
-        st.history, peer_ids(st), st.measured));
+        st.history, config::peer_ids_of(st.peers), st.measured));
   return caf::actor_cast<caf::actor>(st.links_system->spawn<caf::detached>(
       peer_link, st.carrier, st.peers[static_cast<size_t>(c.index)], *st.signing_key,
       st.redis_at, std::shared_ptr<const core::shared_keyring>{st.keys}, st.backlog,

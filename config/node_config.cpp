@@ -928,11 +928,15 @@ const node_entry& node_config::self() const {
   throw std::logic_error("node_config: node " + node + " has no entry in nodes");
 }
 
-std::vector<std::string> node_config::peer_ids() const {
+std::vector<std::string> peer_ids_of(const std::vector<peer_entry>& peers) {
   std::vector<std::string> ids;
   for (const auto& peer : peers)
     ids.push_back(peer.id);
   return ids;
+}
+
+std::vector<std::string> node_config::peer_ids() const {
+  return peer_ids_of(peers);
 }
 
 std::vector<int> node_config::owned_shards() const {

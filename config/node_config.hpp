@@ -153,7 +153,7 @@ struct node_config {
   /// This node's entry in `nodes`.
   const node_entry& self() const;
 
-  /// The ids of the peer carriers, in configuration order.
+  /// The ids of the peer carriers, in configuration order (peer_ids_of).
   std::vector<std::string> peer_ids() const;
 
   /// The shards this node owns, ascending.
@@ -190,6 +190,9 @@ std::string missing_credentials(const node_config& c);
 
 /// Loads a TOML file with no overrides.
 load_result load_node_config_file(const std::string& path);
+
+/// The ids of `peers`, in their order.
+std::vector<std::string> peer_ids_of(const std::vector<peer_entry>& peers);
 
 /// The node among `nodes` that owns `shard`. Throws std::out_of_range if none
 /// does, which a validated configuration rules out for 0 <= shard < shards.

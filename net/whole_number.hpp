@@ -1,6 +1,6 @@
 #pragma once
 
-// How the gateway reads a count from a request (?limit=, ?count=): plain
+// How the gateway reads a count from a request (?limit=, ?confirm_removals=): plain
 // decimal digits, within bounds. Pure, so it has unit tests of its own.
 
 #include <cstdint>

@@ -25,10 +25,11 @@ caf::expected<std::size_t> drop_entries_of(redis_client& redis, const std::strin
     if (!v.is_array())
       return caf::make_error(ec::store_corrupt, "XRANGE answered an unexpected reply");
     command drop{"XDEL", key};
+    const auto head = drop.size();
     for (std::size_t i = 0; i < v.size(); ++i)
       if (stream_field(v[i][1], field) == idcode)
         drop.emplace_back(v[i][0].str());
-    if (drop.size() > 2) {
+    if (drop.size() > head) {
       auto d = redis.call(drop);
       if (!d)
         return std::move(d.error());

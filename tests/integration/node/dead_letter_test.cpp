@@ -9,7 +9,6 @@
 #include "core/stamp.hpp"
 #include "store/dead_letters.hpp"
 #include "store/keys.hpp"
-#include "store/outbox.hpp"
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -186,11 +185,8 @@ TEST(dead_letters, bad_entries_are_kept_with_their_reason_and_the_rest_arrives) 
   // account's shard): what the node kept about their account goes with it,
   // another account's stays.
   auto letters_about = [&](const std::string& idcode) {
-    auto kept = redis.call({"XRANGE", store::keys::dead_letters("carrier-b"), "-", "+"});
-    std::size_t n = 0;
-    for (std::size_t i = 0; i < kept->view().size(); ++i)
-      n += store::stream_field(kept->view()[i][1], "idcode") == idcode;
-    return n;
+    return stream_entries_with(redis, store::keys::dead_letters("carrier-b"), "idcode",
+                               idcode);
   };
   ASSERT_GT(letters_about(person), 0u);
   auto others = letters_about("not-an-idcode");

@@ -158,4 +158,15 @@ inline bool is_sequence_number(const std::string& value) {
          value.find_first_not_of("0123456789", 1) == std::string::npos;
 }
 
+/// How many entries of stream `key` have field `field` equal to `value`
+/// (what a node's operator streams keep about an account).
+inline std::size_t stream_entries_with(store::redis_client& redis, const std::string& key,
+                                       std::string_view field, const std::string& value) {
+  auto all = redis.call({"XRANGE", key, "-", "+"});
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < all->view().size(); ++i)
+    n += store::stream_field(all->view()[i][1], field) == value;
+  return n;
+}
+
 } // namespace simsync::testing
