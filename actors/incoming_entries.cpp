@@ -55,12 +55,14 @@ std::string card_refusal(const std::string& stored, const entry_limits& limits) 
   if (card.size() > limits.max_card_bytes)
     return "a card is larger than " + most();
   core::vcard_reader reader{card};
-  core::vcard_block block;
+  // Kept from card to card for their room (vcard_reader::next): `block` is
+  // always read again, `rest` only when a record holds a second card.
+  thread_local core::vcard_block block, rest;
   if (!reader.next(&block))
     return "a record holds no vCard";
   if (!block.ok())
     return "a card does not parse: " + block.error;
-  if (reader.next(&block) || reader.skipped_text_line() != 0)
+  if (reader.next(&rest) || reader.skipped_text_line() != 0)
     return "a record holds more than one vCard";
   return {};
 }

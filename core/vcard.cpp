@@ -171,6 +171,16 @@ bool has_empty_identity(const vcard& card) {
 
 // -- model --------------------------------------------------------------------
 
+void vcard_property::clear() {
+  group.clear();
+  name.clear();
+  types.clear();
+  params.clear();
+  values.clear();
+  binary = false;
+  media_type.clear();
+}
+
 const std::string& vcard_property::value() const {
   static const std::string empty;
   return values.empty() ? empty : values.front();
@@ -282,7 +292,10 @@ bool vcard_reader::read_logical(std::string_view* text, std::size_t* start,
 
 bool vcard_reader::next(vcard_block* out) {
   out->card.version.clear();
-  out->card.properties.clear();
+  // A block read again reuses its properties' room: a property's lists and
+  // longer strings were most of a node's allocations for checking a card.
+  auto& properties = out->card.properties;
+  std::size_t used = 0;
   out->error.clear();
   out->error_line = 0;
 
@@ -290,8 +303,10 @@ bool vcard_reader::next(vcard_block* out) {
   std::size_t next;
   skipped_text_line_ = 0;
   for (;;) {
-    if (!read_physical(pos_, &text, &next))
+    if (!read_physical(pos_, &text, &next)) {
+      properties.clear();
       return false;
+    }
     if (is_begin_line(text))
       break;
     if (skipped_text_line_ == 0 && !trim(text).empty())
@@ -319,21 +334,26 @@ bool vcard_reader::next(vcard_block* out) {
     }
     if (!out->ok() || trim(text).empty())
       continue;
-    vcard_property& prop = out->card.properties.emplace_back();
+    if (used == properties.size())
+      properties.emplace_back();
+    else
+      properties[used].clear();
+    vcard_property& prop = properties[used++];
     if (!parse_line(text, &prop, &out->error)) {
       out->error_line = line;
       continue;
     }
     if (prop.name == "VERSION") {
       out->card.version = trim(prop.value());
-      out->card.properties.pop_back();
+      --used;
     } else if (prop.name == "BEGIN" || prop.name == "END") {
       // A stray BEGIN or END (BEGIN:VCALENDAR, an END whose value was
       // damaged) is not content: written out it would split the card in
       // two, and a card must read back as what it hashed to.
-      out->card.properties.pop_back();
+      --used;
     }
   }
+  properties.erase(properties.begin() + static_cast<std::ptrdiff_t>(used), properties.end());
   out->bytes = body_.substr(card_start, pos_ - card_start);
   if (!ended) {
     out->error = "BEGIN:VCARD without END:VCARD";

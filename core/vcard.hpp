@@ -32,6 +32,9 @@ struct vcard_property {
 
   /// The first component, or an empty string.
   const std::string& value() const;
+  /// Empties every member, keeping the strings' and lists' room (a reader
+  /// fills the property again).
+  void clear();
   bool has_type(std::string_view type) const;
 };
 
