@@ -353,7 +353,8 @@ bool vcard_reader::next(vcard_block* out) {
       --used;
     }
   }
-  properties.erase(properties.begin() + static_cast<std::ptrdiff_t>(used), properties.end());
+  properties.erase(properties.begin() + static_cast<std::ptrdiff_t>(used),
+                   properties.end());
   out->bytes = body_.substr(card_start, pos_ - card_start);
   if (!ended) {
     out->error = "BEGIN:VCARD without END:VCARD";
