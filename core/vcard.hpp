@@ -32,8 +32,8 @@ struct vcard_property {
 
   /// The first component, or an empty string.
   const std::string& value() const;
-  /// Empties every member, keeping the strings' and lists' room (a reader
-  /// fills the property again).
+  /// Empties every member, keeping the room of its own strings and lists
+  /// (not of the strings in its lists): a reader fills the property again.
   void clear();
   bool has_type(std::string_view type) const;
 };

@@ -107,16 +107,18 @@ private:
   redis_client(redisContext* ctx, redis_endpoint where);
   caf::error io_error(const char* what);
   bool closed_while_idle() const;
-  /// Queues commands [first, first + n) and writes them: one round trip.
+  /// Queues commands [first, first + n); hiredis writes them all with the
+  /// first read_reply: one round trip.
   caf::error send(const command* first, std::size_t n);
   caf::expected<reply> read_reply();
 
   redisContext* ctx_ = nullptr;
-  std::vector<const char*> argv_;
-  std::vector<std::size_t> argv_len_;
   redis_endpoint where_;
   std::uint64_t round_trips_ = 0;
   bool healthy_ = true;
+  // A command's arguments as hiredis takes them, kept between calls.
+  std::vector<const char*> argv_;
+  std::vector<std::size_t> argv_len_;
 };
 
 } // namespace simsync::store
