@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -467,6 +468,64 @@ TEST(vcard_serialize, output_always_reads_back_as_one_card) {
     EXPECT_EQ(prop(back, "TEL").types, (strings{"x:y"}));
     EXPECT_EQ(prop(back, "TEL").params[0].value, "a;b");
   }
+}
+
+/// Every field of two cards' properties, in order.
+void expect_same_card(const vcard& read_again, const vcard& fresh) {
+  EXPECT_EQ(read_again.version, fresh.version);
+  ASSERT_EQ(read_again.properties.size(), fresh.properties.size());
+  for (std::size_t i = 0; i < fresh.properties.size(); ++i) {
+    const auto& a = read_again.properties[i];
+    const auto& b = fresh.properties[i];
+    EXPECT_EQ(a.group, b.group) << b.name;
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.types, b.types) << b.name;
+    ASSERT_EQ(a.params.size(), b.params.size()) << b.name;
+    for (std::size_t j = 0; j < b.params.size(); ++j) {
+      EXPECT_EQ(a.params[j].name, b.params[j].name) << b.name;
+      EXPECT_EQ(a.params[j].value, b.params[j].value) << b.name;
+    }
+    EXPECT_EQ(a.values, b.values) << b.name;
+    EXPECT_EQ(a.binary, b.binary) << b.name;
+    EXPECT_EQ(a.media_type, b.media_type) << b.name;
+  }
+}
+
+TEST(vcard_reader, a_block_read_again_holds_only_the_new_card) {
+  // The reader reuses a block's properties (vcard_reader::next): nothing of
+  // a card read before (a group, a parameter, a photo, more properties, an
+  // error) may stay in the next one. Each card read with one block, in
+  // every order, against the same card read alone with a fresh block.
+  const std::vector<std::string> cards = {
+      std::string(android_utf8),
+      std::string(ios_card),
+      std::string(v4_card),
+      "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Plain\r\nTEL:1\r\nEND:VCARD\r\n",
+      "BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Broken\r\nno colon here\r\nEND:VCARD\r\n",
+      "BEGIN:VCARD\r\nFN:Short\r\nEND:VCARD\r\n"};
+  std::vector<std::size_t> order(cards.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  int orders = 0;
+  do {
+    std::string body;
+    for (auto i : order)
+      body += cards[i];
+    vcard_reader reader(body);
+    vcard_block block;
+    for (auto i : order) {
+      ASSERT_TRUE(reader.next(&block));
+      vcard_reader alone(cards[i]);
+      vcard_block fresh;
+      ASSERT_TRUE(alone.next(&fresh));
+      EXPECT_EQ(block.error, fresh.error) << cards[i];
+      if (fresh.ok())
+        expect_same_card(block.card, fresh.card);
+    }
+    EXPECT_FALSE(reader.next(&block));
+    ++orders;
+  } while (std::next_permutation(order.begin(), order.end()));
+  EXPECT_EQ(orders, 720);
 }
 
 TEST(vcard_reader, a_stray_begin_or_end_line_is_not_content) {
