@@ -9,16 +9,6 @@
 
 namespace simsync::core {
 
-int hex_digit_value(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 namespace {
 
 // SHA-256 and HMAC, looked up once: OpenSSL 3 looks an algorithm up again at

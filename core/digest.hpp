@@ -7,7 +7,18 @@
 namespace simsync::core {
 
 /// The value of one hex digit (either case); -1 if `c` is not one.
-int hex_digit_value(char c);
+/// Inline: a sibling reads 32 of them for every card it is sent (each
+/// record's hash); out of line, this call and content_hash::from_hex were
+/// 2.6% of carrierd's samples in a bulk run.
+constexpr int hex_digit_value(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
 
 /// Lower-case hex of `bytes`: the text form of idcodes, token and code
 /// hashes, and keys in files.
