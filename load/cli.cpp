@@ -30,7 +30,8 @@ Scenarios (--scenario, default all):
                loop, stepped up; latency to the sibling mailbox p50/p99/p99.9;
                the highest rate whose p99 is within --target-p99-ms
   pull         every line at once: POST /update, GET /pending, ack (apply)
-  large        one 50,000-card book, then a 100-edit delta, each timed
+  large        one 50,000-card book, then a 100-edit delta, each timed, then
+               the whole book again unchanged (a re-sync), timed to its answer
   all          bulk, interactive, pull, large; then the Redis ceiling
 
 Setup (never timed): the persons' lines are added as subscribers of their

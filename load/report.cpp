@@ -93,7 +93,8 @@ std::string format_table(const std::vector<nlohmann::json>& results) {
     else if (s == "large")
       notes = number(r, "cards", 0) + " cards in " + number(r, "book_seconds", 2) +
               " s; delta of " + number(r, "delta_edits", 0) + " in " +
-              number(r, "delta_ms", 1) + " ms";
+              number(r, "delta_ms", 1) + " ms; re-sync answered in " +
+              number(r, "resync_seconds", 2) + " s";
     else if (s == "redis_ceiling")
       notes = r.contains("error")
                   ? r["error"].get<std::string>()

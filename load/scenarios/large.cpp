@@ -249,6 +249,35 @@ result run_large(context& ctx) {
   auto check = check_mailboxes(ctx.http, {delta_want});
   for (auto& why : check.problems)
     problems.push_back("delta: " + why);
+
+  // -- a re-sync: the line's whole book again, as it holds it -------------------
+  // (What a phone sends when it syncs everything: every card is unchanged, so
+  // the store changes nothing and offers nothing; timed to its answer.)
+  std::string resync;
+  for (std::size_t i = 0; i < order.size(); ++i)
+    resync += make_card(order[i], i, i < n ? 1 : 0);
+  bool resynced = false;
+  auto resync_start = clock::now();
+  clock::time_point resync_at{};
+  ctx.http.submit(
+      {"PUT", line_url(from, "/contacts?scope=shared"), resync, "text/vcard", from.token},
+      [&](http_response&& resp) {
+        resynced = true;
+        resync_at = resp.done;
+        auto j = nlohmann::json::parse(resp.body, nullptr, false);
+        if (resp.status != 200 || j.is_discarded() ||
+            j.value("unchanged", std::size_t{0}) != o.large_cards ||
+            j.value("added", std::size_t{0}) + j.value("changed", std::size_t{0}) +
+                    j.value("removed", std::size_t{0}) !=
+                0)
+          problems.push_back("re-sync PUT: " + std::to_string(resp.status) + " " +
+                             resp.body.substr(0, 200));
+      });
+  if (!wait_for(
+          ctx, [&] { return resynced; }, o.timeout_seconds, "re-syncing the book"))
+    problems.push_back("the re-sync was not answered in time");
+  r["resync_seconds"] =
+      resynced ? std::chrono::duration<double>(resync_at - resync_start).count() : -1.0;
   r["verified"] = problems.empty() && check.ok;
   r["problems"] = problems;
   return r;
