@@ -443,9 +443,13 @@ end
 -- of the version). Not that counter: it was one more command per line
 -- offered, 3% of an upload's and 7.6% of an apply's instructions; and the
 -- number stays about as short, as every entry stores it.
+-- The number of offers made at account version `version` (its text).
+local function seq_of_version(version)
+  return 'v' .. version
+end
 local function offer_seq(account)
   account.offered = account.offered or string.format('%d', account.version + 1)
-  return 'v' .. account.offered
+  return seq_of_version(account.offered)
 end
 
 -- Offers changes ({uid, record} pairs) to one line's pending mailbox. An entry

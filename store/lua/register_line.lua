@@ -27,7 +27,7 @@ redis.call('HSET', line_key(id, line), 'msisdn', sealed_msisdn)
 -- is numbers these offers apart from every later one (offer_seq).
 if line_added and not created then
   local version = redis.call('HGET', account_key(id), 'version') or '0'
-  offer(id, line, redis.call('HGETALL', shared_key(id)), 'v' .. version)
+  offer(id, line, redis.call('HGETALL', shared_key(id)), seq_of_version(version))
 end
 return register_line_reply{account_created = created and 1 or 0,
                            line_added = line_added and 1 or 0}
