@@ -25,7 +25,7 @@ bool is_idcode(const std::string& idcode) {
 }
 
 /// A uid comes from the card it names, so a card's limit bounds it.
-std::string uid_refusal(const std::string& uid, const entry_limits& limits) {
+std::string uid_refusal(std::string_view uid, const entry_limits& limits) {
   if (uid.empty() || uid.size() > limits.max_card_bytes)
     return "a uid is empty or longer than a card may be";
   return {};
@@ -43,15 +43,16 @@ std::string stamp_refusal(std::uint64_t hlc, std::uint64_t latest) {
 /// is then stored as it came, so its own size is bounded too.
 std::string card_refusal(const std::string& stored, const entry_limits& limits) {
   auto most = [&] { return std::to_string(limits.max_card_bytes) + " bytes"; };
-  std::optional<std::string> expanded;
-  if (core::is_compressed_card(stored)) {
+  // Kept from card to card for its room, like the blocks below.
+  thread_local std::string expanded;
+  bool compressed = core::is_compressed_card(stored);
+  if (compressed) {
     if (stored.size() > core::compressed_card_bound(limits.max_card_bytes))
       return "a compressed card is larger than a card of " + most() + " compresses to";
-    expanded = core::expand_card(stored, limits.max_card_bytes);
-    if (!expanded)
+    if (!core::expand_card_into(stored, expanded, limits.max_card_bytes))
       return "a compressed card does not expand, or expands to more than " + most();
   }
-  const std::string& card = expanded ? *expanded : stored;
+  const std::string& card = compressed ? expanded : stored;
   if (card.size() > limits.max_card_bytes)
     return "a card is larger than " + most();
   core::vcard_reader reader{card};
@@ -72,18 +73,19 @@ std::string batch_refusal(const std::string& batch, std::uint64_t latest,
   auto items = store::split_netstrings(batch);
   if (!items || items->empty() || items->size() % 2 != 0)
     return "the batch is not pairs of uid and record";
+  // Kept from record to record for its strings' room.
+  thread_local core::stamped_card record;
   for (std::size_t i = 0; i < items->size(); i += 2) {
     if (auto why = uid_refusal((*items)[i], limits); !why.empty())
       return why;
-    auto record = core::decode_record((*items)[i + 1]);
-    if (!record)
+    if (!core::decode_record((*items)[i + 1], record))
       return "a record does not parse";
-    if (auto why = stamp_refusal(record->st.hlc, latest); !why.empty())
+    if (auto why = stamp_refusal(record.st.hlc, latest); !why.empty())
       return why;
-    if (record->deleted) {
-      if (auto why = stamp_refusal(record->removes.hlc, latest); !why.empty())
+    if (record.deleted) {
+      if (auto why = stamp_refusal(record.removes.hlc, latest); !why.empty())
         return why;
-    } else if (auto why = card_refusal(record->card, limits); !why.empty()) {
+    } else if (auto why = card_refusal(record.card, limits); !why.empty()) {
       return why;
     }
   }

@@ -91,18 +91,26 @@ primed_deflater& thread_deflater() {
 } // namespace
 
 std::string compress_card(std::string_view card) {
+  std::string out;
+  compress_card_into(out, card);
+  return out;
+}
+
+void compress_card_into(std::string& out, std::string_view card) {
   z_stream& z = thread_deflater().fresh();
-  std::string out(compressed_card_bound(card.size()), '\0');
-  out[0] = compressed_card_mark;
+  auto at = out.size();
+  out.resize(at + compressed_card_bound(card.size()));
+  out[at] = compressed_card_mark;
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(card.data()));
   z.avail_in = static_cast<uInt>(card.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data() + 1);
-  z.avail_out = static_cast<uInt>(out.size() - 1);
+  z.next_out = reinterpret_cast<Bytef*>(out.data() + at + 1);
+  z.avail_out = static_cast<uInt>(out.size() - at - 1);
   // deflateBound's room takes the whole card in one call.
-  if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+  if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
+    out.resize(at);
     throw std::runtime_error("card compression: deflate did not finish");
+  }
   out.resize(out.size() - z.avail_out);
-  return out;
 }
 
 std::size_t compressed_card_bound(std::size_t card_bytes) {
@@ -110,14 +118,20 @@ std::size_t compressed_card_bound(std::size_t card_bytes) {
 }
 
 std::optional<std::string> expand_card(std::string_view stored, std::size_t max_bytes) {
-  if (!is_compressed_card(stored))
-    return std::string(stored);
-  thread_local inflate_stream stream(deflate_framing::raw);
   std::string out;
-  if (stream.inflate_all(stored.substr(1), out, max_bytes, dictionary).status !=
-      inflate_status::complete)
+  if (!expand_card_into(stored, out, max_bytes))
     return std::nullopt;
   return out;
+}
+
+bool expand_card_into(std::string_view stored, std::string& out, std::size_t max_bytes) {
+  if (!is_compressed_card(stored)) {
+    out.assign(stored);
+    return true;
+  }
+  thread_local inflate_stream stream(deflate_framing::raw);
+  return stream.inflate_all(stored.substr(1), out, max_bytes, dictionary).status ==
+         inflate_status::complete;
 }
 
 } // namespace simsync::core

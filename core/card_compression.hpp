@@ -33,6 +33,10 @@ inline bool is_compressed_card(std::string_view stored) {
 /// `card` deflated against the dictionary, after compressed_card_mark.
 std::string compress_card(std::string_view card);
 
+/// compress_card()'s bytes appended to `out` (a string kept from card to
+/// card).
+void compress_card_into(std::string& out, std::string_view card);
+
 /// The most bytes compress_card() makes of a card of `card_bytes` (deflate
 /// stores what it cannot shrink, in blocks with a small head): what a
 /// compressed card from a peer may take, for a card it may hold.
@@ -44,5 +48,11 @@ std::size_t compressed_card_bound(std::size_t card_bytes);
 /// `max_bytes`.
 std::optional<std::string> expand_card(std::string_view stored,
                                        std::size_t max_bytes = std::size_t{64} << 20);
+
+/// expand_card()'s card in `out`, replacing what it held (a string kept from
+/// card to card keeps its room); false, with `out` empty, where expand_card()
+/// gives nullopt.
+bool expand_card_into(std::string_view stored, std::string& out,
+                      std::size_t max_bytes = std::size_t{64} << 20);
 
 } // namespace simsync::core

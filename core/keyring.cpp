@@ -22,9 +22,11 @@ std::string head_of(keyring::key_id id) {
 }
 
 /// What GCM authenticates besides the ciphertext: the head (so a value cannot
-/// be relabelled with another key id) and the context.
-std::string associated_data(std::string_view head, std::string_view context) {
-  std::string aad(head);
+/// be relabelled with another key id) and the context. Built in the thread's
+/// own string, which every card sealed or opened on the thread reuses.
+std::string_view associated_data(std::string_view head, std::string_view context) {
+  thread_local std::string aad;
+  aad.assign(head);
   aad.append(context);
   return aad;
 }
@@ -52,24 +54,45 @@ keyring::keyring(std::map<key_id, std::string> seal_keys, key_id writer,
 }
 
 std::string keyring::seal(std::string_view plaintext, std::string_view context) const {
+  std::string out;
+  seal_into(out, plaintext, context);
+  return out;
+}
+
+void keyring::seal_into(std::string& out, std::string_view plaintext,
+                        std::string_view context) const {
   if (empty())
     throw std::logic_error("keyring: sealing with an empty keyring");
   auto head = head_of(writer_);
-  auto out = head;
-  out += core::seal(seal_keys_.at(writer_), plaintext, associated_data(head, context));
-  return out;
+  auto at = out.size();
+  out += head;
+  try {
+    core::seal_into(out, seal_keys_.at(writer_), plaintext,
+                    associated_data(head, context));
+  } catch (...) {
+    out.resize(at);
+    throw;
+  }
 }
 
 std::optional<std::string> keyring::open(std::string_view sealed,
                                          std::string_view context) const {
+  std::string out;
+  if (!open_into(out, sealed, context))
+    return std::nullopt;
+  return out;
+}
+
+bool keyring::open_into(std::string& out, std::string_view sealed,
+                        std::string_view context) const {
   auto id = key_of(sealed);
   if (!id)
-    return std::nullopt;
+    return false;
   auto key = seal_keys_.find(*id);
   if (key == seal_keys_.end())
-    return std::nullopt;
-  return core::open(key->second, sealed.substr(head_size),
-                    associated_data(sealed.substr(0, head_size), context));
+    return false;
+  return core::open_into(out, key->second, sealed.substr(head_size),
+                         associated_data(sealed.substr(0, head_size), context));
 }
 
 std::optional<keyring::key_id> keyring::key_of(std::string_view sealed) {

@@ -41,10 +41,20 @@ public:
   /// empty keyring.
   std::string seal(std::string_view plaintext, std::string_view context) const;
 
+  /// seal()'s bytes appended to `out` (a batch's string, kept from card to
+  /// card).
+  void seal_into(std::string& out, std::string_view plaintext,
+                 std::string_view context) const;
+
   /// Opens a value seal() made with any key of the ring; nullopt if it is not
   /// a sealed value, names a key the ring lacks, or was altered or moved.
   std::optional<std::string> open(std::string_view sealed,
                                   std::string_view context) const;
+
+  /// open()'s plaintext appended to `out`; false, with `out` as it was, where
+  /// open() gives nullopt.
+  bool open_into(std::string& out, std::string_view sealed,
+                 std::string_view context) const;
 
   /// The id of the key that sealed `sealed`; nullopt if it is not a sealed value.
   static std::optional<key_id> key_of(std::string_view sealed);

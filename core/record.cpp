@@ -32,8 +32,8 @@ bool parse_stamp(std::string_view text, stamp& st) {
   auto bar = text.find('|');
   if (bar == std::string_view::npos)
     return false;
-  st.carrier = std::string(text.substr(0, bar));
-  st.line = std::string(text.substr(bar + 1));
+  st.carrier.assign(text.substr(0, bar));
+  st.line.assign(text.substr(bar + 1));
   return true;
 }
 
@@ -92,39 +92,50 @@ bool record_is_tombstone(std::string_view record) {
 }
 
 std::optional<stamped_card> decode_record(std::string_view bytes) {
+  stamped_card rec;
+  if (!decode_record(bytes, rec))
+    return std::nullopt;
+  return rec;
+}
+
+bool decode_record(std::string_view bytes, stamped_card& rec) {
   constexpr std::size_t flag_at = hlc_width + 1 + hash_width + 1;
   if (bytes.size() < flag_at + 2 || bytes[hlc_width] != '|' ||
       bytes[hlc_width + 1 + hash_width] != '|' || bytes[flag_at + 1] != '|')
-    return std::nullopt;
-  stamped_card rec;
+    return false;
   auto [end, err] = std::from_chars(bytes.data(), bytes.data() + hlc_width, rec.st.hlc);
   if (err != std::errc{} || end != bytes.data() + hlc_width)
-    return std::nullopt;
+    return false;
   if (!content_hash::from_hex(bytes.substr(hlc_width + 1, hash_width), &rec.hash))
-    return std::nullopt;
+    return false;
   char flag = bytes[flag_at];
   if (flag != 'L' && flag != 'D')
-    return std::nullopt;
+    return false;
   rec.deleted = flag == 'D';
   auto rest = bytes.substr(flag_at + 2);
   auto bar = rest.find('|');
   if (bar == std::string_view::npos)
-    return std::nullopt;
-  rec.st.carrier = std::string(rest.substr(0, bar));
+    return false;
+  rec.st.carrier.assign(rest.substr(0, bar));
   rest = rest.substr(bar + 1);
   bar = rest.find('|');
   if (bar == std::string_view::npos)
-    return std::nullopt;
-  rec.st.line = std::string(rest.substr(0, bar));
+    return false;
+  rec.st.line.assign(rest.substr(0, bar));
   rest = rest.substr(bar + 1);
   if (!rec.deleted) {
-    rec.card = std::string(rest);
-  } else if (rest.empty()) {
-    rec.removes = rec.st; // written before tombstones named what they remove
-  } else if (!parse_stamp(rest, rec.removes)) {
-    return std::nullopt;
+    rec.card.assign(rest);
+    rec.removes.hlc = 0;
+    rec.removes.carrier.clear();
+    rec.removes.line.clear();
+    return true;
   }
-  return rec;
+  rec.card.clear();
+  if (rest.empty()) {
+    rec.removes = rec.st; // written before tombstones named what they remove
+    return true;
+  }
+  return parse_stamp(rest, rec.removes);
 }
 
 } // namespace simsync::core

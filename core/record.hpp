@@ -48,4 +48,9 @@ bool record_is_tombstone(std::string_view record);
 /// Parses encode_record's output; nullopt if the bytes are not a record.
 std::optional<stamped_card> decode_record(std::string_view bytes);
 
+/// decode_record() into `out`, whose strings keep their room: one record kept
+/// from card to card where a batch's records are only checked. False if the
+/// bytes are not a record (`out` then holds nothing to rely on).
+bool decode_record(std::string_view bytes, stamped_card& out);
+
 } // namespace simsync::core

@@ -107,9 +107,17 @@ void check_key(std::string_view key) {
 
 std::string seal(std::string_view key, std::string_view plaintext,
                  std::string_view context) {
+  std::string out;
+  seal_into(out, key, plaintext, context);
+  return out;
+}
+
+void seal_into(std::string& out, std::string_view key, std::string_view plaintext,
+               std::string_view context) {
   check_key(key);
-  std::string out(nonce_size + plaintext.size() + tag_size, '\0');
-  unsigned char* nonce = bytes_of(out);
+  auto at = out.size();
+  out.resize(at + nonce_size + plaintext.size() + tag_size);
+  unsigned char* nonce = bytes_of(out) + at;
   unsigned char* body = nonce + nonce_size;
   random_nonce(nonce);
   thread_local keyed_context sealing{true};
@@ -123,33 +131,45 @@ std::string seal(std::string_view key, std::string_view plaintext,
             EVP_EncryptFinal_ex(ctx, body + n, &n) == 1 &&
             EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, tag_size,
                                 body + plaintext.size()) == 1;
-  if (!ok)
+  if (!ok) {
+    out.resize(at);
     throw std::runtime_error("seal: AES-256-GCM encryption failed");
-  return out;
+  }
 }
 
 std::optional<std::string> open(std::string_view key, std::string_view sealed,
                                 std::string_view context) {
+  std::string out;
+  if (!open_into(out, key, sealed, context))
+    return std::nullopt;
+  return out;
+}
+
+bool open_into(std::string& out, std::string_view key, std::string_view sealed,
+               std::string_view context) {
   check_key(key);
   if (sealed.size() < seal_overhead)
-    return std::nullopt;
+    return false;
   auto nonce = sealed.substr(0, nonce_size);
   auto body = sealed.substr(nonce_size, sealed.size() - seal_overhead);
-  std::string tag(sealed.substr(sealed.size() - tag_size));
-  std::string out(body.size(), '\0');
+  std::array<unsigned char, tag_size> tag;
+  std::memcpy(tag.data(), sealed.data() + sealed.size() - tag_size, tag_size);
+  auto at = out.size();
+  out.resize(at + body.size());
+  unsigned char* plain = bytes_of(out) + at;
   thread_local keyed_context opening{false};
   auto* ctx = opening.ready(key, bytes_of(nonce));
   int n = 0;
   bool ok = ctx &&
             EVP_DecryptUpdate(ctx, nullptr, &n, bytes_of(context),
                               static_cast<int>(context.size())) == 1 &&
-            EVP_DecryptUpdate(ctx, bytes_of(out), &n, bytes_of(body),
+            EVP_DecryptUpdate(ctx, plain, &n, bytes_of(body),
                               static_cast<int>(body.size())) == 1 &&
             EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, tag_size, tag.data()) == 1 &&
-            EVP_DecryptFinal_ex(ctx, bytes_of(out) + n, &n) == 1;
+            EVP_DecryptFinal_ex(ctx, plain + n, &n) == 1;
   if (!ok)
-    return std::nullopt;
-  return out;
+    out.resize(at);
+  return ok;
 }
 
 } // namespace simsync::core

@@ -219,7 +219,7 @@ account_store::read_history(const std::string& idcode, const std::string& line,
         auto list = split_netstrings(value);
         if (!list)
           return corrupt("an entry of " + key + " lists its uids badly");
-        uids = std::move(*list);
+        uids.assign(list->begin(), list->end());
       } else if (name == "k") {
         change.kind = std::string(value);
       } else if (name == "o") {

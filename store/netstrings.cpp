@@ -2,8 +2,8 @@
 
 namespace simsync::store {
 
-std::optional<std::vector<std::string>> split_netstrings(std::string_view text) {
-  std::vector<std::string> out;
+std::optional<std::vector<std::string_view>> split_netstrings(std::string_view text) {
+  std::vector<std::string_view> out;
   while (!text.empty()) {
     auto colon = text.find(':');
     if (colon == 0 || colon == std::string_view::npos || colon > 9)
@@ -19,7 +19,7 @@ std::optional<std::vector<std::string>> split_netstrings(std::string_view text) 
     }
     if (len > text.size() - colon - 1)
       return std::nullopt;
-    out.emplace_back(text.substr(colon + 1, len));
+    out.push_back(text.substr(colon + 1, len));
     text.remove_prefix(colon + 1 + len);
   }
   return out;

@@ -8,115 +8,173 @@ namespace simsync::store {
 
 namespace {
 
-/// `record` with its live card replaced by `transform(card)`; nullopt if it
-/// is not a record or the transform fails.
+/// Appends `record` to `out` with its live card replaced by what
+/// `transform(out, card)` appends (a tombstone, which holds no card, as it
+/// is); false, with `out` as it was, if it is not a record or the transform
+/// fails.
 template <class Transform>
-std::optional<std::string> with_card(std::string_view record, Transform&& transform) {
+bool append_with_card(std::string& out, std::string_view record, Transform&& transform) {
   auto body_at = core::record_body_at(record);
   if (body_at == std::string_view::npos)
-    return std::nullopt;
-  if (core::record_is_tombstone(record))
-    return std::string(record);
-  std::optional<std::string> card = transform(record.substr(body_at));
-  if (!card)
-    return std::nullopt;
-  std::string out;
-  out.reserve(body_at + card->size());
-  out.append(record.substr(0, body_at));
-  out += *card;
-  return out;
-}
-
-/// Hands `take` each uid, record pair of `batch` (netstrings, as outbox
-/// entries carry them) with the record transformed; false if the batch is
-/// malformed or a transform fails.
-template <class Transform, class Take>
-bool each_record(std::string_view batch, Transform&& transform, Take&& take) {
-  auto items = split_netstrings(batch);
-  if (!items || items->size() % 2 != 0)
     return false;
-  for (std::size_t i = 0; i < items->size(); i += 2) {
-    auto record = transform((*items)[i + 1]);
-    if (!record)
-      return false;
-    take(std::move((*items)[i]), std::move(*record));
+  if (core::record_is_tombstone(record)) {
+    out.append(record);
+    return true;
+  }
+  auto at = out.size();
+  out.append(record.substr(0, body_at));
+  if (!transform(out, record.substr(body_at))) {
+    out.resize(at);
+    return false;
   }
   return true;
 }
 
-/// `batch` with each record transformed; nullopt if it is malformed or a
-/// transform fails.
+template <class Transform>
+std::optional<std::string> with_card(std::string_view record, Transform&& transform) {
+  std::string out;
+  if (!append_with_card(out, record, transform))
+    return std::nullopt;
+  return out;
+}
+
+/// Hands `take` each uid, record pair of `batch` (netstrings, as outbox
+/// entries carry them) as views into it; false if the batch is malformed or
+/// `take` refuses a pair.
+template <class Take> bool each_pair(std::string_view batch, Take&& take) {
+  auto items = split_netstrings(batch);
+  if (!items || items->size() % 2 != 0)
+    return false;
+  for (std::size_t i = 0; i < items->size(); i += 2)
+    if (!take((*items)[i], (*items)[i + 1]))
+      return false;
+  return true;
+}
+
+/// `batch` with each record's card transformed (append_with_card); nullopt
+/// if it is malformed or a transform fails. Each record is built in a string
+/// the thread keeps, since its netstring's length comes first.
 template <class Transform>
 std::optional<std::string> joined_batch(std::string_view batch, Transform&& transform) {
+  thread_local std::string record_out;
   std::string out;
   out.reserve(batch.size());
-  auto joined = each_record(batch, transform,
-                            [&](const std::string& uid, const std::string& record) {
-                              append_netstring(out, uid);
-                              append_netstring(out, record);
-                            });
+  auto joined = each_pair(batch, [&](std::string_view uid, std::string_view record) {
+    record_out.clear();
+    if (!append_with_card(record_out, record, transform))
+      return false;
+    append_netstring(out, uid);
+    append_netstring(out, record_out);
+    return true;
+  });
   return joined ? std::optional<std::string>(std::move(out)) : std::nullopt;
+}
+
+/// Appends `card` compressed and sealed to `out`.
+void append_compressed_sealed(std::string& out, const core::keyring& keys,
+                              std::string_view card, std::string_view idcode) {
+  thread_local std::string compressed;
+  compressed.clear();
+  core::compress_card_into(compressed, card);
+  keys.seal_into(out, compressed, idcode);
+}
+
+/// Appends `card` sealed to `out`, compressed first unless it is already.
+void append_sealed_card(std::string& out, const core::keyring& keys,
+                        std::string_view card, std::string_view idcode) {
+  if (core::is_compressed_card(card))
+    keys.seal_into(out, card, idcode);
+  else
+    append_compressed_sealed(out, keys, card, idcode);
+}
+
+/// Appends the card sealed in `sealed` to `out`, opened and expanded.
+bool append_opened_card(std::string& out, const core::keyring& keys,
+                        std::string_view sealed, std::string_view idcode) {
+  thread_local std::string opened, expanded;
+  opened.clear();
+  if (!keys.open_into(opened, sealed, idcode) ||
+      !core::expand_card_into(opened, expanded))
+    return false;
+  out.append(expanded);
+  return true;
 }
 
 } // namespace
 
 std::string seal_card(const core::keyring& keys, std::string_view card,
                       std::string_view idcode) {
-  return keys.seal(core::compress_card(card), idcode);
+  std::string out;
+  append_compressed_sealed(out, keys, card, idcode);
+  return out;
 }
 
 std::optional<std::string> open_sealed_card(const core::keyring& keys,
                                             std::string_view sealed,
                                             std::string_view idcode) {
-  auto opened = keys.open(sealed, idcode);
-  return opened ? core::expand_card(*opened) : std::nullopt;
+  std::string out;
+  if (!append_opened_card(out, keys, sealed, idcode))
+    return std::nullopt;
+  return out;
 }
 
 std::optional<std::string> seal_record(const core::keyring& keys, std::string_view record,
                                        std::string_view idcode) {
-  return with_card(record, [&](std::string_view card) -> std::optional<std::string> {
-    return core::is_compressed_card(card) ? keys.seal(card, idcode)
-                                          : seal_card(keys, card, idcode);
+  return with_card(record, [&](std::string& out, std::string_view card) {
+    append_sealed_card(out, keys, card, idcode);
+    return true;
   });
 }
 
 std::optional<std::string> open_record(const core::keyring& keys, std::string_view record,
                                        std::string_view idcode) {
-  return with_card(record, [&](std::string_view card) {
-    return open_sealed_card(keys, card, idcode);
+  return with_card(record, [&](std::string& out, std::string_view card) {
+    return append_opened_card(out, keys, card, idcode);
   });
 }
 
 std::optional<std::string> unseal_record(const core::keyring& keys,
                                          std::string_view record,
                                          std::string_view idcode) {
-  return with_card(record,
-                   [&](std::string_view card) { return keys.open(card, idcode); });
+  return with_card(record, [&](std::string& out, std::string_view card) {
+    return keys.open_into(out, card, idcode);
+  });
 }
 
 std::optional<std::string> unseal_batch(const core::keyring& keys, std::string_view batch,
                                         std::string_view idcode) {
-  return joined_batch(batch, [&](std::string_view record) {
-    return unseal_record(keys, record, idcode);
+  return joined_batch(batch, [&](std::string& out, std::string_view card) {
+    return keys.open_into(out, card, idcode);
   });
 }
 
 std::optional<std::string> expand_batch(std::string_view batch) {
-  return joined_batch(batch, [](std::string_view record) {
-    return with_card(record,
-                     [](std::string_view card) { return core::expand_card(card); });
+  return joined_batch(batch, [](std::string& out, std::string_view card) {
+    thread_local std::string expanded;
+    if (!core::expand_card_into(card, expanded))
+      return false;
+    out.append(expanded);
+    return true;
   });
 }
 
 std::optional<std::vector<std::string>>
 sealed_items(const core::keyring& keys, std::string_view batch, std::string_view idcode) {
   std::vector<std::string> out;
-  auto sealed = each_record(
-      batch, [&](std::string_view record) { return seal_record(keys, record, idcode); },
-      [&](std::string uid, std::string record) {
-        out.push_back(std::move(uid));
-        out.push_back(std::move(record));
-      });
+  auto sealed = each_pair(batch, [&](std::string_view uid, std::string_view record) {
+    std::string sealed_record;
+    // A card already compressed seals to its size plus the seal's.
+    sealed_record.reserve(record.size() + core::keyring::overhead);
+    if (!append_with_card(sealed_record, record,
+                          [&](std::string& to, std::string_view card) {
+                            append_sealed_card(to, keys, card, idcode);
+                            return true;
+                          }))
+      return false;
+    out.emplace_back(uid);
+    out.push_back(std::move(sealed_record));
+    return true;
+  });
   return sealed ? std::optional<std::vector<std::string>>(std::move(out)) : std::nullopt;
 }
 

@@ -582,8 +582,8 @@ TEST_F(two_carriers, an_entry_whose_count_of_cards_does_not_match_is_not_sent) {
   auto items = store::split_netstrings(read->front().batch);
   ASSERT_TRUE(items && items->size() == 2);
   for (auto counted : std::vector<command_t>{
-           {"XADD", key, "*", "id", person, "kind", "batch", "cards", "2", (*items)[0],
-            (*items)[1]},
+           {"XADD", key, "*", "id", person, "kind", "batch", "cards", "2",
+            std::string((*items)[0]), std::string((*items)[1])},
            {"XADD", key, "*", "id", person, "kind", "batch", "uids", "3", "u1", "u2"},
            {"XADD", key, "*", "id", person, "kind", "batch", "uids", "1", "u1", "u2"}}) {
     ASSERT_TRUE(a.admin.call({"DEL", key}));
@@ -621,14 +621,14 @@ store::outbox_entry with_record_altered(carrier_store& a, const std::string& uid
                                  "id",    person,  "kind",
                                  "batch", "cards", std::to_string(items->size() / 2)};
   for (std::size_t i = 0; i + 1 < items->size(); i += 2) {
-    auto record = (*items)[i + 1];
+    std::string record((*items)[i + 1]);
     if ((*items)[i] == uid) {
       alter(record);
       if (where == altered_in::shared_store) {
         EXPECT_TRUE(a.admin.call({"HSET", store::keys::shared(person), uid, record}));
       }
     }
-    entry.push_back((*items)[i]);
+    entry.emplace_back((*items)[i]);
     entry.push_back(record);
   }
   if (where == altered_in::the_entry) {

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace simsync::core {
 namespace {
 
@@ -40,6 +43,31 @@ TEST(record, tombstone_round_trips_with_the_version_it_removes) {
   auto back = decode_record(bytes);
   ASSERT_TRUE(back.has_value());
   expect_same(*back, rec);
+}
+
+TEST(record, one_record_decoded_into_again_and_again_holds_only_the_last) {
+  // A batch's check decodes every record into one kept stamped_card: what
+  // the one before left in it must never show through.
+  std::vector<std::string> forms = {
+      encode_record(sample()),
+      encode_record(stamped_card{stamp{42, "carrier-b", "+8618600186000"}, true,
+                                 content_hash{}, "", stamp{17, "carrier-a", "+86138"}}),
+      "0000000000000007|00000000000000000000000000000000|D|c|l|",
+      encode_record(
+          stamped_card{stamp{9, "c", "l"}, false, content_hash::of("B"), "B", {}}),
+  };
+  for (std::size_t first = 0; first < forms.size(); ++first) {
+    for (std::size_t second = 0; second < forms.size(); ++second) {
+      stamped_card kept;
+      ASSERT_TRUE(decode_record(forms[first], kept));
+      ASSERT_TRUE(decode_record(forms[second], kept));
+      auto alone = decode_record(forms[second]);
+      ASSERT_TRUE(alone.has_value());
+      SCOPED_TRACE(std::to_string(first) + " then " + std::to_string(second));
+      expect_same(kept, *alone);
+      EXPECT_EQ(kept.removes, alone->removes);
+    }
+  }
 }
 
 TEST(record, an_older_tombstone_removes_what_its_own_stamp_covers) {

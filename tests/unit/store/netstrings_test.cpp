@@ -3,10 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 using namespace simsync;
-using strings = std::vector<std::string>;
+using strings = std::vector<std::string_view>;
 
 namespace {
 
