@@ -4,12 +4,15 @@ find_package(OpenSSL REQUIRED)
 find_package(GTest REQUIRED)
 find_package(benchmark REQUIRED)
 find_package(PkgConfig REQUIRED)
-# Content codings of the gateway's bodies (gzip, deflate).
+# Content codings of the gateway's bodies (gzip, deflate), and expanding
+# stored cards.
 find_package(ZLIB REQUIRED)
 
 # hiredis's CMake config only sets variables; pkg-config gives a target.
 pkg_check_modules(HIREDIS REQUIRED IMPORTED_TARGET hiredis)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+# ISA-L's igzip compresses stored cards (core/card_compression.cpp).
+pkg_check_modules(ISAL REQUIRED IMPORTED_TARGET libisal)
 pkg_check_modules(SYSTEMD REQUIRED IMPORTED_TARGET libsystemd) # sd_notify
 
 # libunistring has no pkg-config or CMake file.

@@ -2,9 +2,13 @@
 
 #include "core/bounded_inflate.hpp"
 
+#include <isa-l/igzip_lib.h>
 #include <zlib.h>
 
+#include <cstdint>
+#include <memory>
 #include <stdexcept>
+#include <vector>
 
 namespace simsync::core {
 
@@ -36,55 +40,83 @@ constexpr std::string_view dictionary =
     "FN:\r\nN:";
 
 // Raw deflate (no zlib header or checksum: the seal around it authenticates
-// the bytes). A 4 kB window reaches the dictionary and any nearby repeat in
-// a card; memory level 4 keeps the per-card reset small.
-constexpr int window_bits = 12;
-constexpr int memory_level = 4;
+// the bytes), written by ISA-L's igzip and read by zlib's inflate: both speak
+// deflate against the same dictionary, so a card is one stored form whichever
+// wrote it (cards zlib's deflate wrote until 2026-12-05 read as before).
+// zlib's deflate built Huffman codes for every card, which was most of a
+// small card's 3-4 µs whatever its level or settings; deflate's fixed codes
+// need none (about 0.4 µs a card, bench/core_seal_bench) and cost a
+// 150-300-byte card 3-6% more bytes. A larger card is worth its own codes
+// (fixed codes take 15% more at 600 bytes), which igzip's level 1 builds in
+// about half zlib's time for the same size. Matches reach back at most 4 kB:
+// the dictionary and any nearby repeat in a card.
+constexpr std::size_t largest_card_for_fixed_codes = 384;
+constexpr int history_bits = 12;
+/// zlib's memory level when it compressed cards: part of their bound.
+constexpr int zlib_memory_level = 4;
 
-const Bytef* dictionary_bytes() {
-  return reinterpret_cast<const Bytef*>(dictionary.data());
+std::uint8_t* dictionary_bytes() {
+  return reinterpret_cast<std::uint8_t*>(const_cast<char*>(dictionary.data()));
 }
 
-/// A deflate stream set up with the dictionary once, and copied for each card:
-/// setting the dictionary hashes each of its bytes, which cost more than
-/// compressing a card; a copy of this small a stream (a 4 kB window) costs a
-/// fraction of that, and compresses to the same bytes.
-struct primed_deflater {
-  z_stream primed{};
-  z_stream work{};
-  bool working = false;
-
-  primed_deflater() {
-    if (deflateInit2(&primed, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -window_bits,
-                     memory_level, Z_DEFAULT_STRATEGY) != Z_OK)
-      throw std::runtime_error("card compression: deflateInit2 failed");
-    if (deflateSetDictionary(&primed, dictionary_bytes(),
-                             static_cast<uInt>(dictionary.size())) != Z_OK) {
-      deflateEnd(&primed);
-      throw std::runtime_error("card compression: cannot set the dictionary");
+/// An igzip stream for one kind of card (fixed or built codes) with the
+/// dictionary processed once: setting it anew for each card costs more than
+/// compressing one.
+class card_deflater {
+public:
+  explicit card_deflater(bool fixed_codes)
+      : stream_(std::make_unique<isal_zstream>()), dict_(std::make_unique<isal_dict>()),
+        fixed_codes_(fixed_codes) {
+    isal_deflate_init(stream_.get());
+    stream_->gzip_flag = IGZIP_DEFLATE;
+    stream_->hist_bits = history_bits;
+    if (!fixed_codes) {
+      level_buf_.resize(ISAL_DEF_LVL1_SMALL);
+      stream_->level = 1;
+      stream_->level_buf = level_buf_.data();
+      stream_->level_buf_size = static_cast<std::uint32_t>(level_buf_.size());
     }
+    if (isal_deflate_process_dict(stream_.get(), dict_.get(), dictionary_bytes(),
+                                  static_cast<std::uint32_t>(dictionary.size())) !=
+        COMP_OK)
+      throw std::runtime_error("card compression: cannot process the dictionary");
   }
-  ~primed_deflater() {
-    if (working)
-      deflateEnd(&work);
-    deflateEnd(&primed);
-  }
-  primed_deflater(const primed_deflater&) = delete;
-  primed_deflater& operator=(const primed_deflater&) = delete;
 
-  /// A stream ready for one card: the primed one's copy.
-  z_stream& fresh() {
-    if (working)
-      deflateEnd(&work);
-    working = deflateCopy(&work, &primed) == Z_OK;
-    if (!working)
-      throw std::runtime_error("card compression: cannot copy the primed stream");
-    return work;
+  /// Deflates all of `card` into `out`, at most `room` bytes; the bytes
+  /// written, or nullopt if they do not fit.
+  std::optional<std::size_t> deflate(std::string_view card, char* out, std::size_t room) {
+    isal_zstream& z = *stream_;
+    isal_deflate_reset(&z);
+    if (fixed_codes_ &&
+        isal_deflate_set_hufftables(&z, nullptr, IGZIP_HUFFTABLE_STATIC) != 0)
+      throw std::runtime_error("card compression: cannot set the fixed codes");
+    if (isal_deflate_reset_dict(&z, dict_.get()) != COMP_OK)
+      throw std::runtime_error("card compression: cannot set the dictionary");
+    z.next_in = reinterpret_cast<std::uint8_t*>(const_cast<char*>(card.data()));
+    z.avail_in = static_cast<std::uint32_t>(card.size());
+    z.next_out = reinterpret_cast<std::uint8_t*>(out);
+    z.avail_out = static_cast<std::uint32_t>(room);
+    z.end_of_stream = 1;
+    z.flush = NO_FLUSH;
+    if (isal_deflate(&z) != COMP_OK || z.internal_state.state != ZSTATE_END)
+      return std::nullopt;
+    return room - z.avail_out;
   }
+
+private:
+  std::unique_ptr<isal_zstream> stream_;
+  std::unique_ptr<isal_dict> dict_;
+  std::vector<std::uint8_t> level_buf_;
+  bool fixed_codes_;
 };
 
-primed_deflater& thread_deflater() {
-  thread_local primed_deflater d;
+card_deflater& fixed_codes_deflater() {
+  thread_local card_deflater d{true};
+  return d;
+}
+
+card_deflater& built_codes_deflater() {
+  thread_local card_deflater d{false};
   return d;
 }
 
@@ -97,24 +129,41 @@ std::string compress_card(std::string_view card) {
 }
 
 void compress_card_into(std::string& out, std::string_view card) {
-  z_stream& z = thread_deflater().fresh();
   auto at = out.size();
-  out.resize(at + compressed_card_bound(card.size()));
+  auto room = compressed_card_bound(card.size());
+  out.resize(at + room);
   out[at] = compressed_card_mark;
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(card.data()));
-  z.avail_in = static_cast<uInt>(card.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data() + at + 1);
-  z.avail_out = static_cast<uInt>(out.size() - at - 1);
-  // deflateBound's room takes the whole card in one call.
-  if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
+  char* body = out.data() + at + 1;
+  bool fixed = card.size() <= largest_card_for_fixed_codes;
+  auto written = (fixed ? fixed_codes_deflater() : built_codes_deflater())
+                     .deflate(card, body, room - 1);
+  // Fixed codes take up to 9 bits for a byte deflate cannot match (UTF-8's
+  // most of all), and the bound allows only a stored block's few percent:
+  // igzip's level 1 stores what it cannot shrink.
+  if (!written && fixed)
+    written = built_codes_deflater().deflate(card, body, room - 1);
+  if (!written) {
     out.resize(at);
     throw std::runtime_error("card compression: deflate did not finish");
   }
-  out.resize(out.size() - z.avail_out);
+  out.resize(at + 1 + *written);
 }
 
 std::size_t compressed_card_bound(std::size_t card_bytes) {
-  return 1 + deflateBound(&thread_deflater().primed, static_cast<uLong>(card_bytes));
+  // The bound every release holds a peer's compressed card to: zlib's for
+  // the window and memory level cards were first compressed with, which the
+  // dictionary does not change.
+  struct bound_stream {
+    z_stream z{};
+    bound_stream() {
+      if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -history_bits,
+                       zlib_memory_level, Z_DEFAULT_STRATEGY) != Z_OK)
+        throw std::runtime_error("card compression: deflateInit2 failed");
+    }
+    ~bound_stream() { deflateEnd(&z); }
+  };
+  static bound_stream bound;
+  return 1 + deflateBound(&bound.z, static_cast<uLong>(card_bytes));
 }
 
 std::optional<std::string> expand_card(std::string_view stored, std::size_t max_bytes) {
