@@ -187,6 +187,31 @@ TEST(canonical, escaping_keeps_components_apart) {
   EXPECT_NE(hash_of(one), hash_of(two));
 }
 
+TEST(canonical, the_form_and_hash_of_stored_cards_never_change) {
+  // Every stored record and line base holds the hash of its card's
+  // canonical form: a different form or hash for the same card would make
+  // every book read as changed at its next upload. Written on 2026-12-05.
+  EXPECT_EQ(canonical_form(parse_one(li_ios_30)),
+            "EMAIL;TYPE=home:lisi@example.com\n"
+            "FN:\xE6\x9D\x8E\xE5\x9B\x9B\n"
+            "N:\xE6\x9D\x8E;\xE5\x9B\x9B\n"
+            "PHOTO:data:image/jpeg;base64,/9j/4AAQSkZJRgABAQAAAQABAAD/"
+            "2wBDAAYEBQYFBAYGBQYGBgYHBwYI"
+            "ChAKCgkJChQODwwQFxQYGBcUFhYaHSUfGhsjHBYWICwgIyYnKSopGR8tMC0oMCU=\n"
+            "TEL:+861088880000\x1E\x1FTEL:+861088880000\x1FX-ABLABEL:school\n"
+            "TEL;TYPE=cell,pref:+8613800138000\n"
+            "TEL;TYPE=work:01065529988\n"
+            "X-ABLABEL:school\x1E\x1FTEL:+861088880000\x1FX-ABLABEL:school\n");
+  EXPECT_EQ(hash_of(li_ios_30).hex(), "8a750a24ab9b764fedf7d1b629f97ad7");
+  std::string_view params = "BEGIN:VCARD\nVERSION:3.0\nFN:O\\;Brien\\, Pat\n"
+                            "ADR;TYPE=work;LABEL=\"Dock 4\":;;1 Quay;Cork;;;IE\n"
+                            "NOTE:line one\\nline two\nEND:VCARD\n";
+  EXPECT_EQ(canonical_form(parse_one(params)),
+            "ADR;TYPE=work;LABEL=dock 4:;;1 Quay;Cork;;;IE\n"
+            "FN:O\\;Brien, Pat\nNOTE:line one\\nline two\n");
+  EXPECT_EQ(hash_of(params).hex(), "2cfd29cfe8a18420868cb48db93c0a78");
+}
+
 // -- identity --------------------------------------------------------------------------
 
 TEST(identity, normalize_number) {
