@@ -9,7 +9,6 @@
 #include "store/netstrings.hpp"
 
 #include <algorithm>
-#include <optional>
 
 namespace simsync {
 

@@ -33,6 +33,8 @@ bool append_with_card(std::string& out, std::string_view record, Transform&& tra
 template <class Transform>
 std::optional<std::string> with_card(std::string_view record, Transform&& transform) {
   std::string out;
+  // Room for a record sealed as it is, the most common transform.
+  out.reserve(record.size() + core::keyring::overhead);
   if (!append_with_card(out, record, transform))
     return std::nullopt;
   return out;
@@ -162,17 +164,11 @@ std::optional<std::vector<std::string>>
 sealed_items(const core::keyring& keys, std::string_view batch, std::string_view idcode) {
   std::vector<std::string> out;
   auto sealed = each_pair(batch, [&](std::string_view uid, std::string_view record) {
-    std::string sealed_record;
-    // A card already compressed seals to its size plus the seal's.
-    sealed_record.reserve(record.size() + core::keyring::overhead);
-    if (!append_with_card(sealed_record, record,
-                          [&](std::string& to, std::string_view card) {
-                            append_sealed_card(to, keys, card, idcode);
-                            return true;
-                          }))
+    auto sealed_record = seal_record(keys, record, idcode);
+    if (!sealed_record)
       return false;
     out.emplace_back(uid);
-    out.push_back(std::move(sealed_record));
+    out.push_back(std::move(*sealed_record));
     return true;
   });
   return sealed ? std::optional<std::vector<std::string>>(std::move(out)) : std::nullopt;

@@ -438,6 +438,12 @@ local function uids_of(changes)
   return uids
 end
 
+-- The sequence number of offers made at account version `version` (its
+-- text), as mailbox entries hold it.
+local function seq_of_version(version)
+  return 'v' .. version
+end
+
 -- The sequence number of this call's offers to the lines' mailboxes: 'v'
 -- and the account's version once close_account has moved it on, which it
 -- does for every call that offers (even one that changed nothing else: an
@@ -448,10 +454,6 @@ end
 -- of the version). Not that counter: it was one more command per line
 -- offered, 3% of an upload's and 7.6% of an apply's instructions; and the
 -- number stays about as short, as every entry stores it.
--- The number of offers made at account version `version` (its text).
-local function seq_of_version(version)
-  return 'v' .. version
-end
 local function offer_seq(account)
   account.offered = account.offered or string.format('%d', account.version + 1)
   return seq_of_version(account.offered)
