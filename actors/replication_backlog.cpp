@@ -3,6 +3,8 @@
 #include "core/error.hpp"
 #include "core/stamp.hpp"
 
+#include <algorithm>
+
 namespace simsync {
 
 replication_backlog::replication_backlog(std::vector<std::string> peers)
@@ -37,23 +39,31 @@ replication_backlog::furthest_behind(std::uint64_t now_unix_ms) const {
   return worst;
 }
 
-std::string replication_backlog::refusal(std::chrono::milliseconds limit,
-                                         std::uint64_t now_unix_ms) const {
+std::chrono::milliseconds
+replication_backlog::retry_after(std::uint64_t lag_ms, std::chrono::milliseconds limit) {
+  auto bound = static_cast<std::uint64_t>(limit.count());
+  auto beyond = std::chrono::milliseconds{lag_ms > bound ? lag_ms - bound : 0};
+  return std::clamp(beyond, std::chrono::milliseconds{1000}, max_retry_after);
+}
+
+caf::error replication_backlog::refusal(std::chrono::milliseconds limit,
+                                        std::uint64_t now_unix_ms) const {
   auto bound = static_cast<std::uint64_t>(limit.count());
   if (bound == 0)
-    return {};
+    return caf::none;
   auto worst = furthest_behind(now_unix_ms);
   if (worst.lag_ms <= bound)
-    return {};
-  return "replication to " + worst.peer + " is " + std::to_string(worst.lag_ms) +
-         " ms behind (limit " + std::to_string(bound) + " ms); retry after a second";
+    return caf::none;
+  auto wait = retry_after(worst.lag_ms, limit);
+  return caf::make_error(ec::replication_behind,
+                         "replication to " + worst.peer + " is " +
+                             std::to_string(worst.lag_ms) + " ms behind (limit " +
+                             std::to_string(bound) + " ms); retry after, in ms:",
+                         std::to_string(wait.count()));
 }
 
 caf::error replication_backlog::refusal_now(std::chrono::milliseconds limit) const {
-  auto why = refusal(limit, core::unix_now_ms());
-  if (why.empty())
-    return caf::none;
-  return caf::make_error(ec::replication_behind, std::move(why));
+  return refusal(limit, core::unix_now_ms());
 }
 
 } // namespace simsync

@@ -40,11 +40,22 @@ public:
   /// The link that is up and furthest behind at `now_unix_ms`.
   worst_link furthest_behind(std::uint64_t now_unix_ms) const;
 
+  /// How long a refused phone should wait before it sends its book again:
+  /// the lag's excess over the limit (at least a second, at most
+  /// max_retry_after). The entries beyond the limit were written over that
+  /// time, and while they came about as fast as the link drains them (what
+  /// put it behind) they take about as long to drain: a phone told to come
+  /// back sooner sends its whole book only to be refused again.
+  static std::chrono::milliseconds retry_after(std::uint64_t lag_ms,
+                                               std::chrono::milliseconds limit);
+  static constexpr std::chrono::milliseconds max_retry_after{10'000};
+
   /// Why a shared change is refused at `now_unix_ms` with the given limit
-  /// (zero: never), or an empty string when it may be taken.
-  std::string refusal(std::chrono::milliseconds limit, std::uint64_t now_unix_ms) const;
-  /// The same now, as the error a refused shared write answers
-  /// (ec::replication_behind), or none.
+  /// (zero: never), as the error a refused shared write answers
+  /// (ec::replication_behind: the reason, then retry_after in ms as text),
+  /// or none when it may be taken.
+  caf::error refusal(std::chrono::milliseconds limit, std::uint64_t now_unix_ms) const;
+  /// The same now.
   caf::error refusal_now(std::chrono::milliseconds limit) const;
 
 private:

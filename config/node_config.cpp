@@ -70,8 +70,9 @@ constexpr option_spec option_specs[] = {
     {"--max-in-flight", "gateway.max_in_flight", "N", "default: 1000",
      "requests the gateway handles at once; beyond it: 503, retry after a second"},
     {"--max-replication-lag-ms", "gateway.max_replication_lag_ms", "MS", "default: 2000",
-     "shared uploads are answered 503 (retry after a second) while replication\n"
-     "to a peer carrier that is up is further behind than this; 0: never"},
+     "shared uploads are answered 503 while replication to a peer carrier that\n"
+     "is up is further behind than this, with Retry-After the lag beyond it\n"
+     "(1-10 s); 0: never"},
     {"--max-clock-skew-ms", "federation.max_clock_skew_ms", "MS", "default: 300000",
      "an entry from a peer carrier stamped further ahead of this node's clock\n"
      "is not applied but kept as a dead letter (1000..86400000)"},

@@ -31,12 +31,13 @@ problem beyond_history(const caf::error& err) {
   return p;
 }
 
-/// The error's context as a number (retry-after ms, attempts left), 0 if none.
-std::uint64_t context_number(const caf::error& err) {
+/// The error's context element `at` as a number (retry-after ms, attempts
+/// left), 0 if none.
+std::uint64_t context_number(const caf::error& err, std::size_t at = 0) {
   const auto& ctx = err.context();
-  if (ctx.size() != 1 || !ctx.match_element<std::string>(0))
+  if (ctx.size() <= at || !ctx.match_element<std::string>(at))
     return 0;
-  return std::strtoull(ctx.get_as<std::string>(0).c_str(), nullptr, 10);
+  return std::strtoull(ctx.get_as<std::string>(at).c_str(), nullptr, 10);
 }
 
 /// A registration refusal: says what the phone can do next and nothing
@@ -93,9 +94,12 @@ problem problem_of(const caf::error& err) {
     case ec::store_unavailable:
       return {503, "store-unavailable", "The store is unavailable",
               "the carrier's store did not answer; retry shortly"};
-    case ec::replication_behind:
-      return {503, "replication-behind", "Replication to a peer carrier is behind",
-              "shared changes are paused while replication catches up; retry shortly"};
+    case ec::replication_behind: // its context: the reason, then the wait in ms
+      return retry_after({503, "replication-behind",
+                          "Replication to a peer carrier is behind",
+                          "shared changes are paused while replication catches up; retry "
+                          "later (Retry-After)"},
+                         context_number(err, 1));
     case ec::beyond_history:
       return beyond_history(err);
     default:

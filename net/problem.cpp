@@ -20,13 +20,16 @@ problem bad_field(const std::string& field, const std::string& reason) {
   return p;
 }
 
-problem too_many(const std::string& slug, const std::string& title, std::string detail,
-                 std::uint64_t retry_after_ms) {
+problem retry_after(problem p, std::uint64_t retry_after_ms) {
   auto seconds = std::max<std::uint64_t>(1, (retry_after_ms + 999) / 1000);
-  problem p{429, slug, title, std::move(detail)};
   p.extra["retry_after"] = seconds;
   p.headers.emplace_back("Retry-After", std::to_string(seconds));
   return p;
+}
+
+problem too_many(const std::string& slug, const std::string& title, std::string detail,
+                 std::uint64_t retry_after_ms) {
+  return retry_after(problem{429, slug, title, std::move(detail)}, retry_after_ms);
 }
 
 } // namespace simsync::net

@@ -33,7 +33,11 @@ struct problem {
 /// 400 naming the request field at fault.
 problem bad_field(const std::string& field, const std::string& reason);
 
-/// 429 for a limit hit: Retry-After in whole seconds (at least 1) from `ms`.
+/// `p` telling the client when to try again: Retry-After and the
+/// "retry_after" member, in whole seconds (at least 1) from `ms`.
+problem retry_after(problem p, std::uint64_t retry_after_ms);
+
+/// 429 for a limit hit, with retry_after.
 problem too_many(const std::string& slug, const std::string& title, std::string detail,
                  std::uint64_t retry_after_ms);
 

@@ -58,7 +58,14 @@ TEST(shedding, shared_uploads_are_refused_while_a_peer_that_is_up_falls_behind) 
   EXPECT_NE(refused.json.value("detail", "").find("retry"), std::string::npos) << refused;
   EXPECT_EQ(refused.json.value("detail", "").find("carrier-b"), std::string::npos)
       << refused;
-  EXPECT_EQ(refused.retry_after, "1");
+  EXPECT_EQ(refused.retry_after, "1"); // just beyond the limit
+  // Further behind, the phone is told to wait the lag beyond the limit: a
+  // book sent again sooner would be refused again.
+  std::this_thread::sleep_for(std::chrono::milliseconds{2600});
+  auto later = http.push(a, card("c-later", "Later"), "", "POST");
+  ASSERT_EQ(later.status, 503) << later;
+  EXPECT_GE(std::stoi(later.retry_after.empty() ? "0" : later.retry_after), 2) << later;
+  EXPECT_EQ(later.json.value("retry_after", 0), std::stoi(later.retry_after)) << later;
   // Refused before the book is read (reading it would only waste the CPU
   // replication needs): a body that holds no card, 422 otherwise, is 503 too.
   auto unread = http.push(a, "not a vCard", "", "POST");

@@ -1,5 +1,7 @@
 #include "actors/replication_backlog.hpp"
 
+#include "core/error.hpp"
+
 #include <gtest/gtest.h>
 
 namespace simsync {
@@ -39,6 +41,33 @@ TEST(replication_backlog, an_entry_stamped_ahead_of_our_clock_is_not_behind) {
   replication_backlog backlog{{"carrier-b"}};
   backlog.waiting_since(0, now + 5); // Redis's clock may run a little ahead
   EXPECT_EQ(backlog.furthest_behind(now).lag_ms, 0u);
+}
+
+TEST(replication_backlog, a_refused_phone_waits_the_lag_beyond_the_limit) {
+  using ms = std::chrono::milliseconds;
+  constexpr ms limit{2000};
+  // Just beyond the limit: a second, the least Retry-After can say.
+  EXPECT_EQ(replication_backlog::retry_after(2100, limit), ms{1000});
+  EXPECT_EQ(replication_backlog::retry_after(5600, limit), ms{3600});
+  // A peer stuck for minutes: the phone still comes back within the bound.
+  EXPECT_EQ(replication_backlog::retry_after(600'000, limit),
+            replication_backlog::max_retry_after);
+}
+
+TEST(replication_backlog,
+     the_refusal_names_the_peer_for_the_log_and_says_how_long_to_wait) {
+  replication_backlog backlog{{"carrier-b", "carrier-c"}};
+  backlog.waiting_since(0, now - 1500);
+  backlog.waiting_since(1, now - 5500);
+  EXPECT_FALSE(backlog.refusal(std::chrono::milliseconds{0}, now)); // 0: never refuse
+  EXPECT_FALSE(backlog.refusal(std::chrono::milliseconds{6000}, now));
+  auto refused = backlog.refusal(std::chrono::milliseconds{2000}, now);
+  ASSERT_EQ(refused, ec::replication_behind);
+  ASSERT_EQ(refused.context().size(), 2u);
+  EXPECT_NE(refused.context().get_as<std::string>(0).find("carrier-c is 5500 ms behind"),
+            std::string::npos)
+      << describe(refused);
+  EXPECT_EQ(refused.context().get_as<std::string>(1), "3500");
 }
 
 } // namespace
