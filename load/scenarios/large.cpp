@@ -10,6 +10,8 @@
 #include "store/keys.hpp"
 #include "store/redis_client.hpp"
 
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -78,6 +80,27 @@ bool wait_for(context& ctx, const std::function<bool()>& done, double seconds,
   return true;
 }
 
+/// Sends `request` and runs the driver until it is answered and `also()`
+/// holds (when given), or the timeout: the answer, or none if there was none.
+std::optional<http_response> answer_to(context& ctx, http_request request,
+                                       const std::string& what,
+                                       const std::function<bool()>& also = {}) {
+  // Shared with the callback: an answer after the timeout arrives while a
+  // later step drives the client, when this frame is gone.
+  auto answer = std::make_shared<std::optional<http_response>>();
+  ctx.http.submit(std::move(request),
+                  [answer](http_response&& resp) { *answer = std::move(resp); });
+  wait_for(
+      ctx, [&] { return answer->has_value() && (!also || also()); },
+      ctx.opts.timeout_seconds, what);
+  return *answer;
+}
+
+/// The answer's status, 0 if there was none.
+long status_of(const std::optional<http_response>& answer) {
+  return answer ? answer->status : 0;
+}
+
 } // namespace
 
 result run_large(context& ctx) {
@@ -116,34 +139,28 @@ result run_large(context& ctx) {
   auto mem_to_before = used_memory(ctx.dep, to.carrier);
 
   // -- the book ---------------------------------------------------------------
-  bool arrived = false, put_done = false;
-  clock::time_point seen_at{}, put_at{};
-  long put_status = 0;
-  std::string put_body;
+  bool arrived = false;
+  clock::time_point seen_at{};
   ctx.watch.watch_count(p, to, o.large_cards, [&](clock::time_point when) {
     arrived = true;
     seen_at = when;
   });
   auto start = clock::now();
-  ctx.http.submit(
+  auto put = answer_to(
+      ctx,
       {"PUT", line_url(from, "/contacts?scope=shared"), book, "text/vcard", from.token},
-      [&](http_response&& resp) {
-        put_done = true;
-        put_at = resp.done;
-        put_status = resp.status;
-        put_body = resp.body.substr(0, 300);
-      });
-  if (!wait_for(
-          ctx, [&] { return arrived && put_done; }, o.timeout_seconds,
-          "waiting for the book at the sibling"))
+      "waiting for the book at the sibling", [&] { return arrived; });
+  if (!put || !arrived)
     problems.push_back("the book did not arrive in time (PUT answered " +
-                       std::to_string(put_status) + ")");
+                       std::to_string(status_of(put)) + ")");
   ctx.watch.clear();
-  if (put_status != 200)
-    problems.push_back("PUT answered " + std::to_string(put_status) + ": " + put_body);
+  if (status_of(put) != 200)
+    problems.push_back("PUT answered " + std::to_string(status_of(put)) + ": " +
+                       (put ? put->body.substr(0, 300) : std::string()));
   double book_s = arrived ? std::chrono::duration<double>(seen_at - start).count() : -1;
   r["book_seconds"] = book_s;
-  r["put_seconds"] = std::chrono::duration<double>(put_at - start).count();
+  r["put_seconds"] =
+      put ? std::chrono::duration<double>(put->done - start).count() : -1.0;
   r["changes_per_s"] = book_s > 0 ? static_cast<double>(o.large_cards) / book_s : 0.0;
   say("large: book of " + std::to_string(o.large_cards) + " cards visible at " +
       to.carrier + " after " + std::to_string(book_s) + " s");
@@ -175,34 +192,24 @@ result run_large(context& ctx) {
   // -- verify the book, then apply it at the sibling (untimed) -----------------
   expectation whole{&p, &to, o.large_cards, 0, 0, uids};
   std::string cursor;
-  bool fetched = false;
-  ctx.http.submit(
-      {"GET", line_url(to, "/pending"), "", "", to.token}, [&](http_response&& resp) {
-        fetched = true;
-        auto j = nlohmann::json::parse(resp.body, nullptr, false);
-        if (resp.status != 200 || j.is_discarded()) {
-          problems.push_back("GET pending of the book: " + std::to_string(resp.status));
-          return;
-        }
-        auto why = compare_pending(j, whole);
-        if (!why.empty())
-          problems.push_back("book: " + why);
-        cursor = j.value("cursor", std::string());
-      });
-  wait_for(
-      ctx, [&] { return fetched; }, o.timeout_seconds, "fetching the book");
-  bool acked = false;
-  ctx.http.submit({"POST", line_url(to, "/pending/ack"),
-                   nlohmann::json{{"cursor", cursor}, {"decision", "apply"}}.dump(),
-                   "application/json", to.token},
-                  [&](http_response&& resp) {
-                    acked = true;
-                    if (resp.status != 200)
-                      problems.push_back("ack of the book: " +
-                                         std::to_string(resp.status));
-                  });
-  wait_for(
-      ctx, [&] { return acked; }, o.timeout_seconds, "applying the book");
+  auto fetched = answer_to(ctx, {"GET", line_url(to, "/pending"), "", "", to.token},
+                           "fetching the book");
+  auto pending = nlohmann::json::parse(fetched ? fetched->body : "", nullptr, false);
+  if (status_of(fetched) != 200 || pending.is_discarded()) {
+    problems.push_back("GET pending of the book: " + std::to_string(status_of(fetched)));
+  } else {
+    if (auto why = compare_pending(pending, whole); !why.empty())
+      problems.push_back("book: " + why);
+    cursor = pending.value("cursor", std::string());
+  }
+  auto acked =
+      answer_to(ctx,
+                {"POST", line_url(to, "/pending/ack"),
+                 nlohmann::json{{"cursor", cursor}, {"decision", "apply"}}.dump(),
+                 "application/json", to.token},
+                "applying the book");
+  if (status_of(acked) != 200)
+    problems.push_back("ack of the book: " + std::to_string(status_of(acked)));
 
   // -- the delta: edits of existing cards, one POST ---------------------------
   std::string delta;
@@ -222,20 +229,16 @@ result run_large(context& ctx) {
       last = std::max(last, when);
       ++visible;
     });
-  bool posted = false;
-  ctx.http.submit(
+  auto posted = answer_to(
+      ctx,
       {"POST", line_url(from, "/contacts?scope=shared"), delta, "text/vcard", from.token},
-      [&](http_response&& resp) {
-        posted = true;
-        auto j = nlohmann::json::parse(resp.body, nullptr, false);
-        if (resp.status != 200 || j.is_discarded() ||
-            j.value("changed", std::size_t{0}) != n)
-          problems.push_back("delta POST: " + std::to_string(resp.status) + " " +
-                             resp.body.substr(0, 200));
-      });
-  if (!wait_for(
-          ctx, [&] { return posted && visible == n; }, o.timeout_seconds,
-          "waiting for the delta at the sibling"))
+      "waiting for the delta at the sibling", [&] { return visible == n; });
+  auto delta_answer = nlohmann::json::parse(posted ? posted->body : "", nullptr, false);
+  if (status_of(posted) != 200 || delta_answer.is_discarded() ||
+      delta_answer.value("changed", std::size_t{0}) != n)
+    problems.push_back("delta POST: " + std::to_string(status_of(posted)) + " " +
+                       (posted ? posted->body.substr(0, 200) : std::string()));
+  if (visible != n)
     problems.push_back(std::to_string(n - visible) + " of " + std::to_string(n) +
                        " delta edits never became visible");
   ctx.watch.clear();
@@ -256,28 +259,25 @@ result run_large(context& ctx) {
   std::string resync;
   for (std::size_t i = 0; i < order.size(); ++i)
     resync += make_card(order[i], i, i < n ? 1 : 0);
-  bool resynced = false;
   auto resync_start = clock::now();
-  clock::time_point resync_at{};
-  ctx.http.submit(
+  auto resynced = answer_to(
+      ctx,
       {"PUT", line_url(from, "/contacts?scope=shared"), resync, "text/vcard", from.token},
-      [&](http_response&& resp) {
-        resynced = true;
-        resync_at = resp.done;
-        auto j = nlohmann::json::parse(resp.body, nullptr, false);
-        if (resp.status != 200 || j.is_discarded() ||
-            j.value("unchanged", std::size_t{0}) != o.large_cards ||
-            j.value("added", std::size_t{0}) + j.value("changed", std::size_t{0}) +
-                    j.value("removed", std::size_t{0}) !=
-                0)
-          problems.push_back("re-sync PUT: " + std::to_string(resp.status) + " " +
-                             resp.body.substr(0, 200));
-      });
-  if (!wait_for(
-          ctx, [&] { return resynced; }, o.timeout_seconds, "re-syncing the book"))
+      "re-syncing the book");
+  auto counts = nlohmann::json::parse(resynced ? resynced->body : "", nullptr, false);
+  if (!resynced)
     problems.push_back("the re-sync was not answered in time");
+  else if (resynced->status != 200 || counts.is_discarded() ||
+           counts.value("unchanged", std::size_t{0}) != o.large_cards ||
+           counts.value("added", std::size_t{0}) +
+                   counts.value("changed", std::size_t{0}) +
+                   counts.value("removed", std::size_t{0}) !=
+               0)
+    problems.push_back("re-sync PUT: " + std::to_string(resynced->status) + " " +
+                       resynced->body.substr(0, 200));
   r["resync_seconds"] =
-      resynced ? std::chrono::duration<double>(resync_at - resync_start).count() : -1.0;
+      resynced ? std::chrono::duration<double>(resynced->done - resync_start).count()
+               : -1.0;
   r["verified"] = problems.empty() && check.ok;
   r["problems"] = problems;
   return r;
