@@ -90,16 +90,21 @@ void append_sealed_card(std::string& out, const core::keyring& keys,
     append_compressed_sealed(out, keys, card, idcode);
 }
 
-/// Appends the card sealed in `sealed` to `out`, opened and expanded.
-bool append_opened_card(std::string& out, const core::keyring& keys,
-                        std::string_view sealed, std::string_view idcode) {
-  thread_local std::string opened, expanded;
-  opened.clear();
-  if (!keys.open_into(opened, sealed, idcode) ||
-      !core::expand_card_into(opened, expanded))
+/// Appends the card `stored` holds to `out`, expanded if it is compressed.
+bool append_expanded_card(std::string& out, std::string_view stored) {
+  thread_local std::string expanded;
+  if (!core::expand_card_into(stored, expanded))
     return false;
   out.append(expanded);
   return true;
+}
+
+/// Appends the card sealed in `sealed` to `out`, opened and expanded.
+bool append_opened_card(std::string& out, const core::keyring& keys,
+                        std::string_view sealed, std::string_view idcode) {
+  thread_local std::string opened;
+  opened.clear();
+  return keys.open_into(opened, sealed, idcode) && append_expanded_card(out, opened);
 }
 
 } // namespace
@@ -152,11 +157,7 @@ std::optional<std::string> unseal_batch(const core::keyring& keys, std::string_v
 
 std::optional<std::string> expand_batch(std::string_view batch) {
   return joined_batch(batch, [](std::string& out, std::string_view card) {
-    thread_local std::string expanded;
-    if (!core::expand_card_into(card, expanded))
-      return false;
-    out.append(expanded);
-    return true;
+    return append_expanded_card(out, card);
   });
 }
 
