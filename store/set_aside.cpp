@@ -72,7 +72,9 @@ std::uint64_t cards_in(reply_view fields) {
     if (!count.empty())
       return listed_count(count).value_or(0);
   }
-  auto items = split_netstrings(stream_field(fields, "batch"));
+  // Kept while its items, views into it, are.
+  auto batch = stream_field(fields, "batch");
+  auto items = split_netstrings(batch);
   return items ? items->size() / 2 : 0;
 }
 
