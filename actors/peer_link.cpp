@@ -31,10 +31,13 @@ constexpr std::size_t first_read = 4;
 /// (it wakes as soon as one is written) before it reads its mailbox again.
 constexpr auto idle_wait = std::chrono::milliseconds{20};
 /// Every trim is a write, which Redis syncs to disk (appendfsync always), so
-/// a busy link trims what was acknowledged at most this often rather than
-/// after every window; an idle one trims at once. Until then the entries are
-/// only read past: a restart resends them, which the peer's apply takes as
-/// duplicates.
+/// a link trims what was acknowledged at most this often rather than after
+/// every window, busy or idle: at low rates, where each change is a window of
+/// its own and the link is idle between them, a trim per window was as many
+/// fsynced writes as the changes themselves. An idle link trims at its next
+/// empty read after the interval (idle_wait later at most). Until then the
+/// entries are only read past: a restart resends them, which the peer's apply
+/// takes as duplicates.
 constexpr auto trim_interval = std::chrono::milliseconds{100};
 constexpr auto ack_timeout = std::chrono::seconds{60};
 constexpr auto card_forms_timeout = std::chrono::seconds{10};
@@ -149,6 +152,13 @@ link_machine::event connect(link_pointer self) {
   return link_machine::connected{};
 }
 
+/// Whether acknowledged entries wait in the outbox and the last trim is
+/// trim_interval old.
+bool trim_due(const peer_link_state& st) {
+  return st.acked_untrimmed > 0 &&
+         std::chrono::steady_clock::now() - st.last_trim >= trim_interval;
+}
+
 /// Trims the outbox through the last acknowledged entry.
 caf::error trim_acknowledged(link_pointer self) {
   auto& st = self->state;
@@ -170,7 +180,7 @@ link_machine::event read_outbox(link_pointer self) {
     st.unsent = std::move(*read);
     if (!st.unsent.empty())
       st.read_count = next_read_count(st.unsent, limits);
-    else if (st.acked_untrimmed > 0)
+    else if (trim_due(st))
       if (auto err = trim_acknowledged(self))
         return link_machine::failed{describe(err)};
   }
@@ -299,7 +309,7 @@ link_machine::event trim(link_pointer self) {
   auto& st = self->state;
   st.acked_through = st.window_last_id;
   st.acked_untrimmed += st.window_entries;
-  if (std::chrono::steady_clock::now() - st.last_trim >= trim_interval)
+  if (trim_due(st))
     if (auto err = trim_acknowledged(self))
       return link_machine::failed{describe(err)};
   return link_machine::trimmed{};

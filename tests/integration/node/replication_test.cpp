@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <sstream>
 #include <thread>
@@ -216,9 +217,9 @@ TEST_F(three_carriers,
 }
 
 TEST_F(three_carriers, what_a_sibling_acknowledged_leaves_the_outbox) {
-  // A busy link trims at most every 100 ms and reads past what was
-  // acknowledged meanwhile; once idle it trims everything. Without a trim the
-  // outbox would keep every entry: the registrations' and the uploads'.
+  // A link trims at most every 100 ms and reads past what was acknowledged
+  // meanwhile; once idle it trims everything at its next read after that. Without a trim
+  // the outbox would keep every entry: the registrations' and the uploads'.
   register_everywhere();
   client.upload("carrier-a", person, line_a, book(5, "Li"));
   for (int i = 0; i < 5; ++i)
@@ -238,6 +239,81 @@ TEST_F(three_carriers, what_a_sibling_acknowledged_leaves_the_outbox) {
     return acknowledged >= 6 && depth == 0;
   })) << "outbox:carrier-b at carrier-a holds "
       << depth << " entries, with " << acknowledged << " acknowledged";
+}
+
+namespace {
+
+/// XTRIM calls that a Redis ran so far, its scripts' included (INFO commandstats).
+long long xtrim_calls(store::redis_client& redis) {
+  auto info = redis.call({"INFO", "commandstats"});
+  if (!info)
+    return -1;
+  std::string text(info->view().str());
+  auto at = text.find("cmdstat_xtrim:calls=");
+  return at == std::string::npos
+             ? 0
+             : std::stoll(text.substr(at + std::string("cmdstat_xtrim:calls=").size()));
+}
+
+} // namespace
+
+TEST_F(three_carriers, a_link_trims_its_outbox_at_most_once_per_interval) {
+  // Each trim is a write Redis syncs to disk. Edits that come one at a time,
+  // the link idle between them, are a window each: trimmed after every one,
+  // they would cost as many fsynced writes as the edits themselves.
+  register_everywhere();
+  client.upload("carrier-a", person, line_a, book(1, "Li"));
+  ASSERT_TRUE(eventually([&] {
+    for (const auto& actor : admin_actors(d, "carrier-a"))
+      if (actor.value("name", "") == "peer_link/carrier-b")
+        return actor.value("outbox", -1) == 0;
+    return false;
+  }));
+  auto redis = d.redis("carrier-a").connect();
+  auto before = xtrim_calls(redis);
+  ASSERT_GE(before, 0);
+  // Other clients keep that Redis awake, as a busy carrier's do: a quiet
+  // Redis ends a blocked read that timed out only at its next wake (hz 10),
+  // which would hide a link's empty reads.
+  std::atomic<bool> editing{true};
+  std::thread traffic([&] {
+    auto other = d.redis("carrier-a").connect();
+    while (editing) {
+      other.call({"PING"});
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  });
+  auto start = std::chrono::steady_clock::now();
+  const int edits = 10;
+  for (int i = 0; i < edits; ++i) {
+    client.upload("carrier-a", person, line_a,
+                  {make_card("e" + std::to_string(i), "Edit " + std::to_string(i))},
+                  store::upload_mode::delta);
+    // Longer than the link's idle read (20 ms) and its window's round trip,
+    // so that the link is idle between two edits: its read times out.
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  }
+  auto arrived = eventually([&] {
+    return client.shared("carrier-b", person, line_b).size() ==
+           static_cast<std::size_t>(edits) + 1;
+  });
+  auto trimmed = arrived && eventually([&] {
+                   auto depth = redis.call({"XLEN", store::keys::outbox("carrier-b")});
+                   return depth && depth->view().integer() == 0;
+                 });
+  editing = false;
+  traffic.join();
+  ASSERT_TRUE(arrived);
+  ASSERT_TRUE(trimmed) << "what carrier-b acknowledged stays in the outbox";
+  auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+  // One trim per 100 ms at most, the first included, and the history's
+  // trim by the account's scripts (once an hour) besides.
+  auto most = elapsed_ms / 100 + 2;
+  EXPECT_LE(xtrim_calls(redis) - before, most)
+      << "carrier-a's Redis trimmed " << xtrim_calls(redis) - before << " times in "
+      << elapsed_ms << " ms for " << edits << " edits";
 }
 
 TEST_F(three_carriers, a_registration_after_data_exists_is_bootstrapped) {
