@@ -14,8 +14,10 @@ if owner and owner ~= id then return fail('line_taken') end
 
 local created = redis.call('EXISTS', account_key(id)) == 0
 if created then
+  -- A new account has no history to trim: its first trim is due an hour on
+  -- (trim_history), not at its first write, which is mostly its first edits'.
   redis.call('HSET', account_key(id), 'user_info', sealed, 'created_ms', now_ms, 'clock', '0',
-             'version', '0')
+             'version', '0', 'history_trimmed_ms', now_ms)
   for i = 8, #ARGV do tell(ARGV[i], id, 'ask') end
 end
 local line_added = redis.call('SADD', sims_key(id), line) == 1

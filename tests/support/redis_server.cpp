@@ -214,4 +214,14 @@ store::redis_client redis_server::connect() const {
   return std::move(*client);
 }
 
+long long command_calls(store::redis_client& redis, const std::string& command) {
+  auto info = redis.call({"INFO", "commandstats"});
+  if (!info || info->view().is_error())
+    return -1;
+  std::string text(info->view().str());
+  auto label = "cmdstat_" + command + ":calls=";
+  auto at = text.find(label);
+  return at == std::string::npos ? 0 : std::stoll(text.substr(at + label.size()));
+}
+
 } // namespace simsync::testing

@@ -65,4 +65,9 @@ private:
 /// A port on 127.0.0.1 that was free a moment ago.
 int free_loopback_port();
 
+/// How many times the Redis `redis` is connected to ran `command` (lower
+/// case, e.g. "xtrim"), its scripts' calls included: INFO commandstats. -1
+/// if it cannot be read.
+long long command_calls(store::redis_client& redis, const std::string& command);
+
 } // namespace simsync::testing

@@ -310,7 +310,11 @@ TEST_F(safe_upload, the_history_is_trimmed_to_its_age_at_most_once_an_hour) {
     req.now_ms = now_ms;
     ASSERT_TRUE(minute.upload(req));
   };
-  edit_at(start, "v1"); // the account's first trim
+  // A new account's first trim is due an hour after it was made, not at its
+  // first edit: its history holds nothing older.
+  auto trims_before = command_calls(a.admin, "xtrim");
+  edit_at(start, "v1");
+  EXPECT_EQ(command_calls(a.admin, "xtrim"), trims_before);
   auto after_first = history_length();
   ASSERT_GE(after_first, 1);
   // Two minutes on, the first entry is past the policy's minute, but the last

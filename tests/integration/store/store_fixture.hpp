@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/book.hpp"
+#include "core/stamp.hpp"
 #include "store/account_store.hpp"
 #include "store/outbox.hpp"
 #include "store/sealed_records.hpp"
@@ -53,8 +54,9 @@ inline std::string proof_of(const std::string& line) {
 
 inline void register_line(store::account_store& s, const std::string& idcode,
                           const std::string& line, std::vector<std::string> peers = {}) {
-  store::register_request req{idcode,   line, "iccid-hash",     proof_of(line),
-                              "sealed", 1,    std::move(peers), "sealed-msisdn"};
+  store::register_request req{idcode,           line,           "iccid-hash",
+                              proof_of(line),   "sealed",       core::unix_now_ms(),
+                              std::move(peers), "sealed-msisdn"};
   auto r = s.register_line(req);
   ASSERT_TRUE(r) << describe(r.error());
 }
