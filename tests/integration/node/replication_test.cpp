@@ -30,6 +30,14 @@ struct three_carriers : ::testing::Test {
     client.register_line("carrier-b", person, line_b, peers_of("carrier-b"));
   }
 
+  /// `from`'s link to `to` says its outbox holds nothing unacknowledged.
+  bool outbox_drained(const std::string& from, const std::string& to) {
+    for (const auto& actor : admin_actors(d, from))
+      if (actor.value("name", "") == "peer_link/" + to)
+        return actor.value("outbox", -1) == 0;
+    return false;
+  }
+
   deployment d{{"carrier-a", "carrier-b", "carrier-c"}};
   carrier_client client{d};
 };
@@ -191,12 +199,7 @@ TEST_F(three_carriers,
   // link reads it as soon as it is written), it must be trimmed, not wait
   // for an answer that never comes, nor reach the peer as an empty batch.
   register_everywhere();
-  ASSERT_TRUE(eventually([&] {
-    for (const auto& actor : admin_actors(d, "carrier-a"))
-      if (actor.value("name", "") == "peer_link/carrier-b")
-        return actor.value("outbox", -1) == 0;
-    return false;
-  }));
+  ASSERT_TRUE(eventually([&] { return outbox_drained("carrier-a", "carrier-b"); }));
   auto redis = d.redis("carrier-a").connect();
   ASSERT_TRUE(redis.call({"XADD", store::keys::outbox("carrier-b"), "*", "id",
                           other_person, "kind", "batch", "uids", "1", "gone", ""}));
@@ -247,12 +250,7 @@ TEST_F(three_carriers, a_link_trims_its_outbox_at_most_once_per_interval) {
   // they would cost as many fsynced writes as the edits themselves.
   register_everywhere();
   client.upload("carrier-a", person, line_a, book(1, "Li"));
-  ASSERT_TRUE(eventually([&] {
-    for (const auto& actor : admin_actors(d, "carrier-a"))
-      if (actor.value("name", "") == "peer_link/carrier-b")
-        return actor.value("outbox", -1) == 0;
-    return false;
-  }));
+  ASSERT_TRUE(eventually([&] { return outbox_drained("carrier-a", "carrier-b"); }));
   auto redis = d.redis("carrier-a").connect();
   auto before = command_calls(redis, "xtrim");
   ASSERT_GE(before, 0);
