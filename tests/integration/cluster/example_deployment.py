@@ -6,7 +6,9 @@ name (pki/ of the test's folder), running a command whose failure fails the
 test, the operator's side of registration (a subscriber record, the code
 the carrier texted) and the phone's (HTTP requests, a line registered)."""
 
+import fcntl
 import json
+import os
 import random
 import re
 import socket
@@ -23,22 +25,57 @@ EXAMPLE = ROOT / "config" / "examples" / "three-carriers"
 CLUSTER = ROOT / "tools" / "cluster"
 
 
+# The ports this process holds (reserve_for_this_process): open for as long
+# as it runs.
+_reservations = []
+
+
+def reserve_for_this_process(port):
+    """Holds `port` for this process until it exits, as the C++ tests do
+    (tests/support/redis_server.cpp): an exclusive lock on a file named after
+    it in /tmp/simsync-test-ports, which every test process asks for before
+    taking a port. Tests run side by side (ctest -j), and a port chosen here
+    stays unbound until the deployment's servers start, seconds later:
+    without the lock, a test of either kind could choose it in between."""
+    folder = "/tmp/simsync-test-ports"
+    os.makedirs(folder, exist_ok=True)
+    try:
+        os.chmod(folder, 0o1777)
+    except OSError:
+        pass  # another user's folder: it is shared already
+    try:
+        fd = os.open(f"{folder}/{port}", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+    except OSError:
+        return True  # no shared folder: the bind check alone
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return False
+    _reservations.append(fd)
+    return True
+
+
 def free_ports(count):
     """count distinct free loopback ports below the kernel's range for outgoing
-    connections: a port from that range (what binding port 0 gives) may be
+    connections (a port from that range, what binding port 0 gives, may be
     taken by any process's connect() before the server binds it, which made
-    tests running in parallel fail with "Address already in use"."""
+    tests running in parallel fail with "Address already in use"), each
+    reserved for this process (reserve_for_this_process)."""
     with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
         highest = int(f.read().split()[0]) - 1
     ports = set()
     while len(ports) < count:
         port = random.randint(10000, highest)
+        if port in ports:
+            continue
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", port))
             except OSError:
                 continue
-        ports.add(port)
+        if reserve_for_this_process(port):
+            ports.add(port)
     return sorted(ports)
 
 
