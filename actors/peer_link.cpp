@@ -29,13 +29,15 @@ constexpr window_limits limits{};
 constexpr std::size_t first_read = 4;
 /// How long an idle link waits in Redis for its outbox to receive an entry
 /// (it wakes as soon as one is written) before it reads its mailbox again.
+/// A quiet Redis ends a read that timed out at its next wake, which its timer
+/// (hz 10) makes at most 100 ms later.
 constexpr auto idle_wait = std::chrono::milliseconds{20};
 /// Every trim is a write, which Redis syncs to disk (appendfsync always), so
 /// a link trims what was acknowledged at most this often rather than after
 /// every window, busy or idle: at low rates, where each change is a window of
 /// its own and the link is idle between them, a trim per window was as many
 /// fsynced writes as the changes themselves. An idle link trims at its next
-/// empty read after the interval (idle_wait later at most). Until then the
+/// empty read after the interval (idle_wait above). Until then the
 /// entries are only read past: a restart resends them, which the peer's apply
 /// takes as duplicates.
 constexpr auto trim_interval = std::chrono::milliseconds{100};
