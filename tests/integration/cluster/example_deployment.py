@@ -36,7 +36,9 @@ def reserve_for_this_process(port):
     it in /tmp/simsync-test-ports, which every test process asks for before
     taking a port. Tests run side by side (ctest -j), and a port chosen here
     stays unbound until the deployment's servers start, seconds later:
-    without the lock, a test of either kind could choose it in between."""
+    without the lock, a test of either kind could choose it in between.
+    Returns the lock's descriptor (-1 without a shared folder: the bind
+    check alone), or None if another process holds the port."""
     folder = "/tmp/simsync-test-ports"
     os.makedirs(folder, exist_ok=True)
     try:
@@ -46,36 +48,54 @@ def reserve_for_this_process(port):
     try:
         fd = os.open(f"{folder}/{port}", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
     except OSError:
-        return True  # no shared folder: the bind check alone
+        return -1
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         os.close(fd)
-        return False
-    _reservations.append(fd)
+        return None
+    return fd
+
+
+def bindable(port):
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
     return True
 
 
-def free_ports(count):
+def free_ports(count, offsets=(0,)):
     """count distinct free loopback ports below the kernel's range for outgoing
     connections (a port from that range, what binding port 0 gives, may be
     taken by any process's connect() before the server binds it, which made
     tests running in parallel fail with "Address already in use"), each
-    reserved for this process (reserve_for_this_process)."""
+    reserved for this process (reserve_for_this_process). With `offsets`, each
+    port plus every offset is free and reserved too, and none is another's
+    (a deployment moved by `tools/cluster --port-offset` uses them)."""
     with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
-        highest = int(f.read().split()[0]) - 1
-    ports = set()
+        highest = int(f.read().split()[0]) - 1 - max(offsets)
+    ports, taken = [], set()
     while len(ports) < count:
         port = random.randint(10000, highest)
-        if port in ports:
+        wanted = [port + o for o in offsets]
+        if taken & set(wanted) or not all(map(bindable, wanted)):
             continue
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-        if reserve_for_this_process(port):
-            ports.add(port)
+        held = []
+        for p in wanted:
+            fd = reserve_for_this_process(p)
+            if fd is None:
+                break
+            held.append(fd)
+        if len(held) < len(wanted):  # another process holds one of them
+            for fd in held:
+                if fd >= 0:
+                    os.close(fd)
+            continue
+        _reservations.extend(fd for fd in held if fd >= 0)
+        taken.update(wanted)
+        ports.append(port)
     return sorted(ports)
 
 
@@ -99,7 +119,7 @@ def named_files(text):
     return found
 
 
-def copy_with_free_ports(folder, example=EXAMPLE):
+def copy_with_free_ports(folder, example=EXAMPLE, offsets=(0,)):
     """The example's node configs and keys in `folder`, each 127.0.0.1 port
     replaced by a free one (the same port the same everywhere it appears: a
     node's federation and cluster ports in its own file, in its carrier's
@@ -107,12 +127,14 @@ def copy_with_free_ports(folder, example=EXAMPLE):
     (a developer's `tools/cluster up` may have made one there): the configs
     name their TLS and signing files relative to their folder, so `tools/cluster
     up` makes them in `folder`/pki with tools/pki, keys of the test's own. No
-    key file is copied either: `up` makes the test's own (expect_data_keys)."""
+    key file is copied either: `up` makes the test's own (expect_data_keys).
+    `offsets`: the port offsets the test will run the copy with too
+    (`tools/cluster --port-offset`), whose ports are reserved as well."""
     folder = Path(folder)
     tomls = sorted(Path(example).glob("*.toml"))
     text = {t.name: t.read_text() for t in tomls}
     ports = sorted({p for t in text.values() for p in re.findall(r"127\.0\.0\.1:(\d+)", t)})
-    mapping = dict(zip(ports, map(str, free_ports(len(ports)))))
+    mapping = dict(zip(ports, map(str, free_ports(len(ports), offsets))))
     for name, t in text.items():
         t = re.sub(r"127\.0\.0\.1:(\d+)", lambda m: "127.0.0.1:" + mapping[m.group(1)], t)
         expect("localhost:" not in t, f"{example}/{name} names localhost: its port would "

@@ -38,7 +38,7 @@ def main():
     folder = Path(tempfile.mkdtemp(prefix="simsync-port-offset-"))
     moved = folder / "data" / f"offset-{OFFSET}"
     try:
-        copy_with_free_ports(folder)
+        copy_with_free_ports(folder, offsets=(0, OFFSET))
         for args in (("up",), ("up", "--port-offset", OFFSET)):
             r = cluster(*args, "--configs", folder)
             expect(r.returncode == 0, f"{' '.join(map(str, args))} failed:\n{r.stdout}{r.stderr}")
