@@ -9,7 +9,6 @@
 #include "net/http_status.hpp"
 #include "net/instant.hpp"
 
-#include <algorithm>
 #include <cstdlib>
 #include <optional>
 
@@ -217,15 +216,6 @@ void exchange::reply_json(int status, const nlohmann::json& body) {
 }
 
 void exchange::fail(const problem& p) {
-  auto headers = p.headers;
-  auto has = [&](const char* name) {
-    return std::any_of(headers.begin(), headers.end(),
-                       [&](const auto& h) { return h.first == name; });
-  };
-  if (p.status == 401 && !has("WWW-Authenticate"))
-    headers.emplace_back("WWW-Authenticate", "Bearer");
-  if (p.status == 503 && !has("Retry-After"))
-    headers.emplace_back("Retry-After", "1");
   if (p.status == 429) {
     // A limit on registration (per address, codes per number, attempts):
     // who keeps hitting it is what an operator looks for in an attack.
@@ -237,7 +227,7 @@ void exchange::fail(const problem& p) {
                      {"address", req_->remote_endpoint().address().to_string()},
                      {"not_logged_since", *left_out}});
   }
-  reply(p.status, "application/problem+json", p.body(), std::move(headers));
+  reply(p.status, "application/problem+json", p.body(), p.answer_headers());
 }
 
 void exchange::fail(const caf::error& err) {

@@ -20,6 +20,19 @@ problem bad_field(const std::string& field, const std::string& reason) {
   return p;
 }
 
+std::vector<std::pair<std::string, std::string>> problem::answer_headers() const {
+  auto out = headers;
+  auto has = [&](const char* name) {
+    return std::any_of(out.begin(), out.end(),
+                       [&](const auto& h) { return h.first == name; });
+  };
+  if (status == 401 && !has("WWW-Authenticate"))
+    out.emplace_back("WWW-Authenticate", "Bearer");
+  if (status == 503 && !has("Retry-After"))
+    out.emplace_back("Retry-After", "1");
+  return out;
+}
+
 problem retry_after(problem p, std::uint64_t retry_after_ms) {
   auto seconds = std::max<std::uint64_t>(1, (retry_after_ms + 999) / 1000);
   p.extra["retry_after"] = seconds;

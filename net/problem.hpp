@@ -28,6 +28,9 @@ struct problem {
 
   /// The problem+json body.
   std::string body() const;
+  /// `headers`, with those its status always has when it did not set them:
+  /// WWW-Authenticate: Bearer on a 401, Retry-After: 1 on a 503.
+  std::vector<std::pair<std::string, std::string>> answer_headers() const;
 };
 
 /// 400 naming the request field at fault.

@@ -55,9 +55,7 @@ dispatch(const context_ptr& ctx, restinio::request_handle_t req, std::string_vie
 void answer_now(const restinio::request_handle_t& req, const problem& p) {
   auto response = begin_response(req, p.status);
   response.append_header(restinio::http_field::content_type, "application/problem+json");
-  if (p.status == 503)
-    response.append_header("Retry-After", "1");
-  for (const auto& [name, value] : p.headers)
+  for (const auto& [name, value] : p.answer_headers())
     response.append_header(name, value);
   response.set_body(p.body()).done();
 }
