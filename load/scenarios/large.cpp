@@ -101,6 +101,16 @@ long status_of(const std::optional<http_response>& answer) {
   return answer ? answer->status : 0;
 }
 
+/// The answer's body as JSON: discarded if there was none or it is not JSON.
+nlohmann::json json_of(const std::optional<http_response>& answer) {
+  return nlohmann::json::parse(answer ? answer->body : "", nullptr, false);
+}
+
+/// The answer's first `n` bytes, for a problem's report ("" if none).
+std::string excerpt(const std::optional<http_response>& answer, std::size_t n) {
+  return answer ? answer->body.substr(0, n) : std::string();
+}
+
 } // namespace
 
 result run_large(context& ctx) {
@@ -156,7 +166,7 @@ result run_large(context& ctx) {
   ctx.watch.clear();
   if (status_of(put) != 200)
     problems.push_back("PUT answered " + std::to_string(status_of(put)) + ": " +
-                       (put ? put->body.substr(0, 300) : std::string()));
+                       excerpt(put, 300));
   double book_s = arrived ? std::chrono::duration<double>(seen_at - start).count() : -1;
   r["book_seconds"] = book_s;
   r["put_seconds"] =
@@ -194,7 +204,7 @@ result run_large(context& ctx) {
   std::string cursor;
   auto fetched = answer_to(ctx, {"GET", line_url(to, "/pending"), "", "", to.token},
                            "fetching the book");
-  auto pending = nlohmann::json::parse(fetched ? fetched->body : "", nullptr, false);
+  auto pending = json_of(fetched);
   if (status_of(fetched) != 200 || pending.is_discarded()) {
     problems.push_back("GET pending of the book: " + std::to_string(status_of(fetched)));
   } else {
@@ -233,11 +243,11 @@ result run_large(context& ctx) {
       ctx,
       {"POST", line_url(from, "/contacts?scope=shared"), delta, "text/vcard", from.token},
       "waiting for the delta at the sibling", [&] { return visible == n; });
-  auto delta_answer = nlohmann::json::parse(posted ? posted->body : "", nullptr, false);
+  auto delta_answer = json_of(posted);
   if (status_of(posted) != 200 || delta_answer.is_discarded() ||
       delta_answer.value("changed", std::size_t{0}) != n)
     problems.push_back("delta POST: " + std::to_string(status_of(posted)) + " " +
-                       (posted ? posted->body.substr(0, 200) : std::string()));
+                       excerpt(posted, 200));
   if (visible != n)
     problems.push_back(std::to_string(n - visible) + " of " + std::to_string(n) +
                        " delta edits never became visible");
@@ -264,7 +274,7 @@ result run_large(context& ctx) {
       ctx,
       {"PUT", line_url(from, "/contacts?scope=shared"), resync, "text/vcard", from.token},
       "re-syncing the book");
-  auto counts = nlohmann::json::parse(resynced ? resynced->body : "", nullptr, false);
+  auto counts = json_of(resynced);
   if (!resynced)
     problems.push_back("the re-sync was not answered in time");
   else if (resynced->status != 200 || counts.is_discarded() ||
@@ -274,7 +284,7 @@ result run_large(context& ctx) {
                    counts.value("removed", std::size_t{0}) !=
                0)
     problems.push_back("re-sync PUT: " + std::to_string(resynced->status) + " " +
-                       resynced->body.substr(0, 200));
+                       excerpt(resynced, 200));
   r["resync_seconds"] =
       resynced ? std::chrono::duration<double>(resynced->done - resync_start).count()
                : -1.0;
