@@ -9,9 +9,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
-#include <algorithm>
 #include <memory>
-#include <thread>
 
 namespace simsync {
 
@@ -21,24 +19,22 @@ node_system_config::node_system_config(const config::node_config& cfg,
   load<caf::io::middleman>();
   // BASP heartbeats let a node notice a silent peer (down_msg on its handles).
   set("middleman.heartbeat-interval", caf::timespan{std::chrono::seconds{1}});
-  // An idle worker goes to sleep at once: CAF 0.17 starts at least 4 and
-  // polls an idle one for 25 ms (500 sleeps of 50 µs) before it sleeps, which
-  // cost more CPU than the node's own work (perf: a third of carrierd's
-  // samples in nanosleep). A sleeping worker wakes for a new job at once;
-  // one of several also wakes every 10 ms (CAF's own default) to steal from
-  // a busy one: no actor of an edit's path runs on them (the gateway's loop
-  // and the detached actors do), and waking every 2 ms cost each idle node
-  // 1,000 thread switches a second. A lone worker has no one to steal from,
-  // so it sleeps until a job comes.
-  auto cores = static_cast<std::int64_t>(std::thread::hardware_concurrency());
-  bool lone_worker = which != node_system::cluster;
-  set("scheduler.max-threads",
-      lone_worker ? std::int64_t{1} : std::max<std::int64_t>(2, cores));
+  // One scheduler thread per system, which sleeps until a job comes (CAF
+  // wakes a sleeping worker whenever a job is queued for it, and a lone
+  // worker is the only one jobs are queued for). Every actor that blocks or
+  // takes long is detached (a thread of its own); what runs on the scheduler
+  // (the user directory, the shard table's watcher) takes microseconds a
+  // job, so a second thread would only wake to steal work there is none of:
+  // the cluster system's two each woke every 10 ms (CAF's relaxed sleep) to
+  // look, a quarter of an idle node's CPU. CAF 0.17 also polls an idle worker
+  // for 25 ms (500 sleeps of 50 µs) before it sleeps, which cost more CPU
+  // than the node's own work (perf: a third of carrierd's samples in
+  // nanosleep): it sleeps after ten looks instead. Its relaxed sleep is how
+  // often it wakes when nothing comes.
+  set("scheduler.max-threads", std::int64_t{1});
   set("work-stealing.aggressive-poll-attempts", std::int64_t{10});
   set("work-stealing.moderate-poll-attempts", std::int64_t{0});
-  set("work-stealing.relaxed-sleep-duration",
-      caf::timespan{lone_worker ? std::chrono::milliseconds{1000}
-                                : std::chrono::milliseconds{10}});
+  set("work-stealing.relaxed-sleep-duration", caf::timespan{std::chrono::seconds{1}});
   // A message from another node is read where it arrives, on the
   // multiplexer's thread: with BASP workers (CAF 0.17 starts one) each is
   // handed to a scheduler thread to be read, then to its actor, one thread

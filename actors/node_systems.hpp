@@ -39,11 +39,11 @@ namespace simsync {
 enum class node_system { cluster, federation, links };
 
 /// One of a node's actor systems: the project's message types, BASP
-/// heartbeats, a scheduler sized for the machine, and TLS with the node's
-/// identity for that system. The cluster system has max(2, cores) scheduler
-/// threads, and no TLS when the node has no cluster address (a lone node,
-/// which opens no cluster port); the federation and links systems have one
-/// thread each (their actors are detached) and the federation identity.
+/// heartbeats, one scheduler thread (whatever blocks or takes long is
+/// detached), and TLS with the node's identity for that system: the cluster
+/// system has no TLS when the node has no cluster address (a lone node,
+/// which opens no cluster port); the federation and links systems have the
+/// federation identity.
 class node_system_config : public caf::actor_system_config {
 public:
   node_system_config(const config::node_config& cfg, node_system which);
