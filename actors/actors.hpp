@@ -187,6 +187,9 @@ using federation_actor = federation_delivery_actor::extend<
 using peer_link_actor = caf::typed_actor<
     /// Look at the outbox again (self-scheduled).
     caf::reacts_to<atom::tick>,
+    /// See whether the window in flight waits too long for its acks
+    /// (self-scheduled).
+    caf::reacts_to<atom::tick, atom::ack>,
     /// How the link is doing: state, outbox depth, what it sent.
     caf::replies_to<atom::status>::with<actor_status>>;
 

@@ -115,6 +115,15 @@ void on(state& s, effects& todo, const node_down& down) {
   todo.backlog_down = true;
 }
 
+void on(state& s, effects& todo, const ack_overdue& overdue) {
+  // Its requests may never be answered (a peer that holds the connection
+  // but does not answer): give the window up and resend it, as on a node
+  // gone down.
+  if (stale(s, overdue.window))
+    return;
+  fail(s, todo, overdue.why);
+}
+
 } // namespace
 
 link_state reported(phase p) {

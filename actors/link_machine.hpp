@@ -103,9 +103,14 @@ struct failed {
 struct node_down {
   std::string why; ///< the error if this abandons a window in flight
 };
+/// Window `window` has waited too long for its acknowledgements.
+struct ack_overdue {
+  std::uint64_t window;
+  std::string why;
+};
 
 using event = std::variant<tick, connected, outbox_read, window_sent, acked,
-                           request_failed, trimmed, failed, node_down>;
+                           request_failed, trimmed, failed, node_down, ack_overdue>;
 
 /// The one blocking step the actor takes next; its outcome is the next event.
 enum class action {

@@ -41,6 +41,8 @@ constexpr auto idle_wait = std::chrono::milliseconds{20};
 /// entries are only read past: a restart resends them, which the peer's apply
 /// takes as duplicates.
 constexpr auto trim_interval = std::chrono::milliseconds{100};
+/// How long a window waits for its acknowledgements before the link gives it
+/// up and sends it again (watch_acks).
 constexpr auto ack_timeout = std::chrono::seconds{60};
 constexpr auto card_forms_timeout = std::chrono::seconds{10};
 
@@ -204,7 +206,8 @@ void send_batch(link_pointer self, std::size_t node,
     st.bytes_sent += e.batch.size();
   auto batch = sign_batch(self->system(), *st.signing_key, st.carrier, st.peer.id,
                           std::move(entries), cards);
-  self->request(st.nodes[node], ack_timeout, atom::deliver_v, std::move(batch))
+  // No timeout of CAF's own: watch_acks keeps the time instead.
+  self->request(st.nodes[node], caf::infinite, atom::deliver_v, std::move(batch))
       .then(
           [self, window, count](const std::string&) {
             feed(self, link_machine::acked{window, count});
@@ -213,6 +216,36 @@ void send_batch(link_pointer self, std::size_t node,
             feed(self,
                  link_machine::request_failed{window, node, self->system().render(err)});
           });
+}
+
+/// Schedules a look at the window in flight once it could have waited
+/// ack_timeout, unless one is scheduled already: then it is given up
+/// (link_machine::ack_overdue), else the look is moved to the window now in
+/// flight. A request's own timeout would be two wake-ups of CAF's clock
+/// thread per window (one to set it, one to cancel it), about one thread
+/// switch in twenty of an edit's at low rates; this is one per ack_timeout
+/// while windows keep going.
+void watch_acks(link_pointer self, caf::timespan in = ack_timeout) {
+  auto& st = self->state;
+  if (st.ack_watch_armed)
+    return;
+  st.ack_watch_armed = true;
+  self->delayed_send(self, in, atom::tick_v, atom::ack_v);
+}
+
+void look_at_acks(link_pointer self) {
+  auto& st = self->state;
+  st.ack_watch_armed = false;
+  if (st.machine.at != link_machine::phase::sending)
+    return;
+  auto waited = std::chrono::steady_clock::now() - st.window_sent_at;
+  if (waited < ack_timeout) {
+    watch_acks(self, ack_timeout - waited);
+    return;
+  }
+  feed(self, link_machine::ack_overdue{st.machine.window,
+                                       "no acknowledgement from " + st.peer.id + " in " +
+                                           std::to_string(ack_timeout.count()) + " s"});
 }
 
 /// Sets `entry` (read sealed; it did not open) aside when its cards were
@@ -302,6 +335,8 @@ link_machine::event send_window(link_pointer self) {
       ++requests;
     }
   }
+  if (requests > 0)
+    watch_acks(self);
   return link_machine::window_sent{requests};
 }
 
@@ -406,6 +441,7 @@ peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
   self->send(self, atom::tick_v);
   return {
       [self](atom::tick) { feed(self, link_machine::tick{}); },
+      [self](atom::tick, atom::ack) { look_at_acks(self); },
       [self](atom::status) {
         auto& st = self->state;
         actor_status out;

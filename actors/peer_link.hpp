@@ -67,6 +67,8 @@ struct peer_link_state {
   /// From sending a window to a peer node's acknowledgement, when measured.
   std::optional<metrics::latency_histogram> round_trip;
   std::chrono::steady_clock::time_point window_sent_at;
+  /// A look at the window in flight's wait (watch_acks) is scheduled.
+  bool ack_watch_armed = false;
 };
 
 /// Spawn detached, in the node's links actor system (node_systems.hpp): it blocks on

@@ -257,6 +257,33 @@ TEST(link_machine, a_node_down_mid_window_abandons_it) {
   EXPECT_NE(m.s.window, 1u);
 }
 
+TEST(link_machine, an_overdue_window_is_given_up_without_waiting_for_its_answers) {
+  machine m;
+  m.up();
+  m.send(3);
+  m.feed(acked{1, 1}); // one of three requests answered; two never will be
+  auto e = m.feed(ack_overdue{1, "no acknowledgement from carrier-b in 60 s"});
+  expect_backing_off(m, e, first_backoff);
+  EXPECT_EQ(m.s.last_error, "no acknowledgement from carrier-b in 60 s");
+  EXPECT_NE(m.s.window, 1u);
+  EXPECT_TRUE(nothing(m.feed(acked{1, 1}))); // a late answer changes nothing
+}
+
+TEST(link_machine, an_overdue_check_of_another_window_changes_nothing) {
+  machine m;
+  m.up();
+  m.send(1);
+  m.feed(acked{1, 1});
+  m.feed(trimmed{});
+  auto idle = m.s;
+  EXPECT_TRUE(nothing(m.feed(ack_overdue{1, "late"}))); // trimmed already
+  EXPECT_TRUE(same(m.s, idle));
+  m.send(1);
+  auto sending = m.s;
+  EXPECT_TRUE(nothing(m.feed(ack_overdue{1, "late"}))); // an older window's
+  EXPECT_TRUE(same(m.s, sending));
+}
+
 TEST(link_machine, a_node_down_while_idle_marks_it_down_until_the_pending_tick) {
   machine m;
   m.up();
