@@ -218,13 +218,12 @@ void send_batch(link_pointer self, std::size_t node,
           });
 }
 
-/// Schedules a look at the window in flight once it could have waited
-/// ack_timeout, unless one is scheduled already: then it is given up
-/// (link_machine::ack_overdue), else the look is moved to the window now in
-/// flight. A request's own timeout would be two wake-ups of CAF's clock
-/// thread per window (one to set it, one to cancel it), about one thread
-/// switch in twenty of an edit's at low rates; this is one per ack_timeout
-/// while windows keep going.
+/// Schedules a look at the window in flight (look_at_acks) `in` from now,
+/// unless one is scheduled already. The link keeps ack_timeout this way
+/// because a request's own timeout wakes CAF's clock thread twice per request
+/// (to set it and to cancel it), about one thread switch in twenty of an
+/// edit's at low rates; this is one scheduled message per ack_timeout while
+/// windows keep going.
 void watch_acks(link_pointer self, caf::timespan in = ack_timeout) {
   auto& st = self->state;
   if (st.ack_watch_armed)
@@ -233,6 +232,8 @@ void watch_acks(link_pointer self, caf::timespan in = ack_timeout) {
   self->delayed_send(self, in, atom::tick_v, atom::ack_v);
 }
 
+/// Gives the window in flight up (link_machine::ack_overdue) if it has waited
+/// ack_timeout; else looks again when it will have.
 void look_at_acks(link_pointer self) {
   auto& st = self->state;
   st.ack_watch_armed = false;
