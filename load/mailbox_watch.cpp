@@ -1,6 +1,9 @@
 #include "load/mailbox_watch.hpp"
 
+#include "core/stamp.hpp"
 #include "load/progress.hpp"
+#include "store/keys.hpp"
+#include "store/netstrings.hpp"
 
 #include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
@@ -79,6 +82,7 @@ void make_nonblocking(redisContext* c) {
 } // namespace
 
 struct mailbox_watch::redis_conn {
+  std::string carrier; ///< whose Redis
   std::string address;
   store::redis_endpoint where; ///< address and login (the operator's)
   redisContext* sub = nullptr;
@@ -118,22 +122,23 @@ mailbox_watch::mailbox_watch(const deployment& d, http_driver& http,
         const auto& address = carrier.redis[i];
         conns_.push_back(std::make_unique<redis_conn>());
         auto* c = conns_.back().get();
+        c->carrier = carrier.id;
         c->address = address;
         c->where = redis_endpoint_of(carrier, i);
         c->cmd = connect_to(c->where);
         c->old_events = call_string(c->cmd, {"CONFIG", "GET", "notify-keyspace-events"});
-        // K: keyspace channel; h: hash commands. 'A' already includes h.
+        // K: keyspace channel; t: stream commands. 'A' already includes t.
         std::string events = c->old_events;
         if (events.find('K') == std::string::npos)
           events += 'K';
-        if (events.find('h') == std::string::npos &&
+        if (events.find('t') == std::string::npos &&
             events.find('A') == std::string::npos)
-          events += 'h';
+          events += 't';
         call_string(c->cmd, {"CONFIG", "SET", "notify-keyspace-events", events});
         c->changed = true;
         c->sub = connect_to(c->where);
         reply_ptr r{static_cast<redisReply*>(
-            redisCommand(c->sub, "PSUBSCRIBE %s", "__keyspace@0__:pending:*"))};
+            redisCommand(c->sub, "PSUBSCRIBE %s", "__keyspace@0__:history:*"))};
         if (!r.r)
           throw std::runtime_error("redis " + address + ": PSUBSCRIBE failed");
         make_nonblocking(c->sub);
@@ -171,18 +176,39 @@ double mailbox_watch::resolution_ms() const {
   return uses_redis() ? 0.0 : static_cast<double>(poll_.count());
 }
 
+namespace {
+
+std::string line_key(const line& l) {
+  return l.carrier + " " + l.line_id;
+}
+
+} // namespace
+
 mailbox_watch::key_watch& mailbox_watch::entry(const person& p, const line& l) {
-  auto& w = watches_[pending_key(p, l)];
+  auto key = line_key(l);
+  auto& w = watches_[key];
   if (w.update_url.empty()) {
     w.update_url = line_url(l, "/update");
     w.token = l.token;
+    w.carrier = l.carrier;
+    w.history = store::keys::history(p.idcode);
+    start_reading_now(w);
+    by_stream_[w.carrier + " " + w.history].push_back(key);
   }
   return w;
+}
+
+void mailbox_watch::start_reading_now(key_watch& w) {
+  // Stream ids are Redis's clock in ms, which is this machine's or close to it.
+  w.read_from = std::to_string(core::unix_now_ms()) + "-0";
+  w.named.clear();
 }
 
 void mailbox_watch::watch_count(const person& p, const line& l, std::size_t count,
                                 seen_fn seen) {
   auto& w = entry(p, l);
+  if (!w.reading)
+    start_reading_now(w);
   w.count_target = count;
   w.count_seen = std::move(seen);
 }
@@ -190,12 +216,17 @@ void mailbox_watch::watch_count(const person& p, const line& l, std::size_t coun
 void mailbox_watch::watch_uid(const person& p, const line& l, const std::string& uid,
                               std::size_t ordinal, seen_fn seen) {
   auto& w = entry(p, l);
+  // Nothing in flight to it: what its history held before is of no interest
+  // (a single change in flight is resolved by its event without a read, and
+  // the read position stays behind).
+  if (w.uids.empty() && !w.count_seen && !w.reading)
+    start_reading_now(w);
   w.uids.emplace_back(uid, std::move(seen));
   w.ordinals.push_back(ordinal);
 }
 
-void mailbox_watch::forget_uid(const person& p, const line& l, const std::string& uid) {
-  auto it = watches_.find(pending_key(p, l));
+void mailbox_watch::forget_uid(const line& l, const std::string& uid) {
+  auto it = watches_.find(line_key(l));
   if (it == watches_.end())
     return;
   auto& w = it->second;
@@ -209,6 +240,7 @@ void mailbox_watch::forget_uid(const person& p, const line& l, const std::string
 
 void mailbox_watch::clear() {
   watches_.clear();
+  by_stream_.clear();
 }
 
 std::size_t mailbox_watch::waiting() const {
@@ -266,7 +298,7 @@ void mailbox_watch::read_events(redis_conn& c) {
     if (r->type != REDIS_REPLY_ARRAY || r->elements != 4)
       continue;
     std::string event(r->element[3]->str, r->element[3]->len);
-    if (event != "hset")
+    if (event != "xadd")
       continue;
     std::string channel(r->element[2]->str, r->element[2]->len);
     if (channel.compare(0, prefix.size(), prefix) != 0)
@@ -275,34 +307,88 @@ void mailbox_watch::read_events(redis_conn& c) {
   }
 }
 
-void mailbox_watch::on_event(redis_conn& c, const std::string& key,
+void mailbox_watch::on_event(redis_conn& c, const std::string& stream,
                              clock::time_point when) {
-  auto it = watches_.find(key);
-  if (it == watches_.end())
+  auto lines = by_stream_.find(c.carrier + " " + stream);
+  if (lines == by_stream_.end())
     return;
-  auto& w = it->second;
-  if (w.count_seen)
-    command(c, {"HLEN", key}, [this, key, when](void* reply) {
-      auto* r = static_cast<redisReply*>(reply);
-      if (r->type == REDIS_REPLY_INTEGER)
-        resolve_count(key, static_cast<std::size_t>(r->integer), when);
-    });
-  if (w.uids.size() == 1) {
-    // The only change in flight to this mailbox: this write is it.
-    resolve_uid(key, w.uids.front().first, when);
-  } else if (w.uids.size() > 1) {
-    std::vector<std::string> args{"HMGET", key};
-    for (const auto& u : w.uids)
-      args.push_back(u.first);
-    command(c, args, [this, key, args, when](void* reply) {
-      auto* r = static_cast<redisReply*>(reply);
-      if (r->type != REDIS_REPLY_ARRAY)
-        return;
-      for (std::size_t i = 0; i < r->elements && i + 2 < args.size(); ++i)
-        if (r->element[i]->type != REDIS_REPLY_NIL)
-          resolve_uid(key, args[i + 2], when);
-    });
+  for (const auto& key : lines->second) {
+    auto& w = watches_[key];
+    if (w.uids.size() == 1 && !w.count_seen && !w.reading) {
+      // The only change in flight to this mailbox: this write is it.
+      resolve_uid(key, w.uids.front().first, when);
+    } else if (!w.uids.empty() || w.count_seen) {
+      read_history(c, key, when);
+    }
   }
+}
+
+void mailbox_watch::read_history(redis_conn& c, const std::string& key,
+                                 clock::time_point when) {
+  auto& w = watches_[key];
+  if (w.reading) {
+    w.read_again = true;
+    w.again_at = when;
+    return;
+  }
+  w.reading = true;
+  command(c, {"XRANGE", w.history, w.read_from, "+"}, [this, &c, key, when](void* reply) {
+    auto it = watches_.find(key);
+    if (it == watches_.end())
+      return;
+    auto* r = static_cast<redisReply*>(reply);
+    std::vector<std::string> arrived;
+    if (r->type == REDIS_REPLY_ARRAY) {
+      for (std::size_t i = 0; i < r->elements; ++i) {
+        auto* entry = r->element[i];
+        if (entry->type != REDIS_REPLY_ARRAY || entry->elements != 2)
+          continue;
+        it->second.read_from =
+            "(" + std::string(entry->element[0]->str, entry->element[0]->len);
+        // Fields: k kind, u uid, or us the uids added (netstrings).
+        auto* fields = entry->element[1];
+        std::string_view kind, uid, listed;
+        for (std::size_t f = 0; f + 1 < fields->elements; f += 2) {
+          std::string_view name(fields->element[f]->str, fields->element[f]->len);
+          std::string_view value(fields->element[f + 1]->str,
+                                 fields->element[f + 1]->len);
+          if (name == "k")
+            kind = value;
+          else if (name == "u")
+            uid = value;
+          else if (name == "us")
+            listed = value;
+        }
+        if (kind == "lost") // an edit that never was the book's
+          continue;
+        if (!uid.empty())
+          arrived.emplace_back(uid);
+        if (auto uids = store::split_netstrings(listed))
+          for (auto u : *uids)
+            arrived.emplace_back(u);
+      }
+    }
+    it->second.reading = false;
+    // Each resolve calls back into the scenario, which may add watches or
+    // drop them all: the watch is looked up again after each.
+    for (const auto& uid : arrived) {
+      it = watches_.find(key);
+      if (it == watches_.end())
+        return;
+      if (it->second.count_seen)
+        it->second.named.insert(uid);
+      resolve_uid(key, uid, when);
+    }
+    it = watches_.find(key);
+    if (it == watches_.end())
+      return;
+    resolve_count(key, it->second.named.size(), when);
+    it = watches_.find(key);
+    if (it == watches_.end() || !it->second.read_again)
+      return;
+    it->second.read_again = false;
+    read_history(c, key, it->second.again_at);
+  });
 }
 
 void mailbox_watch::resolve_count(const std::string& key, std::size_t have,

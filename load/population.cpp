@@ -350,10 +350,6 @@ std::string make_card(const std::string& uid, std::uint64_t serial,
   return core::serialize(card, core::vcard_version::v3_0);
 }
 
-std::string pending_key(const person& p, const line& l) {
-  return store::keys::pending(p.idcode, l.line_id);
-}
-
 std::string line_url(const line& l, const std::string& rest) {
   return l.gateway + "/v1/lines/" + url_escape(l.msisdn) + rest;
 }

@@ -65,9 +65,6 @@ void wait_for_siblings(const deployment& d, const std::vector<person>& persons,
 std::string make_card(const std::string& uid, std::uint64_t serial,
                       std::uint64_t variant);
 
-/// The mailbox key of a line (store/keys.hpp): pending:{idcode}:<line id>.
-std::string pending_key(const person& p, const line& l);
-
 /// The line's API path with the msisdn escaped: /v1/lines/%2B86.../rest.
 std::string line_url(const line& l, const std::string& rest);
 

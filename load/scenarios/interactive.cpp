@@ -117,7 +117,7 @@ result run_interactive(context& ctx) {
                         }
                         // Not stored: its watches wait for nothing.
                         for (auto s : remote) {
-                          ctx.watch.forget_uid(persons[pi], persons[pi].lines[s], uid);
+                          ctx.watch.forget_uid(persons[pi].lines[s], uid);
                           --sent_count[pi][s];
                         }
                         if (resp.status == 503) {

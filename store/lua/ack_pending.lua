@@ -23,7 +23,7 @@ for i = 1, #fetched, 2 do
   local uid = fetched[i]
   local seq, what, base_then = split_fetched(fetched[i + 1])
   local now = now_pending[uid]
-  -- A newer change that arrived after the fetch stays pending.
+  -- A newer explicit offer that arrived after the fetch stays pending.
   if now and pending_seq(now) == seq then done[#done + 1] = uid end
   if decision == 'apply' and (base_then == nil or (now_base[uid] or '-') == base_then) then
     if what == 'D' then
@@ -43,6 +43,29 @@ if decision == 'discard' then
     redis.call('SADD', rkey, unpack(uids, i, math.min(i + CHUNK - 1, #uids)))
   end
 end
+-- What the history named up to the snapshot is done with either way; what
+-- it names after stays pending (read_pending). A paged fetch's uids the
+-- phone did not get to (pages it never asked for) stay pending too, offered
+-- explicitly now that the mark moves past them.
+local reached = redis.call('HGET', lkey, 'fetch_mark')
+if reached then
+  local listed = redis.call('LRANGE', fetchlist_key(id, line), 0, -1)
+  if #listed > 0 then
+    local delivered = {}
+    for _, uid in ipairs(uids) do delivered[uid] = true end
+    local offered = hmget_map(pkey, listed)
+    local seq = 'v' .. (redis.call('HGET', account_key(id), 'version') or '0')
+    local left = {}
+    for _, uid in ipairs(listed) do
+      if not delivered[uid] and not offered[uid] then
+        left[#left + 1] = uid
+        left[#left + 1] = seq
+      end
+    end
+    hset_flat(pkey, left)
+  end
+  redis.call('HSET', lkey, 'mark', reached)
+end
 redis.call('DEL', fkey, fetchlist_key(id, line))
-redis.call('HDEL', lkey, 'fetched', 'fetch_added', 'fetch_changed', 'fetch_removed')
+redis.call('HDEL', lkey, 'fetched', 'fetch_added', 'fetch_changed', 'fetch_removed', 'fetch_mark')
 return {#uids}

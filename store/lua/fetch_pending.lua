@@ -18,21 +18,22 @@ if not limit or limit < 0 then return fail('bad_request') end
 local pkey, fkey, lkey, okey =
   pending_key(id, line), fetched_key(id, line), line_key(id, line), fetchlist_key(id, line)
 
--- Changes whenever the mailbox does: every offer moves the account's
--- version on (offer_seq), acks and uploads shrink it (the version never goes
--- back, and without an offer the mailbox only shrinks); the open fetch's
--- cursor is part of it, so a 304 means that fetch still holds. (The account's
--- other changes move the version too: they only cost a 304.)
+-- Changes whenever the mailbox does: every change the shared store takes
+-- (which its history names) and every explicit offer move the account's
+-- version on (close_account, offer_seq), and so do the line's uploads, which
+-- move its base; an ack ends the open fetch, whose cursor is part of it, so a
+-- 304 means that fetch still holds. (The account's other changes move the
+-- version too: they only cost a 304.)
 local function mailbox_tag()
   local version = redis.call('HGET', account_key(id), 'version')
   return (version or '0') .. '.' .. redis.call('HLEN', pkey) .. '.' ..
     (redis.call('HGET', lkey, 'fetched') or '0')
 end
 
--- Delivers `uids`: the change pending for each now, recorded in the fetched
--- hash with the line's base at this moment. A uid no longer pending (the
--- line's own upload took it) is skipped; one the line already holds is
--- dropped from the mailbox.
+-- Delivers `uids`: the change each has now, recorded in the fetched hash
+-- with its explicit offer's sequence number ('-' for one the history names)
+-- and the line's base at this moment. A uid the line holds by now (its own
+-- upload took it) is skipped, and its explicit offer dropped.
 local function deliver(uids, out)
   if #uids == 0 then return end
   local seqs, records = hmget_map(pkey, uids), hmget_map(shared_key(id), uids)
@@ -40,13 +41,13 @@ local function deliver(uids, out)
   local fetched, stale = {}, {}
   for _, uid in ipairs(uids) do
     local seq, rec = seqs[uid], records[uid]
-    local kind = seq and rec and kind_for(bases[uid], rec)
+    local kind = rec and kind_for(bases[uid], rec)
     if kind then
       out[#out + 1] = uid
       out[#out + 1] = kind
       out[#out + 1] = rec
       fetched[#fetched + 1] = uid
-      fetched[#fetched + 1] = pending_seq(seq) .. ':' ..
+      fetched[#fetched + 1] = (seq and pending_seq(seq) or '-') .. ':' ..
                                 (rec_deleted(rec) and 'D' or rec_hash(rec)) .. ':' ..
                                 (bases[uid] or '-')
     elseif seq then
@@ -65,7 +66,7 @@ if next == '' then
     return {'not_modified', redis.call('HGET', lkey, 'fetched') or '', '', known, 0, 0, 0}
   end
   -- The snapshot: every uid the line does not hold yet, counted.
-  local uids, _, records = read_pending(id, line)
+  local uids, _, records, reaches = read_pending(id, line)
   local kinds = classify(id, line, uids, records)
   local order, stale = {}, {}
   local counts = {added = 0, changed = 0, removed = 0}
@@ -82,7 +83,7 @@ if next == '' then
   redis.call('DEL', fkey, okey)
   local cursor = redis.call('HINCRBY', lkey, 'cursor', 1)
   redis.call('HSET', lkey, 'fetched', cursor, 'fetch_added', counts.added, 'fetch_changed',
-             counts.changed, 'fetch_removed', counts.removed)
+             counts.changed, 'fetch_removed', counts.removed, 'fetch_mark', reaches)
   local first = order
   local rest = ''
   if limit > 0 and limit < #order then

@@ -230,10 +230,22 @@ end
 -- nil when there is no account (every account has both: register_line.lua).
 -- Stamps count HLC_PER_MS logical ticks per millisecond (core/stamp.hpp).
 local HLC_PER_MS = 1000
+-- The history id after which the account's lines' mailboxes are read from
+-- its history: its last entry's, or '0-0'.
+local function history_end(id)
+  local last = redis.call('XREVRANGE', history_key(id), '+', '-', 'COUNT', 1)
+  return last[1] and last[1][1] or '0-0'
+end
 local function open_account(id)
-  local clock, version, trimmed =
-    unpack(redis.call('HMGET', account_key(id), 'clock', 'version', 'history_trimmed_ms'))
+  local clock, version, trimmed, mailbox_from = unpack(redis.call(
+    'HMGET', account_key(id), 'clock', 'version', 'history_trimmed_ms', 'mailbox_from'))
   if not version then return nil end
+  -- The first call of this release on an account made before it: its lines'
+  -- mailboxes are read from the history after this point, before which every
+  -- offer was written to them (read_pending).
+  if not mailbox_from then
+    redis.call('HSET', account_key(id), 'mailbox_from', history_end(id))
+  end
   return {id = id, clock = (clock or 0) + 0, version = version + 0,
           history_trimmed_ms = (trimmed or 0) + 0}
 end
@@ -459,24 +471,17 @@ local function offer_seq(account)
   return seq_of_version(account.offered)
 end
 
--- Offers changes ({uid, record} pairs) to one line's pending mailbox. An entry
--- already pending for a uid is always replaced, so the newest version wins;
--- otherwise a change the line already holds is not offered. An entry holds
--- only the call's sequence number `seq` (offer_seq: so an ack removes only
--- what was fetched),
--- not the record: every change offered is what its script has just written
--- to the shared store, and a line's own upload drops its entries for the uids
--- it touches, so shared[uid] is the pending change whenever an entry exists
--- (or, after an identical replicate_in, the same content with a newer stamp).
--- A copy of the record here cost the card's size again for every line.
--- The base is read first: most changes are new to the line, and then the
--- mailbox need not be asked. This is classify() on {uid, record} pairs:
--- making classify's uid -> record table of them cost 1.5% of an origin's
--- and 3% of a sibling's one-card edit (bench/redis_instructions).
--- `uids` (uids_of(changes)) may be given: offer_to_lines makes them once for
--- all the lines.
-local function offer(id, line, changes, seq, uids)
-  local base = hmget_map(base_key(id, line), uids or uids_of(changes))
+-- Offers changes ({uid, record} pairs) to one line's pending mailbox
+-- explicitly, where the account's history would not (an upload's conflicts:
+-- read_pending). An entry already pending for a uid is always replaced, so
+-- the newest version wins; otherwise a change the line already holds is not
+-- offered. An entry holds only the call's sequence number `seq` (offer_seq:
+-- so an ack removes only what was fetched), not the record: every change
+-- offered is what the shared store holds, and a line's own upload drops its
+-- entries for the uids it touches, so shared[uid] is the pending change
+-- whenever an entry exists.
+local function offer(id, line, changes, seq)
+  local base = hmget_map(base_key(id, line), uids_of(changes))
   -- The changes new to the line are offered; those it holds (few: a table
   -- made only for them) only over an entry already pending. `flat` gets the
   -- uids offered, each followed by its sequence number once it is known.
@@ -500,16 +505,6 @@ local function offer(id, line, changes, seq, uids)
   if n == 0 then return end
   for j = 2, n, 2 do flat[j] = seq end
   hset_flat(pkey, flat)
-end
-
--- Offers changes to every line of the account but `skip_line` (the uploader),
--- numbered `seq` (offer_seq).
-local function offer_to_lines(id, changes, skip_line, seq)
-  if #changes == 0 then return end
-  local uids = uids_of(changes)
-  for _, line in ipairs(redis.call('SMEMBERS', sims_key(id))) do
-    if line ~= skip_line then offer(id, line, changes, seq, uids) end
-  end
 end
 
 -- `r`'s stamp (its 16 digits) when it has a record's form
@@ -653,17 +648,100 @@ local function pending_seq(value)
   return string.match(value, '^v?%d+')
 end
 
--- A line's pending mailbox as parallel lists of uids and sequence numbers, and
--- uid -> record from the shared store (one HMGET). A uid missing from shared is
--- missing from the map: the caller treats that entry as stale.
+-- -- a line's mailbox ----------------------------------------------------------
+--
+-- What a line has not taken or refused yet is read, not stored per card: the
+-- account's history names every change its shared store took, so the
+-- mailbox is the uids the history names after the line's mark (the history
+-- id through which the line has fetched and acknowledged), with the few a
+-- script offered the line explicitly in its `pending` hash (uid -> seq: a
+-- new line's whole book, an upload's conflicts, and what releases before
+-- this one offered), each kept only while the line does not hold its shared
+-- version already (kind_for). A line's own upload moves its base, so its own
+-- changes are never offered back to it. A line without a mark starts at its
+-- account's `mailbox_from`, the history's end when this release first wrote
+-- to the account (before, every offer was explicit), or, for an account it
+-- has not written to yet, at the history's end. Where the history cannot
+-- say (the stream dropped entries after the mark: trimmed to the policy's
+-- age or count) the mailbox is the whole book that the line does not hold:
+-- that can offer again a change the line refused, never leave one out.
+
+-- Whether stream id `a` ("<ms>-<seq>") comes after `b`.
+local function id_after(a, b)
+  local a_ms, a_seq = string.match(a, '^(%d+)-(%d+)$')
+  local b_ms, b_seq = string.match(b, '^(%d+)-(%d+)$')
+  a_ms, b_ms = tonumber(a_ms), tonumber(b_ms)
+  if a_ms ~= b_ms then return a_ms > b_ms end
+  return tonumber(a_seq) > tonumber(b_seq)
+end
+
+-- The uids the account's history names after `mark`, in order, first
+-- mention each, into `uids` (a list) and `seen` (uid -> true); `lost`
+-- entries (an edit that never was the book's) name nothing. Returns the
+-- history's last id, and false when the history cannot say what came after
+-- `mark` (entries after it were dropped).
+local function history_uids_after(id, mark, uids, seen)
+  local hkey = history_key(id)
+  -- A stream stays when trimmed empty: none means never written.
+  if redis.call('EXISTS', hkey) == 0 then return mark, true end
+  local info = flat_to_map(redis.call('XINFO', 'STREAM', hkey))
+  local last = info['last-generated-id']
+  if info['entries-added'] > info.length then
+    local first = info['first-entry'] and info['first-entry'][1] or last
+    if id_after(first, mark) then return last, false end
+  end
+  local function name(uid)
+    if not seen[uid] then
+      seen[uid] = true
+      uids[#uids + 1] = uid
+    end
+  end
+  for _, entry in ipairs(redis.call('XRANGE', hkey, '(' .. mark, '+')) do
+    local fields = entry[2]
+    local kind, uid, listed
+    for i = 1, #fields, 2 do
+      local f = fields[i]
+      if f == 'k' then kind = fields[i + 1]
+      elseif f == 'u' then uid = fields[i + 1]
+      elseif f == 'us' then listed = fields[i + 1] end
+    end
+    if kind ~= 'lost' then
+      if uid then name(uid) end
+      if listed then
+        for _, u in ipairs(split_netstrings(listed) or {}) do name(u) end
+      end
+    end
+  end
+  return last, true
+end
+
+-- A line's mailbox as a list of uids (explicit offers first, then the
+-- history's), uid -> seq of its explicit offers, uid -> record from the
+-- shared store, and the history id it reaches (the mark an ack of it moves
+-- the line to). A uid missing from shared is missing from the records: the
+-- caller treats that entry as stale, as one the line holds.
 local function read_pending(id, line)
   local flat = redis.call('HGETALL', pending_key(id, line))
-  local uids, seqs = {}, {}
+  local uids, seqs, seen = {}, {}, {}
   for i = 1, #flat, 2 do
-    uids[#uids + 1] = flat[i]
-    seqs[#seqs + 1] = pending_seq(flat[i + 1])
+    local uid = flat[i]
+    uids[#uids + 1] = uid
+    seqs[uid] = pending_seq(flat[i + 1])
+    seen[uid] = true
   end
-  return uids, seqs, hmget_map(shared_key(id), uids)
+  local mark = redis.call('HGET', line_key(id, line), 'mark') or
+                 redis.call('HGET', account_key(id), 'mailbox_from') or history_end(id)
+  local reaches, complete = history_uids_after(id, mark, uids, seen)
+  if not complete then
+    -- The whole book: HKEYS, then one HMGET for the records below.
+    for _, uid in ipairs(redis.call('HKEYS', shared_key(id))) do
+      if not seen[uid] then
+        seen[uid] = true
+        uids[#uids + 1] = uid
+      end
+    end
+  end
+  return uids, seqs, hmget_map(shared_key(id), uids), reaches
 end
 
 -- A fetched entry, "seq:hash:base" or "seq:D:base": what an ack removes and
@@ -736,9 +814,7 @@ local function replicate_in(id, args, from, last, newest, peer)
 
   hset_flat(skey, writes)
   if #changes > 0 or stale > 0 then trim_history(hkey, account) end
-  local seq = #changes > 0 and offer_seq(account)
   close_account(account, #changes > 0)
-  offer_to_lines(id, changes, nil, seq)
   return applied, identical, stale, 0
 end
 
@@ -857,7 +933,6 @@ local function finish_line_changes(lc)
   hset_flat(base_key(id, line), lc.base_sets)
   hdel_list(base_key(id, line), lc.base_dels)
   hdel_list(pending_key(id, line), lc.touched)
-  if lc.n_changes > 0 then offer_to_lines(id, lc.changes, line, offer_seq(lc.account)) end
   send_to_siblings(id, lc.changes)
   if lc.n_changes > 0 then trim_history(lc.hkey, lc.account) end
 end

@@ -1,5 +1,5 @@
 -- F1 register: create the account or add the line to it, and (re)issue the
--- line's token. A new line of an existing account gets the shared book pending.
+-- line's token. A new line of an existing account has the shared book pending.
 -- A new account asks every peer carrier whether it holds one for the person
 -- (the peers that do answer, lib.lua answer_ask), through the outboxes, in the
 -- same transaction, so the question cannot be lost.
@@ -17,19 +17,15 @@ if created then
   -- A new account has no history to trim: its first trim is due an hour on
   -- (trim_history), not at its first write, which is mostly its first edits'.
   redis.call('HSET', account_key(id), 'user_info', sealed, 'created_ms', now_ms, 'clock', '0',
-             'version', '0', 'history_trimmed_ms', now_ms)
+             'version', '0', 'history_trimmed_ms', now_ms, 'mailbox_from', '0-0')
   for i = 8, #ARGV do tell(ARGV[i], id, 'ask') end
 end
 local line_added = redis.call('SADD', sims_key(id), line) == 1
 redis.call('HSET', sim_key(line), 'id', id, 'iccid_hash', iccid_hash, 'token', token_hash)
 redis.call('HSET', line_key(id, line), 'msisdn', sealed_msisdn)
--- The records are read only to tell what each means to the line (a tombstone
--- of a card the line never held is not offered); the mailbox keeps
--- uid -> seq, see offer(). The line is new, so the account's version as it
--- is numbers these offers apart from every later one (offer_seq).
-if line_added and not created then
-  local version = redis.call('HGET', account_key(id), 'version') or '0'
-  offer(id, line, redis.call('HGETALL', shared_key(id)), seq_of_version(version))
-end
+-- A new line's mailbox is the whole book it does not hold yet: read from
+-- the account's history from its start, or, where the history no longer
+-- reaches back, from the shared store itself (read_pending).
+if line_added then redis.call('HSET', line_key(id, line), 'mark', '0-0') end
 return register_line_reply{account_created = created and 1 or 0,
                            line_added = line_added and 1 or 0}

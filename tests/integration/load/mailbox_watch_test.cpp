@@ -1,8 +1,10 @@
 // load/mailbox_watch against a real redis-server: keyspace notifications of
-// mailbox writes resolve exactly the watched changes, and the server's
-// notify-keyspace-events setting comes back afterwards.
+// the accounts' history entries (what a line's mailbox is read from) resolve
+// exactly the watched changes, and the server's notify-keyspace-events
+// setting comes back afterwards.
 
 #include "load/mailbox_watch.hpp"
+#include "store/keys.hpp"
 #include "tests/support/redis_server.hpp"
 
 #include <gtest/gtest.h>
@@ -50,15 +52,24 @@ struct watch_fixture : ::testing::Test {
     return std::string((*r)[1].str());
   }
 
-  void hset(const line& l, std::vector<std::string> fields) {
-    auto key = pending_key(p, l);
-    simsync::store::command cmd{"HSET", key};
-    for (const auto& f : fields) {
-      cmd.push_back(f);
-      cmd.push_back("1:record");
-    }
-    ASSERT_TRUE(client.call(cmd));
+  /// A history entry of `who`'s account at the carrier, as the store's
+  /// scripts write them: one change (`u`), or additions (`us`, netstrings).
+  void note(const person& who, const std::string& kind, std::vector<std::string> uids) {
+    // A command holds views: what it names must outlive it.
+    auto key = simsync::store::keys::history(who.idcode);
+    std::string listed;
+    for (const auto& u : uids)
+      listed += std::to_string(u.size()) + ":" + u;
+    simsync::store::command cmd{"XADD", key, "*", "k", kind, "o", "carrier-a|line"};
+    if (kind == "added")
+      cmd.insert(cmd.end(), {"us", listed});
+    else
+      cmd.insert(cmd.end(), {"u", uids.at(0), "p", "1:record"});
+    auto added = client.call(cmd);
+    ASSERT_TRUE(added);
+    ASSERT_FALSE(added->view().is_error()) << added->view().str();
   }
+  void changed(const person& who, const std::string& uid) { note(who, "changed", {uid}); }
 
   /// Polls until `done` or `limit` passes.
   bool run_until(const std::function<bool()>& done,
@@ -78,14 +89,14 @@ TEST_F(watch_fixture, turns_keyspace_events_on_for_the_run_and_restores_them) {
     EXPECT_EQ(watch.resolution_ms(), 0.0);
     auto on = events();
     EXPECT_NE(on.find('K'), std::string::npos) << on;
-    EXPECT_NE(on.find('h'), std::string::npos) << on;
+    EXPECT_NE(on.find('t'), std::string::npos) << on;
     EXPECT_NE(on.find('x'), std::string::npos) << on; // what was there stays
   }
   auto after = events();
   EXPECT_EQ(std::set<char>(after.begin(), after.end()), (std::set<char>{'E', 'x'}));
 }
 
-TEST_F(watch_fixture, resolves_each_watched_uid_when_its_write_lands) {
+TEST_F(watch_fixture, resolves_each_watched_uid_when_its_change_lands) {
   mailbox_watch watch(d, http, std::chrono::milliseconds{10}, true);
   std::map<std::string, int> seen;
   auto mark = [&](const std::string& uid) {
@@ -93,28 +104,38 @@ TEST_F(watch_fixture, resolves_each_watched_uid_when_its_write_lands) {
   };
   // One change in flight to a mailbox: its write is it.
   watch.watch_uid(p, p.lines[0], "u1", 1, mark("u1"));
-  hset(p.lines[0], {"u1"});
+  changed(p, "u1");
   ASSERT_TRUE(run_until([&] { return seen.count("u1") > 0; }));
 
   // Two in flight: only the one written is resolved.
   watch.watch_uid(p, p.lines[0], "u2", 2, mark("u2"));
   watch.watch_uid(p, p.lines[0], "u3", 3, mark("u3"));
-  hset(p.lines[0], {"u3"});
+  changed(p, "u3");
   ASSERT_TRUE(run_until([&] { return seen.count("u3") > 0; }));
   EXPECT_EQ(seen.count("u2"), 0u);
   EXPECT_EQ(watch.waiting(), 1u);
-  hset(p.lines[0], {"u2"});
+  // An edit that lost to a concurrent one never was the book's.
+  watch.watch_uid(p, p.lines[0], "u6", 6, mark("u6"));
+  note(p, "lost", {"u2"});
+  settle();
+  EXPECT_EQ(seen.count("u2"), 0u);
+  changed(p, "u2");
   ASSERT_TRUE(run_until([&] { return seen.count("u2") > 0; }));
+  EXPECT_EQ(seen.count("u6"), 0u);
+  note(p, "added", {"u6"});
+  ASSERT_TRUE(run_until([&] { return seen.count("u6") > 0; }));
 
-  // A write to another line's mailbox resolves nothing here.
+  // A change to another person's account resolves nothing here.
+  person other = p;
+  other.idcode = "4567cdef";
   watch.watch_uid(p, p.lines[0], "u4", 4, mark("u4"));
-  hset(p.lines[1], {"u4"});
+  changed(other, "u4");
   settle();
   EXPECT_EQ(seen.count("u4"), 0u);
 
   // A forgotten uid (its upload was shed) never fires.
-  watch.forget_uid(p, p.lines[0], "u4");
-  hset(p.lines[0], {"u4"});
+  watch.forget_uid(p.lines[0], "u4");
+  changed(p, "u4");
   settle();
   EXPECT_EQ(seen.count("u4"), 0u);
   EXPECT_EQ(watch.waiting(), 0u);
@@ -126,12 +147,15 @@ TEST_F(watch_fixture, a_count_watch_fires_once_the_mailbox_holds_enough) {
   mailbox_watch watch(d, http, std::chrono::milliseconds{10}, true);
   int fired = 0;
   watch.watch_count(p, p.lines[1], 5, [&](clock::time_point) { ++fired; });
-  hset(p.lines[1], {"a", "b", "c"});
+  note(p, "added", {"a", "b", "c"});
   settle();
   EXPECT_EQ(fired, 0);
-  hset(p.lines[1], {"d", "e"});
+  changed(p, "a"); // the same card again counts once
+  settle();
+  EXPECT_EQ(fired, 0);
+  note(p, "added", {"d", "e"});
   ASSERT_TRUE(run_until([&] { return fired > 0; }));
-  hset(p.lines[1], {"f"});
+  note(p, "added", {"f"});
   settle();
   EXPECT_EQ(fired, 1);
 }

@@ -153,13 +153,6 @@ inline std::map<std::string, std::string> pending_entries(store::redis_client& r
   return hash_fields(r, "pending:{" + idcode + "}:" + line);
 }
 
-/// Is a pending entry a reference (its offer's sequence number: 'v' and the
-/// account's version) rather than a copy of the record?
-inline bool is_sequence_number(const std::string& value) {
-  return value.size() >= 2 && value.size() <= 21 && value[0] == 'v' &&
-         value.find_first_not_of("0123456789", 1) == std::string::npos;
-}
-
 /// How many entries of stream `key` have field `field` equal to `value`
 /// (what a node's operator streams keep about an account).
 inline std::size_t stream_entries_with(store::redis_client& redis, const std::string& key,
