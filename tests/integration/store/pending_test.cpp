@@ -75,6 +75,21 @@ TEST_F(mailbox, an_entry_in_the_old_format_is_fetched_and_acked) {
   EXPECT_EQ(next.changes[0].record.card, make_card("u2", "Wang Wu").card);
 }
 
+TEST_F(mailbox, a_line_of_an_older_release_reads_the_history_from_the_upgrade_on) {
+  // As an older release left it: line2's pending entries written out (u1
+  // taken already), no mark, and no mailbox_from on the account.
+  ASSERT_TRUE(a.client.call({"HDEL", store::keys::line(person, line2), "mark"}));
+  ASSERT_TRUE(a.client.call({"HDEL", store::keys::account(person), "mailbox_from"}));
+  ASSERT_TRUE(a.client.call({"HSET", store::keys::pending(person, line2), "u2", "v1"}));
+  // Before this release writes to the account: the written entries alone.
+  EXPECT_EQ(kinds(fetch(line2)), (std::map<std::string, std::string>{{"u2", "added"}}));
+  // Its first write records where the history starts to count; the change
+  // it makes is pending, and what the history held before is not again.
+  upload(a.store, person, line1, {make_card("u3", "Zhao")}, store::upload_mode::delta);
+  EXPECT_EQ(kinds(fetch(line2)),
+            (std::map<std::string, std::string>{{"u2", "added"}, {"u3", "added"}}));
+}
+
 TEST_F(mailbox, an_entry_numbered_before_the_upgrade_is_never_taken_for_a_new_offer) {
   // Mailboxes were numbered by a counter per line, which could run ahead of
   // the account's version: an entry of then may hold the very number the
