@@ -654,9 +654,9 @@ end
 -- account's history names every change its shared store took, so the
 -- mailbox is the uids the history names after the line's mark (the history
 -- id through which the line has fetched and acknowledged), with the few a
--- script offered the line explicitly in its `pending` hash (uid -> seq: a
--- new line's whole book, an upload's conflicts, and what releases before
--- this one offered), each kept only while the line does not hold its shared
+-- script offered the line explicitly in its `pending` hash (uid -> seq: an
+-- upload's conflicts, the pages of a fetch the phone never asked for, and
+-- what releases before this one offered), each kept only while the line does not hold its shared
 -- version already (kind_for). A line's own upload moves its base, so its own
 -- changes are never offered back to it. A line without a mark starts at its
 -- account's `mailbox_from`, the history's end when this release first wrote
@@ -716,17 +716,16 @@ local function history_uids_after(id, mark, uids, seen)
 end
 
 -- A line's mailbox as a list of uids (explicit offers first, then the
--- history's), uid -> seq of its explicit offers, uid -> record from the
--- shared store, and the history id it reaches (the mark an ack of it moves
+-- history's), uid -> record from the shared store, and the history id it
+-- reaches (the mark an ack of it moves
 -- the line to). A uid missing from shared is missing from the records: the
 -- caller treats that entry as stale, as one the line holds.
 local function read_pending(id, line)
   local flat = redis.call('HGETALL', pending_key(id, line))
-  local uids, seqs, seen = {}, {}, {}
+  local uids, seen = {}, {}
   for i = 1, #flat, 2 do
     local uid = flat[i]
     uids[#uids + 1] = uid
-    seqs[uid] = pending_seq(flat[i + 1])
     seen[uid] = true
   end
   local mark = redis.call('HGET', line_key(id, line), 'mark') or
@@ -741,7 +740,7 @@ local function read_pending(id, line)
       end
     end
   end
-  return uids, seqs, hmget_map(shared_key(id), uids), reaches
+  return uids, hmget_map(shared_key(id), uids), reaches
 end
 
 -- A fetched entry, "seq:hash:base" or "seq:D:base": what an ack removes and

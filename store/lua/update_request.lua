@@ -8,7 +8,7 @@ local refusal = access_refused(id, line, token_hash)
 if refusal then return refusal end
 
 local counts = {added = 0, changed = 0, removed = 0}
-local uids, _, records = read_pending(id, line)
+local uids, records = read_pending(id, line)
 for _, kind in pairs(classify(id, line, uids, records)) do
   counts[kind] = counts[kind] + 1
 end
