@@ -146,26 +146,54 @@ void BM_origin_upload(benchmark::State& state) {
   counters.report(state);
 }
 
+/// The edit `n` of edit_cards() as carrier-a's link delivers it to `at`.
+bool apply_edit(bench_account& at, const std::vector<core::book_entry>& cards,
+                std::size_t n) {
+  const auto& card = cards[n % cards.size()];
+  core::stamped_card rec{{++at.now_ms * core::hlc_logical_per_ms, "carrier-a", "line-a"},
+                         false,
+                         card.hash,
+                         card.card,
+                         {}};
+  std::string batch;
+  store::append_netstring(batch, card.uid);
+  store::append_netstring(batch, core::encode_record(rec));
+  auto r = at.store.apply_incoming("carrier-a", {{std::to_string(n) + "-0", account_id,
+                                                  store::outbox_kind::batch, batch}});
+  return r && r->applied == 1;
+}
+
 void BM_sibling_apply(benchmark::State& state) {
   bench_account at("carrier-b", "carrier-a", state.range(0));
   auto cards = edit_cards();
   server_counters counters(at.client);
   std::size_t n = 0;
   for (auto _ : state) {
-    const auto& card = cards[n++ % cards.size()];
-    core::stamped_card rec{
-        {++at.now_ms * core::hlc_logical_per_ms, "carrier-a", "line-a"},
-        false,
-        card.hash,
-        card.card,
-        {}};
-    std::string batch;
-    store::append_netstring(batch, card.uid);
-    store::append_netstring(batch, core::encode_record(rec));
-    auto r = at.store.apply_incoming("carrier-a", {{std::to_string(n) + "-0", account_id,
-                                                    store::outbox_kind::batch, batch}});
-    if (!r || r->applied != 1) {
+    if (!apply_edit(at, cards, n++)) {
       state.SkipWithError("a change was not applied");
+      return;
+    }
+  }
+  counters.report(state);
+}
+
+/// A sibling line's update request (what a phone asks before it fetches)
+/// after range(0) one-card edits to 50 contacts of a 300-card book that the
+/// line has neither fetched nor acknowledged: what a phone that keeps asking
+/// and never takes its changes costs its carrier's Redis per request.
+void BM_update_after_edits(benchmark::State& state) {
+  bench_account at("carrier-b", "carrier-a", 300);
+  auto cards = edit_cards();
+  for (std::int64_t n = 0; n < state.range(0); ++n)
+    if (!apply_edit(at, cards, static_cast<std::size_t>(n))) {
+      state.SkipWithError("a change was not applied");
+      return;
+    }
+  server_counters counters(at.client);
+  for (auto _ : state) {
+    auto r = at.store.request_update(account_id, "line-2", "h2");
+    if (!r || r->added + r->changed == 0) {
+      state.SkipWithError("the line's mailbox was empty");
       return;
     }
   }
@@ -184,6 +212,13 @@ BENCHMARK(BM_sibling_apply)
     ->Arg(0)
     ->Arg(300)
     ->Arg(1000)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
+BENCHMARK(BM_update_after_edits)
+    ->Arg(10)
+    ->Arg(1000)
+    ->Arg(9000)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 

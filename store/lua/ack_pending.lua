@@ -46,7 +46,10 @@ end
 -- What the history named up to the snapshot is done with either way; what
 -- it names after stays pending (read_pending). A paged fetch's uids the
 -- phone did not get to (pages it never asked for) stay pending too, offered
--- explicitly now that the mark moves past them.
+-- explicitly now that the mark moves past them. The mark moves to the
+-- snapshot's even where a read since folded more and moved it further
+-- (read_pending): an offer folded before the snapshot and fetched is removed
+-- here, though the history may name its uid again after the snapshot.
 local reached = redis.call('HGET', lkey, 'fetch_mark')
 if reached then
   local listed = redis.call('LRANGE', fetchlist_key(id, line), 0, -1)

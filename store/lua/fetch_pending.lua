@@ -66,8 +66,7 @@ if next == '' then
     return {'not_modified', redis.call('HGET', lkey, 'fetched') or '', '', known, 0, 0, 0}
   end
   -- The snapshot: every uid the line does not hold yet, counted.
-  local uids, records, reaches = read_pending(id, line)
-  local kinds = classify(id, line, uids, records)
+  local uids, _, kinds, reaches = read_pending(id, line)
   local order, stale = {}, {}
   local counts = {added = 0, changed = 0, removed = 0}
   for _, uid in ipairs(uids) do

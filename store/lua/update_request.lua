@@ -8,8 +8,8 @@ local refusal = access_refused(id, line, token_hash)
 if refusal then return refusal end
 
 local counts = {added = 0, changed = 0, removed = 0}
-local uids, records = read_pending(id, line)
-for _, kind in pairs(classify(id, line, uids, records)) do
+local _, _, kinds = read_pending(id, line)
+for _, kind in pairs(kinds) do
   counts[kind] = counts[kind] + 1
 end
 return {counts.added, counts.changed, counts.removed}

@@ -116,6 +116,101 @@ TEST_F(mailbox, an_entry_whose_card_is_not_in_the_shared_store_is_dropped) {
   EXPECT_EQ(pending_entries(a.client, person, line2).count("ghost"), 0u);
 }
 
+/// The history's last entry id: where a mailbox read from it reaches.
+std::string history_last_id(store::redis_client& r) {
+  auto last = r.call({"XREVRANGE", store::keys::history(person), "+", "-", "COUNT", "1"});
+  return std::string(last->view()[0][0].str());
+}
+
+std::set<std::string> field_names(const std::map<std::string, std::string>& hash) {
+  std::set<std::string> names;
+  for (const auto& [name, value] : hash)
+    names.insert(name);
+  return names;
+}
+
+TEST_F(mailbox, a_long_wait_is_folded_into_offers_once_read_and_nothing_is_lost) {
+  // line1 edits u1 120 times, which line2 never takes: its mailbox is read
+  // from more than a hundred history entries.
+  for (int i = 0; i < 120; ++i)
+    upload(a.store, person, line1, {make_card("u1", "Li " + std::to_string(i))},
+           store::upload_mode::delta);
+  auto asked = a.store.request_update(person, line2, proof_of(line2));
+  ASSERT_TRUE(asked);
+  EXPECT_EQ(asked->added, 2u);
+  // What that read found is offered explicitly now, and the line's mark is
+  // past it: the next read starts there, not at the line's first change.
+  EXPECT_EQ(field_names(pending_entries(a.client, person, line2)),
+            (std::set<std::string>{"u1", "u2"}));
+  EXPECT_EQ(hash_fields(a.client, store::keys::line(person, line2))["mark"],
+            history_last_id(a.client));
+  EXPECT_EQ(a.store.request_update(person, line2, proof_of(line2))->added, 2u);
+  // Later changes still come, and the fetch has every change in its newest version.
+  upload(a.store, person, line1, {make_card("u3", "Zhao")}, store::upload_mode::delta);
+  auto f = fetch(line2);
+  EXPECT_EQ(kinds(f), (std::map<std::string, std::string>{
+                          {"u1", "added"}, {"u2", "added"}, {"u3", "added"}}));
+  for (const auto& c : f.changes) {
+    if (c.uid == "u1") {
+      EXPECT_EQ(c.record.card, make_card("u1", "Li 119").card);
+    }
+  }
+  ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), f.cursor,
+                                  store::decision::apply));
+  EXPECT_TRUE(fetch(line2).changes.empty());
+  EXPECT_TRUE(pending_entries(a.client, person, line2).empty());
+}
+
+TEST_F(mailbox, a_fold_beside_an_open_fetch_leaves_its_later_changes_pending) {
+  auto edit_u1 = [&](int from, int to) {
+    for (int i = from; i < to; ++i)
+      upload(a.store, person, line1, {make_card("u1", "Li " + std::to_string(i))},
+             store::upload_mode::delta);
+  };
+  // The fetch's snapshot folds a long wait: it delivers u1 as an explicit
+  // offer, which its ack removes by number.
+  edit_u1(0, 120);
+  auto f = fetch(line2);
+  ASSERT_EQ(f.changes.size(), 2u);
+  // Before the ack: 120 more edits of u1, folded by an update request. u1's
+  // explicit offer is kept as it was, so the ack removes it; the edits after
+  // the snapshot must still be pending (the ack moves the mark back to its
+  // snapshot's).
+  edit_u1(120, 240);
+  ASSERT_TRUE(a.store.request_update(person, line2, proof_of(line2)));
+  ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), f.cursor,
+                                  store::decision::apply));
+  auto next = fetch(line2);
+  EXPECT_EQ(kinds(next), (std::map<std::string, std::string>{{"u1", "changed"}}));
+  ASSERT_EQ(next.changes.size(), 1u);
+  EXPECT_EQ(next.changes[0].record.card, make_card("u1", "Li 239").card);
+}
+
+TEST_F(mailbox, a_history_trimmed_past_the_mark_offers_the_book_the_line_does_not_hold) {
+  auto f = fetch(line2);
+  ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), f.cursor,
+                                  store::decision::apply));
+  // line2 holds u1 and u2. A history of four entries at most then drops
+  // what came after its mark: six edits of u3.
+  store::account_store small{a.client, "carrier-a", a.keys,
+                             store::history_policy{3'600'000, 4}};
+  for (int i = 0; i < 6; ++i)
+    upload(small, person, line1, {make_card("u3", "Zhao " + std::to_string(i))},
+           store::upload_mode::delta);
+  auto asked = a.store.request_update(person, line2, proof_of(line2));
+  ASSERT_TRUE(asked);
+  EXPECT_EQ(asked->added, 1u);
+  EXPECT_EQ(asked->changed, 0u);
+  // The whole book was read once: what the line lacks is offered
+  // explicitly, and the next reads start after the history's end.
+  EXPECT_EQ(field_names(pending_entries(a.client, person, line2)),
+            (std::set<std::string>{"u3"}));
+  auto next = fetch(line2);
+  EXPECT_EQ(kinds(next), (std::map<std::string, std::string>{{"u3", "added"}}));
+  ASSERT_EQ(next.changes.size(), 1u);
+  EXPECT_EQ(next.changes[0].record.card, make_card("u3", "Zhao 5").card);
+}
+
 TEST_F(mailbox, apply_moves_the_base_and_empties_the_mailbox) {
   auto f = fetch(line2);
   auto n = a.store.ack_pending(person, line2, proof_of(line2), f.cursor,
