@@ -33,7 +33,7 @@ caf::actor spawn_child(caf::actor_system& sys, const node_state& st,
   return caf::actor_cast<caf::actor>(st.links_system->spawn<caf::detached>(
       peer_link, st.carrier, st.peers[static_cast<size_t>(c.index)], *st.signing_key,
       st.redis_at, std::shared_ptr<const core::shared_keyring>{st.keys}, st.backlog,
-      static_cast<std::size_t>(c.index), st.measured));
+      static_cast<std::size_t>(c.index), st.peer_ack_timeout, st.measured));
 }
 
 /// As the status and the log name it: account_shard/3, peer_link/b.
@@ -225,6 +225,7 @@ caf::expected<running_node> start_node(node_systems systems,
   st.peers = cfg.peers;
   st.backlog = std::make_shared<replication_backlog>(cfg.peer_ids());
   st.max_replication_lag = cfg.max_replication_lag;
+  st.peer_ack_timeout = cfg.peer_ack_timeout;
   st.measured = cfg.metrics;
   st.keys = std::make_shared<core::shared_keyring>(cfg.keys);
   st.history = store::history_policy{static_cast<std::uint64_t>(cfg.history_keep.count()),

@@ -44,6 +44,9 @@ struct node_state {
   std::shared_ptr<replication_backlog> backlog; ///< the peer links report here
   /// Shared uploads are refused beyond this lag (config: max_replication_lag).
   std::chrono::milliseconds max_replication_lag{0};
+  /// A peer link's window waits this long for its acknowledgements (config:
+  /// peer_ack_timeout).
+  std::chrono::seconds peer_ack_timeout{60};
   store::history_policy history; ///< what each store's history keeps (config: [history])
   std::shared_ptr<core::shared_keyring> keys; ///< the shards seal and open with them
   bool measured = true; ///< actors time their messages (config: metrics)

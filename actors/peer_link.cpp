@@ -41,9 +41,6 @@ constexpr auto idle_wait = std::chrono::milliseconds{20};
 /// entries are only read past: a restart resends them, which the peer's apply
 /// takes as duplicates.
 constexpr auto trim_interval = std::chrono::milliseconds{100};
-/// How long a window waits for its acknowledgements before the link gives it
-/// up and sends it again (watch_acks).
-constexpr auto ack_timeout = std::chrono::seconds{60};
 constexpr auto card_forms_timeout = std::chrono::seconds{10};
 
 /// The peer node that owns the account's shard.
@@ -219,12 +216,12 @@ void send_batch(link_pointer self, std::size_t node,
 }
 
 /// Schedules a look at the window in flight (look_at_acks) `in` from now,
-/// unless one is scheduled already. The link keeps ack_timeout this way
+/// unless one is scheduled already. The link keeps its ack_timeout this way
 /// because a request's own timeout wakes CAF's clock thread twice per request
 /// (to set it and to cancel it), about one thread switch in twenty of an
 /// edit's at low rates; this is one scheduled message per ack_timeout while
 /// windows keep going.
-void watch_acks(link_pointer self, caf::timespan in = ack_timeout) {
+void watch_acks(link_pointer self, caf::timespan in) {
   auto& st = self->state;
   if (st.ack_watch_armed)
     return;
@@ -240,13 +237,13 @@ void look_at_acks(link_pointer self) {
   if (st.machine.at != link_machine::phase::sending)
     return;
   auto waited = std::chrono::steady_clock::now() - st.window_sent_at;
-  if (waited < ack_timeout) {
-    watch_acks(self, ack_timeout - waited);
+  if (waited < st.ack_timeout) {
+    watch_acks(self, st.ack_timeout - waited);
     return;
   }
-  feed(self, link_machine::ack_overdue{st.machine.window,
-                                       "no acknowledgement from " + st.peer.id + " in " +
-                                           std::to_string(ack_timeout.count()) + " s"});
+  feed(self, link_machine::ack_overdue{
+                 st.machine.window, "no acknowledgement from " + st.peer.id + " in " +
+                                        std::to_string(st.ack_timeout.count()) + " s"});
 }
 
 /// Sets `entry` (read sealed; it did not open) aside when its cards were
@@ -337,7 +334,7 @@ link_machine::event send_window(link_pointer self) {
     }
   }
   if (requests > 0)
-    watch_acks(self);
+    watch_acks(self, st.ack_timeout);
   return link_machine::window_sent{requests};
 }
 
@@ -410,14 +407,14 @@ void feed(link_pointer self, link_machine::event what) {
 
 } // namespace
 
-peer_link_actor::behavior_type peer_link(link_pointer self, std::string carrier,
-                                         config::peer_entry peer,
-                                         core::signature_key signing_key,
-                                         store::redis_endpoint redis_at,
-                                         std::shared_ptr<const core::shared_keyring> keys,
-                                         std::shared_ptr<replication_backlog> backlog,
-                                         std::size_t backlog_slot, bool measured) {
+peer_link_actor::behavior_type
+peer_link(link_pointer self, std::string carrier, config::peer_entry peer,
+          core::signature_key signing_key, store::redis_endpoint redis_at,
+          std::shared_ptr<const core::shared_keyring> keys,
+          std::shared_ptr<replication_backlog> backlog, std::size_t backlog_slot,
+          std::chrono::seconds ack_timeout, bool measured) {
   auto& st = self->state;
+  st.ack_timeout = ack_timeout;
   st.backlog = std::move(backlog);
   st.backlog_slot = backlog_slot;
   st.read_count = first_read;

@@ -67,6 +67,9 @@ struct peer_link_state {
   /// From sending a window to a peer node's acknowledgement, when measured.
   std::optional<metrics::latency_histogram> round_trip;
   std::chrono::steady_clock::time_point window_sent_at;
+  /// How long a window waits for its acknowledgements before the link gives
+  /// it up and sends it again (watch_acks).
+  std::chrono::seconds ack_timeout{60};
   /// A look at the window in flight's wait (watch_acks) is scheduled.
   bool ack_watch_armed = false;
 };
@@ -83,6 +86,6 @@ peer_link(peer_link_actor::stateful_pointer<peer_link_state> self, std::string c
           store::redis_endpoint redis_at,
           std::shared_ptr<const core::shared_keyring> keys,
           std::shared_ptr<replication_backlog> backlog, std::size_t backlog_slot,
-          bool measured);
+          std::chrono::seconds ack_timeout, bool measured);
 
 } // namespace simsync

@@ -81,6 +81,9 @@ constexpr option_spec option_specs[] = {
      "may make per second once its burst is spent; more wait (10..1000000)"},
     {"--lookup-burst", "federation.lookup_burst", "N", "default: 2000",
      "lookups a peer carrier may make at once (256..10000000)"},
+    {"--ack-timeout-seconds", "federation.ack_timeout_seconds", "S", "default: 60",
+     "a window of changes sent to a peer carrier that is not acknowledged\n"
+     "within S seconds is sent again (1..3600)"},
     {"--mass-deletion-min-cards", "gateway.mass_deletion_min_cards", "N", "default: 10",
      "a snapshot that would remove more than N cards and more than\n"
      "--mass-deletion-percent of the book is held (409) until the phone confirms"},
@@ -384,6 +387,8 @@ public:
         integer_in(federation, "federation.lookups_per_second", 200, 10, 1'000'000));
     c.lookup_burst = static_cast<std::uint64_t>(
         integer_in(federation, "federation.lookup_burst", 2'000, 256, 10'000'000));
+    c.peer_ack_timeout = std::chrono::seconds{
+        integer_in(federation, "federation.ack_timeout_seconds", 60, 1, 3'600)};
     c.federation_tls = read_tls_identity(federation, "federation");
     c.signing_key = optional_pem_file(federation, "federation.signing_key_file");
     const auto* admin = setting_table("admin", {"listen", "metrics", "key_file"});
@@ -571,9 +576,10 @@ private:
   // -- paths and keys --
 
   const toml::table* federation_table() const {
-    return setting_table("federation", {"listen", "max_clock_skew_ms",
-                                        "lookups_per_second", "lookup_burst", "ca_file",
-                                        "certificate_file", "signing_key_file"});
+    return setting_table("federation",
+                         {"listen", "max_clock_skew_ms", "lookups_per_second",
+                          "lookup_burst", "ack_timeout_seconds", "ca_file",
+                          "certificate_file", "signing_key_file"});
   }
 
   /// An optional file's absolute path, checked readable (its content is
@@ -850,7 +856,8 @@ constexpr std::string_view numeric_flags[] = {
     "--mass-deletion-percent",  "--history-keep-days",      "--history-keep-versions",
     "--sms-timeout-ms",         "--sms-attempts",           "--code-ttl-seconds",
     "--max-code-attempts",      "--codes-per-msisdn",       "--code-window-seconds",
-    "--requests-per-address",   "--address-window-seconds", "--max-clock-skew-ms"};
+    "--requests-per-address",   "--address-window-seconds", "--max-clock-skew-ms",
+    "--lookups-per-second",     "--lookup-burst",           "--ack-timeout-seconds"};
 
 /// Stores an option's value in the document at its dotted key, so that one
 /// reader validates file values and options alike.

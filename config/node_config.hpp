@@ -133,6 +133,11 @@ struct node_config {
   std::uint64_t lookups_per_second = 200;
   /// Lookups a peer may make at once ([federation] lookup_burst).
   std::uint64_t lookup_burst = 2000;
+  /// How long a window of changes sent to a peer waits for its
+  /// acknowledgements before the link gives it up and sends it again
+  /// ([federation] ack_timeout_seconds): a peer node that keeps its
+  /// connection and never answers.
+  std::chrono::seconds peer_ack_timeout{60};
   /// Every node of this carrier; a carrier configured without [[nodes]] gets
   /// one entry, this node, owning every shard.
   std::vector<node_entry> nodes;

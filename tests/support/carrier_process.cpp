@@ -176,8 +176,10 @@ void deployment::write_config(const std::string& carrier, const node& self) {
   const auto& pki = test_pki::shared();
   toml += "\n[federation]\nca_file = \"" + pki.federation_ca() +
           "\"\ncertificate_file = \"" + pki.federation_pem(carrier) +
-          "\"\nsigning_key_file = \"" + pki.signing_key(carrier) +
-          "\"\n\n[cluster]\nca_file = \"" + pki.cluster_ca(carrier) +
+          "\"\nsigning_key_file = \"" + pki.signing_key(carrier) + "\"\n";
+  if (opts_.ack_timeout_seconds)
+    toml += "ack_timeout_seconds = " + std::to_string(*opts_.ack_timeout_seconds) + "\n";
+  toml += "\n[cluster]\nca_file = \"" + pki.cluster_ca(carrier) +
           "\"\ncertificate_file = \"" + pki.cluster_pem(carrier, self.id) + "\"\n";
   toml += nodes_toml(carrier, "nodes");
   for (const auto& [peer, nodes] : carriers_) {

@@ -29,6 +29,8 @@ public:
     /// defaults when unset).
     std::optional<int> max_replication_lag_ms = std::nullopt;
     std::optional<int> max_in_flight = std::nullopt;
+    /// carrierd's [federation] ack_timeout_seconds (its default when unset).
+    std::optional<int> ack_timeout_seconds = std::nullopt;
     /// carrierd's [registration] settings. The defaults let a test register
     /// as many lines as it likes from loopback; a test of a limit sets it.
     int code_ttl_seconds = 300;
@@ -82,6 +84,10 @@ public:
     return carriers_.at(carrier).at(static_cast<size_t>(node)).admin_port;
   }
   int shards() const { return opts_.shards; }
+  /// The node's carrierd process, while it runs (-1 otherwise).
+  pid_t pid(const std::string& carrier, int node = 0) const {
+    return carriers_.at(carrier).at(static_cast<size_t>(node)).pid;
+  }
   /// The carrier's admin credential (the content of its [admin] key_file).
   std::string admin_key(const std::string& carrier) const {
     return admin_keys_.at(carrier);

@@ -2,6 +2,7 @@
 // goes away while the other keeps taking uploads; when it returns it
 // converges, and its line's mailbox holds exactly the changes, once each.
 #include "tests/integration/node/node_fixture.hpp"
+#include "tests/support/paused_process.hpp"
 
 #include <csignal>
 
@@ -149,4 +150,34 @@ TEST_F(sibling_outage, a_backlog_of_many_accounts_on_every_shard_converges) {
     ASSERT_EQ(cards.size(), 1u);
     EXPECT_NE(cards["c1"].find("Three"), std::string::npos);
   }
+}
+
+TEST(unanswered_window, is_given_up_after_the_ack_timeout_and_its_change_still_arrives) {
+  // carrier-b's carrierd is stopped, not gone: the connections to it stay
+  // open, so nothing fails on carrier-a's side but the wait for the
+  // acknowledgements of the window it sent.
+  deployment::options opts;
+  opts.ack_timeout_seconds = 1;
+  deployment d{{"carrier-a", "carrier-b"}, opts};
+  carrier_client client{d};
+  client.register_line("carrier-a", person, line_a, {"carrier-b"});
+  client.register_line("carrier-b", person, line_b, {"carrier-a"});
+  client.upload("carrier-a", person, line_a, {make_card("u1", "Li")});
+  ASSERT_TRUE(
+      eventually([&] { return client.counts("carrier-b", person, line_b).added == 1; }));
+  {
+    paused_process stopped{d.pid("carrier-b")};
+    client.upload("carrier-a", person, line_a, {make_card("u2", "Wang")},
+                  store::upload_mode::delta);
+    EXPECT_TRUE(eventually([&] {
+      return d.log("carrier-a").find("no acknowledgement from carrier-b in 1 s") !=
+             std::string::npos;
+    })) << "carrier-a's link never gave up its window:\n"
+        << d.log("carrier-a");
+  }
+  // Resumed, carrier-b answers the first window late (the link ignores
+  // answers to a window it gave up) and takes the one sent again: its apply
+  // takes the same change once.
+  EXPECT_TRUE(
+      eventually([&] { return client.counts("carrier-b", person, line_b).added == 2; }));
 }

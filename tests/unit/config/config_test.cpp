@@ -1006,6 +1006,34 @@ TEST_F(config_test, the_clock_skew_allowed_to_peers_is_read) {
   }
 }
 
+TEST_F(config_test, the_pace_of_a_peer_lookups_is_read) {
+  auto defaults = loaded(load(base_toml));
+  EXPECT_EQ(defaults.lookups_per_second, 200u);
+  EXPECT_EQ(defaults.lookup_burst, 2000u);
+  auto in_file =
+      loaded(load(base_toml + "lookups_per_second = 50\nlookup_burst = 300\n"));
+  EXPECT_EQ(in_file.lookups_per_second, 50u);
+  EXPECT_EQ(in_file.lookup_burst, 300u);
+  auto from_options =
+      loaded(load(base_toml, {"--lookups-per-second", "1000", "--lookup-burst", "4000"}));
+  EXPECT_EQ(from_options.lookups_per_second, 1000u);
+  EXPECT_EQ(from_options.lookup_burst, 4000u);
+}
+
+TEST_F(config_test, how_long_a_peer_window_waits_for_its_acknowledgements_is_read) {
+  EXPECT_EQ(loaded(load(base_toml)).peer_ack_timeout, std::chrono::seconds{60});
+  auto in_file = loaded(load(base_toml + "ack_timeout_seconds = 5\n"));
+  EXPECT_EQ(in_file.peer_ack_timeout, std::chrono::seconds{5});
+  auto from_option = loaded(load(base_toml, {"--ack-timeout-seconds", "120"}));
+  EXPECT_EQ(from_option.peer_ack_timeout, std::chrono::seconds{120});
+  for (const auto* bad : {"0", "3601", "-1", "\"60\""}) {
+    auto result = load(base_toml + "ack_timeout_seconds = " + bad + "\n");
+    EXPECT_FALSE(result.config) << bad;
+    EXPECT_EQ(result.error.rfind("config error: federation.ack_timeout_seconds", 0), 0u)
+        << result.error;
+  }
+}
+
 // -- Redis credentials ------------------------------------------------------------
 
 /// base_toml with `lines` added to its [redis] table.
