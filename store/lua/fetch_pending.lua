@@ -18,18 +18,6 @@ if not limit or limit < 0 then return fail('bad_request') end
 local pkey, fkey, lkey, okey =
   pending_key(id, line), fetched_key(id, line), line_key(id, line), fetchlist_key(id, line)
 
--- Changes whenever the mailbox does: every change the shared store takes
--- (which its history names) and every explicit offer move the account's
--- version on (close_account, offer_seq), and so do the line's uploads, which
--- move its base; an ack ends the open fetch, whose cursor is part of it, so a
--- 304 means that fetch still holds. (The account's other changes move the
--- version too: they only cost a 304.)
-local function mailbox_tag()
-  local version = redis.call('HGET', account_key(id), 'version')
-  return (version or '0') .. '.' .. redis.call('HLEN', pkey) .. '.' ..
-    (redis.call('HGET', lkey, 'fetched') or '0')
-end
-
 -- Delivers `uids`: the change each has now, recorded in the fetched hash
 -- with its explicit offer's sequence number ('-' for one the history names)
 -- and the line's base at this moment. A uid the line holds by now (its own
@@ -62,7 +50,7 @@ end
 -- Lua's C stack holds only a few thousand values).
 local out = {'page', '', '', '', 0, 0, 0}
 if next == '' then
-  if known ~= '' and known == mailbox_tag() then
+  if known ~= '' and known == mailbox_tag(id, line) then
     return {'not_modified', redis.call('HGET', lkey, 'fetched') or '', '', known, 0, 0, 0}
   end
   -- The snapshot: every uid the line does not hold yet, counted.
@@ -94,7 +82,7 @@ if next == '' then
     rest = cursor .. '.' .. limit
   end
   deliver(first, out)
-  out[2], out[3], out[4] = tostring(cursor), rest, mailbox_tag()
+  out[2], out[3], out[4] = tostring(cursor), rest, mailbox_tag(id, line)
   out[5], out[6], out[7] = counts.added, counts.changed, counts.removed
   return out
 end
@@ -109,6 +97,6 @@ local last = limit > 0 and math.min(offset + limit, total) or total
 local uids = offset < last and redis.call('LRANGE', okey, offset, last - 1) or {}
 deliver(uids, out)
 local counts = redis.call('HMGET', lkey, 'fetch_added', 'fetch_changed', 'fetch_removed')
-out[2], out[3], out[4] = cursor, last < total and (cursor .. '.' .. last) or '', mailbox_tag()
+out[2], out[3], out[4] = cursor, last < total and (cursor .. '.' .. last) or '', mailbox_tag(id, line)
 for i = 1, 3 do out[4 + i] = tonumber(counts[i] or '0') end
 return out

@@ -780,6 +780,21 @@ local function read_pending(id, line)
   return uids, records, kinds, reaches
 end
 
+-- Changes whenever the line's mailbox does: every change the shared store
+-- takes (which its history names), every explicit offer and every upload
+-- of the line that moves its base move the account's version on
+-- (close_account, offer_seq); a fold changes the explicit offers' count
+-- (read_pending); a fetch moves the line's cursor on and opens it, an ack
+-- closes it ('-'). So the same tag means the same mailbox: a fetch answers
+-- 304 and an update request its counts as they were. (The account's other
+-- changes move the version too: they only cost a recount.)
+local function mailbox_tag(id, line)
+  local version = redis.call('HGET', account_key(id), 'version')
+  local cursor, open = unpack(redis.call('HMGET', line_key(id, line), 'cursor', 'fetched'))
+  return (version or '0') .. '.' .. redis.call('HLEN', pending_key(id, line)) .. '.' ..
+    (cursor or '0') .. (open and '' or '-')
+end
+
 -- A fetched entry, "seq:hash:base" or "seq:D:base": what an ack removes and
 -- applies, and the line's base for the uid when it was fetched ('-': none), so
 -- an ack never moves a base that a later upload of the line has moved. An

@@ -211,6 +211,49 @@ TEST_F(mailbox, a_history_trimmed_past_the_mark_offers_the_book_the_line_does_no
   EXPECT_EQ(next.changes[0].record.card, make_card("u3", "Zhao 5").card);
 }
 
+TEST_F(mailbox, an_update_request_answers_its_counts_again_until_the_mailbox_changes) {
+  auto counts = [&] {
+    auto c = a.store.request_update(person, line2, proof_of(line2));
+    EXPECT_TRUE(c) << describe(c.error());
+    return c ? std::vector<std::size_t>{c->added, c->changed, c->removed}
+             : std::vector<std::size_t>{};
+  };
+  // Counts kept with the tag they hold for are answered as kept: made up
+  // here, so that an answer counted anew shows.
+  auto keep_made_up_counts = [&] {
+    ASSERT_TRUE(
+        a.client.call({"HSET", store::keys::line(person, line2), "counted", "9.9.9"}));
+  };
+  using counted = std::vector<std::size_t>;
+  EXPECT_EQ(counts(), (counted{2, 0, 0}));
+  keep_made_up_counts();
+  EXPECT_EQ(counts(), (counted{9, 9, 9}));
+  // Each change to the mailbox counts it anew: a change from another line,
+  upload(a.store, person, line1, {make_card("u3", "Zhao")}, store::upload_mode::delta);
+  EXPECT_EQ(counts(), (counted{3, 0, 0}));
+  // a fetch,
+  keep_made_up_counts();
+  auto f = fetch(line2);
+  EXPECT_EQ(counts(), (counted{3, 0, 0}));
+  ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), f.cursor,
+                                  store::decision::apply));
+  EXPECT_EQ(counts(), (counted{0, 0, 0}));
+  // a fetch and its ack, which leaves no fetch open, as before the fetch,
+  upload(a.store, person, line1, {make_card("u4", "Sun")}, store::upload_mode::delta);
+  EXPECT_EQ(counts(), (counted{1, 0, 0}));
+  keep_made_up_counts();
+  auto f2 = fetch(line2);
+  ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), f2.cursor,
+                                  store::decision::apply));
+  EXPECT_EQ(counts(), (counted{0, 0, 0}));
+  // and an upload of the line itself that takes a pending card as it is.
+  upload(a.store, person, line1, {make_card("u5", "Zhou")}, store::upload_mode::delta);
+  EXPECT_EQ(counts(), (counted{1, 0, 0}));
+  keep_made_up_counts();
+  upload(a.store, person, line2, {make_card("u5", "Zhou")}, store::upload_mode::delta);
+  EXPECT_EQ(counts(), (counted{0, 0, 0}));
+}
+
 TEST_F(mailbox, apply_moves_the_base_and_empties_the_mailbox) {
   auto f = fetch(line2);
   auto n = a.store.ack_pending(person, line2, proof_of(line2), f.cursor,
