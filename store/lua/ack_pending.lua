@@ -57,7 +57,7 @@ if reached then
     local delivered = {}
     for _, uid in ipairs(uids) do delivered[uid] = true end
     local offered = hmget_map(pkey, listed)
-    local seq = seq_of_version(redis.call('HGET', account_key(id), 'version') or '0')
+    local seq = settled_seq(id)
     local left = {}
     for _, uid in ipairs(listed) do
       if not delivered[uid] and not offered[uid] then

@@ -471,6 +471,15 @@ local function offer_seq(account)
   return seq_of_version(account.offered)
 end
 
+-- The sequence number of offers made outside a call that changes the
+-- account (an ack's pages never delivered, a fold: read_pending): its
+-- version as it is. They change nothing the mailbox holds, only how it is
+-- kept, so the version need not move; an entry that exists is never
+-- renumbered by them.
+local function settled_seq(id)
+  return seq_of_version(redis.call('HGET', account_key(id), 'version') or '0')
+end
+
 -- Offers changes ({uid, record} pairs) to one line's pending mailbox
 -- explicitly, where the account's history would not (an upload's conflicts:
 -- read_pending). An entry already pending for a uid is always replaced, so
@@ -680,6 +689,14 @@ local function id_after(a, b)
   return tonumber(a_seq) > tonumber(b_seq)
 end
 
+-- Appends `uid` to the list `uids` unless `seen` (uid -> true) has it.
+local function add_once(uids, seen, uid)
+  if not seen[uid] then
+    seen[uid] = true
+    uids[#uids + 1] = uid
+  end
+end
+
 -- The uids the account's history names after `mark`, in order, first
 -- mention each, into `uids` (a list) and `seen` (uid -> true); `lost`
 -- entries (an edit that never was the book's) name nothing. Returns the
@@ -695,12 +712,6 @@ local function history_uids_after(id, mark, uids, seen)
     local first = info['first-entry'] and info['first-entry'][1] or last
     if id_after(first, mark) then return last, false, 0 end
   end
-  local function name(uid)
-    if not seen[uid] then
-      seen[uid] = true
-      uids[#uids + 1] = uid
-    end
-  end
   local entries = redis.call('XRANGE', hkey, '(' .. mark, '+')
   for _, entry in ipairs(entries) do
     local fields = entry[2]
@@ -712,9 +723,9 @@ local function history_uids_after(id, mark, uids, seen)
       elseif f == 'us' then listed = fields[i + 1] end
     end
     if kind ~= 'lost' then
-      if uid then name(uid) end
+      if uid then add_once(uids, seen, uid) end
       if listed then
-        for _, u in ipairs(split_netstrings(listed) or {}) do name(u) end
+        for _, u in ipairs(split_netstrings(listed) or {}) do add_once(uids, seen, u) end
       end
     end
   end
@@ -744,11 +755,7 @@ local function read_pending(id, line)
   local pkey = pending_key(id, line)
   local flat = redis.call('HGETALL', pkey)
   local uids, seen = {}, {}
-  for i = 1, #flat, 2 do
-    local uid = flat[i]
-    uids[#uids + 1] = uid
-    seen[uid] = true
-  end
+  for i = 1, #flat, 2 do add_once(uids, seen, flat[i]) end
   local explicit = #uids
   local lkey = line_key(id, line)
   local mark = redis.call('HGET', lkey, 'mark') or
@@ -756,17 +763,12 @@ local function read_pending(id, line)
   local reaches, complete, entries = history_uids_after(id, mark, uids, seen)
   if not complete then
     -- The whole book: HKEYS, then one HMGET for the records below.
-    for _, uid in ipairs(redis.call('HKEYS', shared_key(id))) do
-      if not seen[uid] then
-        seen[uid] = true
-        uids[#uids + 1] = uid
-      end
-    end
+    for _, uid in ipairs(redis.call('HKEYS', shared_key(id))) do add_once(uids, seen, uid) end
   end
   local records = hmget_map(shared_key(id), uids)
   local kinds = classify(id, line, uids, records)
   if not complete or entries >= FOLD_AFTER_ENTRIES then
-    local seq = seq_of_version(redis.call('HGET', account_key(id), 'version') or '0')
+    local seq = settled_seq(id)
     local folded = {}
     for i = explicit + 1, #uids do
       local uid = uids[i]

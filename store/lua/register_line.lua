@@ -22,10 +22,13 @@ if created then
 end
 local line_added = redis.call('SADD', sims_key(id), line) == 1
 redis.call('HSET', sim_key(line), 'id', id, 'iccid_hash', iccid_hash, 'token', token_hash)
-redis.call('HSET', line_key(id, line), 'msisdn', sealed_msisdn)
 -- A new line's mailbox is the whole book it does not hold yet: read from
--- the account's history from its start, or, where the history no longer
--- reaches back, from the shared store itself (read_pending).
-if line_added then redis.call('HSET', line_key(id, line), 'mark', '0-0') end
+-- the account's history from its start (mark 0-0), or, where the history no
+-- longer reaches back, from the shared store itself (read_pending).
+if line_added then
+  redis.call('HSET', line_key(id, line), 'msisdn', sealed_msisdn, 'mark', '0-0')
+else
+  redis.call('HSET', line_key(id, line), 'msisdn', sealed_msisdn)
+end
 return register_line_reply{account_created = created and 1 or 0,
                            line_added = line_added and 1 or 0}

@@ -208,10 +208,11 @@ finish_line_changes(lc)
 -- numbered like this call's other offers (before close_account, which moves
 -- the version on to that number).
 local seq = conflicts and #conflicts > 0 and offer_seq(account)
--- A base moved (the line holds a card or no longer holds one) moves the
--- version on too: the line's mailbox changed (mailbox_tag).
-local reply = {close_account(account, lc.n_changes > 0 or lc.n_touched > 0), added, changed,
-               removed, unchanged, 0, 0}
+-- Every change touches the line's uids, and so does a base moved without
+-- one (the line holds a card or no longer holds one): that moves the
+-- version on too, as the line's mailbox changed (mailbox_tag).
+local reply = {close_account(account, lc.n_touched > 0), added, changed, removed, unchanged,
+               0, 0}
 if seq then
   for _, c in ipairs(conflicts) do
     offer(id, line, {c[1], c[2]}, seq)
