@@ -2,8 +2,8 @@
 
 #include "core/stamp.hpp"
 #include "load/progress.hpp"
+#include "store/history_entry.hpp"
 #include "store/keys.hpp"
-#include "store/netstrings.hpp"
 
 #include <hiredis/hiredis.h>
 #include <nlohmann/json.hpp>
@@ -345,27 +345,10 @@ void mailbox_watch::read_history(redis_conn& c, const std::string& key,
           continue;
         it->second.read_from =
             "(" + std::string(entry->element[0]->str, entry->element[0]->len);
-        // Fields: k kind, u uid, or us the uids added (netstrings).
-        auto* fields = entry->element[1];
-        std::string_view kind, uid, listed;
-        for (std::size_t f = 0; f + 1 < fields->elements; f += 2) {
-          std::string_view name(fields->element[f]->str, fields->element[f]->len);
-          std::string_view value(fields->element[f + 1]->str,
-                                 fields->element[f + 1]->len);
-          if (name == "k")
-            kind = value;
-          else if (name == "u")
-            uid = value;
-          else if (name == "us")
-            listed = value;
-        }
-        if (kind == "lost") // an edit that never was the book's
+        auto read = store::read_history_entry(store::reply_view{entry->element[1]});
+        if (!read || read->kind == "lost") // an edit that never was the book's
           continue;
-        if (!uid.empty())
-          arrived.emplace_back(uid);
-        if (auto uids = store::split_netstrings(listed))
-          for (auto u : *uids)
-            arrived.emplace_back(u);
+        arrived.insert(arrived.end(), read->uids.begin(), read->uids.end());
       }
     }
     it->second.reading = false;

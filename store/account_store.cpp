@@ -2,8 +2,8 @@
 
 #include "logging/log.hpp"
 #include "store/account_calls.hpp"
+#include "store/history_entry.hpp"
 #include "store/keys.hpp"
-#include "store/netstrings.hpp"
 #include "store/operator_streams.hpp"
 #include "store/replies.hpp" // made from store/contract/replies.list
 #include "store/scripts.hpp"
@@ -208,33 +208,20 @@ account_store::read_history(const std::string& idcode, const std::string& line,
     history_change change;
     change.id = std::string(entry[0].str());
     change.at_ms = std::stoull(change.id.substr(0, change.id.find('-')));
-    std::vector<std::string> uids;
-    auto fields = entry[1];
-    for (std::size_t f = 0; f + 1 < fields.size(); f += 2) {
-      auto name = fields[f].str();
-      auto value = fields[f + 1].str();
-      if (name == "u") {
-        uids.emplace_back(value);
-      } else if (name == "us") {
-        auto list = split_netstrings(value);
-        if (!list)
-          return corrupt("an entry of " + key + " lists its uids badly");
-        uids.assign(list->begin(), list->end());
-      } else if (name == "k") {
-        change.kind = std::string(value);
-      } else if (name == "o") {
-        auto bar = value.find('|');
-        change.carrier = std::string(value.substr(0, bar));
-        if (bar != std::string_view::npos)
-          change.line = std::string(value.substr(bar + 1));
-      }
-    }
-    for (std::size_t n = i == 0 ? skip : 0; n < uids.size(); ++n) {
+    auto read = read_history_entry(entry[1]);
+    if (!read)
+      return corrupt("an entry of " + key + " lists its uids badly");
+    change.kind = std::string(read->kind);
+    auto bar = read->origin.find('|');
+    change.carrier = std::string(read->origin.substr(0, bar));
+    if (bar != std::string_view::npos)
+      change.line = std::string(read->origin.substr(bar + 1));
+    for (std::size_t n = i == 0 ? skip : 0; n < read->uids.size(); ++n) {
       if (page.changes.size() == limit) {
         page.next = change.id + "." + std::to_string(n);
         return with_sealed_msisdns(redis_, carrier_, idcode, std::move(page));
       }
-      change.uid = uids[n];
+      change.uid = std::string(read->uids[n]);
       page.changes.push_back(change);
     }
   }
