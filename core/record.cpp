@@ -1,5 +1,6 @@
 #include "core/record.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <tuple>
@@ -35,6 +36,29 @@ bool parse_stamp(std::string_view text, stamp& st) {
   st.carrier.assign(text.substr(0, bar));
   st.line.assign(text.substr(bar + 1));
   return true;
+}
+
+bool all_digits(std::string_view text) {
+  for (unsigned char c : text)
+    if (!std::isdigit(c))
+      return false;
+  return true;
+}
+
+bool all_hex(std::string_view text) {
+  for (unsigned char c : text)
+    if (!std::isxdigit(c))
+      return false;
+  return true;
+}
+
+/// HLC(16 digits) at the start of `text`, read; nullopt unless it is there.
+std::optional<std::uint64_t> leading_hlc(std::string_view text) {
+  if (text.size() < hlc_width || !all_digits(text.substr(0, hlc_width)))
+    return std::nullopt;
+  std::uint64_t hlc = 0;
+  std::from_chars(text.data(), text.data() + hlc_width, hlc);
+  return hlc;
 }
 
 /// A record's place in the order of supersedes(): (stamp, rank, own stamp).
@@ -89,6 +113,30 @@ std::size_t record_body_at(std::string_view bytes) {
 
 bool record_is_tombstone(std::string_view record) {
   return record[hlc_width + 1 + hash_width + 1] == 'D';
+}
+
+std::optional<std::uint64_t> checked_record_hlc(std::string_view bytes) {
+  constexpr std::size_t flag_at = hlc_width + 1 + hash_width + 1;
+  if (bytes.size() < flag_at + 2 || bytes[hlc_width] != '|' || bytes[flag_at - 1] != '|' ||
+      bytes[flag_at + 1] != '|' || (bytes[flag_at] != 'L' && bytes[flag_at] != 'D') ||
+      !all_hex(bytes.substr(hlc_width + 1, hash_width)))
+    return std::nullopt;
+  auto hlc = leading_hlc(bytes);
+  auto carrier_end = bytes.find('|', flag_at + 2);
+  auto line_end = carrier_end == std::string_view::npos
+                      ? std::string_view::npos
+                      : bytes.find('|', carrier_end + 1);
+  if (!hlc || line_end == std::string_view::npos)
+    return std::nullopt;
+  auto removed = bytes.substr(line_end + 1);
+  if (bytes[flag_at] == 'L' || removed.empty())
+    return hlc;
+  auto bar = removed.find('|', hlc_width + 1);
+  if (!leading_hlc(removed) || removed.size() == hlc_width || removed[hlc_width] != '|' ||
+      bar == std::string_view::npos ||
+      removed.find('|', bar + 1) != std::string_view::npos)
+    return std::nullopt;
+  return hlc;
 }
 
 std::optional<stamped_card> decode_record(std::string_view bytes) {

@@ -3,6 +3,7 @@
 #include "core/content_hash.hpp"
 #include "core/stamp.hpp"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,6 +45,15 @@ std::size_t record_body_at(std::string_view bytes);
 
 /// Whether a record whose head record_body_at() accepted is a tombstone.
 bool record_is_tombstone(std::string_view record);
+
+/// The HLC of the stamp of `bytes` when they have a record's form, as the
+/// store takes one from a peer: the head HLC(16 digits)|HASH(32 hex)|L or
+/// D|carrier|line| with neither carrier nor line holding '|', then a live
+/// version's card (any bytes: sealed, or compressed) or a tombstone's
+/// nothing or the stamp it removes, HLC(16 digits)|carrier|line, neither
+/// holding '|'. nullopt otherwise. The one check of an incoming record's
+/// form: the store's scripts read its head as this has checked it.
+std::optional<std::uint64_t> checked_record_hlc(std::string_view bytes);
 
 /// Parses encode_record's output; nullopt if the bytes are not a record.
 std::optional<stamped_card> decode_record(std::string_view bytes);

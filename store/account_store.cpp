@@ -1,5 +1,7 @@
 #include "store/account_store.hpp"
 
+#include "core/record.hpp"
+
 #include "logging/log.hpp"
 #include "store/account_calls.hpp"
 #include "store/history_entry.hpp"
@@ -286,15 +288,30 @@ account_store::apply_incoming(const sealed_delivery& delivery) {
   auto keep_count = std::to_string(history_.keep_count);
   auto now_ms = std::to_string(core::unix_now_ms());
   const auto& entries = delivery.entries;
-  std::vector<std::string> counts;
+  // Each record's form is checked here, once, and each batch's newest stamp
+  // (what the account's clock observes) read on the way: in the script that
+  // was a pattern match per card, a third of a book's apply in Redis.
+  std::vector<std::string> counts, newest;
   counts.reserve(entries.size());
+  newest.reserve(entries.size());
   std::size_t items = 0;
-  for (const auto& i : delivery.items) {
-    counts.push_back(std::to_string(i.size()));
-    items += i.size();
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto& batch = delivery.items[i];
+    std::uint64_t top = 0;
+    for (std::size_t j = 1; j < batch.size(); j += 2) {
+      auto hlc = core::checked_record_hlc(batch[j]);
+      if (!hlc)
+        return caf::make_error(ec::invalid_request,
+                               "an entry of " + delivery.origin + " for account " +
+                                   entries[i].idcode + " holds a malformed record");
+      top = std::max(top, *hlc);
+    }
+    counts.push_back(std::to_string(batch.size()));
+    newest.push_back(std::to_string(top));
+    items += batch.size();
   }
   std::vector<std::string_view> args;
-  args.reserve(4 + 3 * entries.size() + items);
+  args.reserve(4 + 4 * entries.size() + items);
   args.push_back(delivery.origin);
   args.push_back(keep_ms);
   args.push_back(keep_count);
@@ -303,6 +320,7 @@ account_store::apply_incoming(const sealed_delivery& delivery) {
     args.push_back(kind_name(entries[i].kind));
     args.push_back(entries[i].idcode);
     args.push_back(counts[i]);
+    args.push_back(newest[i]);
     args.insert(args.end(), delivery.items[i].begin(), delivery.items[i].end());
   }
   auto v = script_counts<replies::apply_incoming>(redis_, script::apply_incoming, args);

@@ -516,47 +516,6 @@ local function offer(id, line, changes, seq)
   hset_flat(pkey, flat)
 end
 
--- `r`'s stamp (its 16 digits) when it has a record's form
--- (core/record.hpp): stamp, hash, kind and origin, and for a tombstone the
--- stamp it removes; nil when it has not.
--- One find for the whole head: each C function a script calls costs several
--- hundred instructions, and this check, then a pattern and three more calls,
--- was a quarter of a sibling's apply per card; one find took 7% off the
--- apply (bench/redis_instructions).
-local function valid_record(r)
-  local _, head_end, hlc, bar_at, kind =
-    string.find(r, '^(%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d)|%x+()|([LD])|[^|]*|[^|]*|')
-  -- The hash ends at byte 49: 32 hex digits, as rec_hash reads them.
-  if bar_at ~= 50 then return nil end
-  if kind == 'L' then return hlc end
-  local removed = string.sub(r, head_end + 1)
-  if removed == '' or
-    string.find(removed, '^%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d%d|[^|]*|[^|]*$') == 1 then
-    return hlc
-  end
-  return nil
-end
--- The newest stamp (a number) of an outbox entry's batch, the uid, record
--- pairs args[from..last] (a call's ARGV: read where they are, not copied),
--- when it holds well-formed records only; nil otherwise.
--- The receiving account's clock observes only this one: a batch's records
--- mostly share one stamp (a book's upload), and Lua strings are interned, so
--- a stamp is read as a number only where it differs from the newest so far
--- (a number per card was 8% of a sibling's apply, bench/redis_instructions).
-local function valid_batch(args, from, last)
-  if (last - from + 1) % 2 ~= 0 then return nil end
-  local newest, newest_text = 0, nil
-  for i = from + 1, last, 2 do
-    local hlc = valid_record(args[i])
-    if not hlc then return nil end
-    if hlc ~= newest_text then
-      local n = hlc + 0
-      if n > newest then newest, newest_text = n, hlc end
-    end
-  end
-  return newest
-end
-
 -- The directory messages about one account between carriers (outbox kinds,
 -- store/outbox.hpp): `ask` (this carrier just created the account: does the
 -- peer hold one?), `hold` (the answer: it does) and `retire` (this carrier no
@@ -815,9 +774,11 @@ end
 -- F4 receive: compare, then copy. A change from a sibling carrier is taken
 -- only if its stamp is newer; if its content differs, it goes into the
 -- pending mailbox of every line of the account. The batch is the uid,
--- record pairs args[from..last] and `newest` their newest stamp
--- (valid_batch). Idempotent: a change already taken has the same stamp and
--- counts as identical. Returns applied, identical, stale, not_sibling.
+-- record pairs args[from..last] (a call's ARGV: read where they are, not
+-- copied), each record's form checked by the caller, and `newest` their
+-- newest stamp, which alone the account's clock observes (apply_incoming.lua).
+-- Idempotent: a change already taken has the same stamp and counts as
+-- identical. Returns applied, identical, stale, not_sibling.
 local function replicate_in(id, args, from, last, newest, peer)
   local cards = (last - from + 1) / 2
   -- No account here (any more): nothing to apply; a later registration is

@@ -4,7 +4,7 @@
 // well-formed idcode (else the next 64 bytes are the idcode); the rest is the
 // batch. Whatever the input: no crash, and an entry the check lets through
 // is one the store can take: its batch seals (what apply_incoming does
-// next), every record in it parses, and every card, compressed by the peer
+// next), every record in it parses and passes the store's own check, and every card, compressed by the peer
 // or not, opens within the card limit.
 
 #include "actors/incoming_entries.hpp"
@@ -51,6 +51,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t i = 1; i < items->size(); i += 2) {
     fuzz::require(core::decode_record((*items)[i]).has_value(),
                   "every record of an accepted batch parses");
+    // The store's own check before it applies (account_store::apply_incoming)
+    // takes it too, sealed as the store keeps it.
+    fuzz::require(core::checked_record_hlc((*sealed)[i]).has_value(),
+                  "every record of an accepted batch is one the store applies");
     // Stored as sealed, its card (compressed by the peer or here) reads back
     // within the limit.
     auto opened = store::open_record(fuzz::keys(), (*sealed)[i], entry.idcode);

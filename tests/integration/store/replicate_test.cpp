@@ -303,10 +303,9 @@ TEST_F(two_carriers, a_malformed_batch_is_refused_and_changes_nothing) {
   EXPECT_FALSE(is_sibling(b, other_person, "carrier-a"));
 }
 
-// The script checks its arguments itself too: a batch's items follow their
-// count, and an entry whose count, items or kind do not add up refuses the
-// call whole, whatever the entries before it.
-TEST_F(two_carriers, the_apply_script_refuses_malformed_items_whole) {
+// A delivery's records are checked whole before any is applied: one record
+// of a malformed form refuses the delivery, whatever the entries before it.
+TEST_F(two_carriers, a_delivery_holding_a_malformed_record_is_refused_whole) {
   const auto card = one_card_for_b();
   const std::string &uid = card.first, &record = card.second;
   ASSERT_FALSE(record.empty());
@@ -319,31 +318,50 @@ TEST_F(two_carriers, the_apply_script_refuses_malformed_items_whole) {
   };
   const std::string short_hash = record.substr(0, 17) + record.substr(18);
   const std::string no_origin = record.substr(0, 52) + "carrier-a";
+  const store::outbox_entry batch{"0-1", person, store::outbox_kind::batch, {}};
+  for (const auto& bad : {std::string("junk"), changed(3, 'a'), changed(17, 'g'), short_hash,
+                          changed(50, 'X'), no_origin}) {
+    auto r = b.store.apply_incoming(
+        store::sealed_delivery{"carrier-a", {batch, batch}, {{uid, record}, {uid, bad}}});
+    ASSERT_FALSE(r) << bad;
+    EXPECT_EQ(r.error(), ec::invalid_request);
+  }
+  EXPECT_TRUE(opened_records(b, person).empty());
+  // The same well-formed entry alone is applied: the refusals were the bad records'.
+  ASSERT_TRUE(
+      b.store.apply_incoming(store::sealed_delivery{"carrier-a", {batch}, {{uid, record}}}));
+  EXPECT_EQ(opened_records(b, person).size(), 1u);
+}
+
+// The script checks its arguments' shape itself too: a batch's items follow
+// their count and newest stamp, and an entry whose count, stamp, items or
+// kind do not add up refuses the call whole, whatever the entries before it.
+TEST_F(two_carriers, the_apply_script_refuses_malformed_entries_whole) {
+  const auto card = one_card_for_b();
+  const std::string &uid = card.first, &record = card.second;
+  ASSERT_FALSE(record.empty());
+  const std::string stamp = record.substr(0, 16);
   const std::vector<std::vector<std::string>> tails{
-      {"batch", person, "3", uid, record, uid},      // an odd count
-      {"batch", person, "4", uid, record},           // more items than follow
-      {"batch", person, "2", uid, "junk"},           // not a record
-      {"batch", person, "2", uid, changed(3, 'a')},  // a stamp that is no number
-      {"batch", person, "2", uid, changed(17, 'g')}, // a hash that is not hex
-      {"batch", person, "2", uid, short_hash},       // a hash of 31 digits
-      {"batch", person, "2", uid, changed(50, 'X')}, // neither live nor removed
-      {"batch", person, "2", uid, no_origin},        // no line after the carrier
-      {"batch", person, "x", uid, record},           // not a count
-      {"ask", person, "2", uid, record},             // an ask holds no items
-      {"sneak", person, "0"},                        // no such kind
+      {"batch", person, "3", stamp, uid, record, uid}, // an odd count
+      {"batch", person, "4", stamp, uid, record},      // more items than follow
+      {"batch", person, "x", stamp, uid, record},      // not a count
+      {"batch", person, "2", "soon", uid, record},     // a newest stamp that is no number
+      {"batch", person, "2"},                          // no newest stamp
+      {"ask", person, "2", "0", uid, record},          // an ask holds no items
+      {"sneak", person, "0", "0"},                     // no such kind
   };
   for (const auto& tail : tails) {
     std::vector<std::string_view> args{
-        "carrier-a", "3600000", "10", "1700000000000", "batch", person, "2", uid, record};
+        "carrier-a", "3600000", "10", "1700000000000", "batch", person, "2", stamp, uid,
+        record};
     args.insert(args.end(), tail.begin(), tail.end());
     auto r = store::run_script(b.client, store::script::apply_incoming, args);
     ASSERT_FALSE(r) << tail[0] << " " << tail[2];
     EXPECT_EQ(r.error(), ec::invalid_request);
   }
   EXPECT_TRUE(opened_records(b, person).empty());
-  // The same well-formed entry alone is applied: the refusals were the tails'.
   std::vector<std::string_view> args{
-      "carrier-a", "3600000", "10", "1700000000000", "batch", person, "2", uid, record};
+      "carrier-a", "3600000", "10", "1700000000000", "batch", person, "2", stamp, uid, record};
   ASSERT_TRUE(store::run_script(b.client, store::script::apply_incoming, args));
   EXPECT_EQ(opened_records(b, person).size(), 1u);
 }
@@ -358,11 +376,11 @@ TEST_F(two_carriers, the_sibling_clock_moves_past_the_newest_stamp_wherever_it_i
     return std::string(16 - digits.size(), '0') + digits + record.substr(16);
   };
   const std::uint64_t newest = 1'800'000'000'000'000;
-  const auto r1 = stamped(newest - 900), r2 = stamped(newest), r3 = stamped(newest - 10);
-  std::vector<std::string_view> args{
-      "carrier-a", "3600000", "10", "1700000000000", "batch", person, "6", "x1", r1, "x2",
-      r2,          "x3",      r3};
-  ASSERT_TRUE(store::run_script(b.client, store::script::apply_incoming, args));
+  const store::outbox_entry batch{"0-1", person, store::outbox_kind::batch, {}};
+  ASSERT_TRUE(b.store.apply_incoming(store::sealed_delivery{
+      "carrier-a",
+      {batch},
+      {{"x1", stamped(newest - 900), "x2", stamped(newest), "x3", stamped(newest - 10)}}}));
   auto clock = b.client.call({"HGET", store::keys::account(person), "clock"});
   EXPECT_EQ(clock->view().str(), std::to_string(newest));
 }

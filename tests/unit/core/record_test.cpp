@@ -137,5 +137,35 @@ TEST(record, rejects_garbage) {
     EXPECT_FALSE(decode_record(bytes).has_value()) << '"' << bytes << '"';
 }
 
+TEST(record, an_incoming_record_is_checked_whole_and_gives_its_stamp) {
+  auto live = encode_record(sample());
+  EXPECT_EQ(checked_record_hlc(live), 1700000000000123u);
+  stamped_card removal{stamp{42, "carrier-b", "line-b"}, true, content_hash{}, "",
+                       stamp{17, "carrier-a", "line-a"}};
+  auto tombstone = encode_record(removal);
+  EXPECT_EQ(checked_record_hlc(tombstone), 42u);
+  // A tombstone written before removals named their version removes nothing named.
+  EXPECT_EQ(checked_record_hlc(tombstone.substr(0, record_body_at(tombstone))), 42u);
+  // A card may hold anything, bars too.
+  EXPECT_EQ(checked_record_hlc(live.substr(0, record_body_at(live)) + "a|b|c"),
+            1700000000000123u);
+  const auto head = tombstone.substr(0, record_body_at(tombstone));
+  std::vector<std::string> bad{
+      "",
+      "junk",
+      "x" + live.substr(1),                       // a stamp that is no number
+      live.substr(0, 17) + "g" + live.substr(18), // a hash that is not hex
+      live.substr(0, 17) + live.substr(18),       // a hash of 31 digits
+      live.substr(0, 50) + "X" + live.substr(51), // neither live nor removed
+      live.substr(0, 52) + "carrier-a",           // no line after the carrier
+      head + "junk",                              // removes no stamp
+      head + "000000000000001|c|l",               // 15 digits
+      head + "0000000000000017|c",                // no line
+      head + "0000000000000017|c|l|x",            // a bar in the line
+  };
+  for (const auto& bytes : bad)
+    EXPECT_FALSE(checked_record_hlc(bytes).has_value()) << '"' << bytes << '"';
+}
+
 } // namespace
 } // namespace simsync::core
