@@ -319,8 +319,8 @@ TEST_F(two_carriers, a_delivery_holding_a_malformed_record_is_refused_whole) {
   const std::string short_hash = record.substr(0, 17) + record.substr(18);
   const std::string no_origin = record.substr(0, 52) + "carrier-a";
   const store::outbox_entry batch{"0-1", person, store::outbox_kind::batch, {}};
-  for (const auto& bad : {std::string("junk"), changed(3, 'a'), changed(17, 'g'), short_hash,
-                          changed(50, 'X'), no_origin}) {
+  for (const auto& bad : {std::string("junk"), changed(3, 'a'), changed(17, 'g'),
+                          short_hash, changed(50, 'X'), no_origin}) {
     auto r = b.store.apply_incoming(
         store::sealed_delivery{"carrier-a", {batch, batch}, {{uid, record}, {uid, bad}}});
     ASSERT_FALSE(r) << bad;
@@ -328,8 +328,8 @@ TEST_F(two_carriers, a_delivery_holding_a_malformed_record_is_refused_whole) {
   }
   EXPECT_TRUE(opened_records(b, person).empty());
   // The same well-formed entry alone is applied: the refusals were the bad records'.
-  ASSERT_TRUE(
-      b.store.apply_incoming(store::sealed_delivery{"carrier-a", {batch}, {{uid, record}}}));
+  ASSERT_TRUE(b.store.apply_incoming(
+      store::sealed_delivery{"carrier-a", {batch}, {{uid, record}}}));
   EXPECT_EQ(opened_records(b, person).size(), 1u);
 }
 
@@ -351,17 +351,18 @@ TEST_F(two_carriers, the_apply_script_refuses_malformed_entries_whole) {
       {"sneak", person, "0", "0"},                     // no such kind
   };
   for (const auto& tail : tails) {
-    std::vector<std::string_view> args{
-        "carrier-a", "3600000", "10", "1700000000000", "batch", person, "2", stamp, uid,
-        record};
+    std::vector<std::string_view> args{"carrier-a", "3600000", "10", "1700000000000",
+                                       "batch",     person,    "2",  stamp,
+                                       uid,         record};
     args.insert(args.end(), tail.begin(), tail.end());
     auto r = store::run_script(b.client, store::script::apply_incoming, args);
     ASSERT_FALSE(r) << tail[0] << " " << tail[2];
     EXPECT_EQ(r.error(), ec::invalid_request);
   }
   EXPECT_TRUE(opened_records(b, person).empty());
-  std::vector<std::string_view> args{
-      "carrier-a", "3600000", "10", "1700000000000", "batch", person, "2", stamp, uid, record};
+  std::vector<std::string_view> args{"carrier-a", "3600000", "10", "1700000000000",
+                                     "batch",     person,    "2",  stamp,
+                                     uid,         record};
   ASSERT_TRUE(store::run_script(b.client, store::script::apply_incoming, args));
   EXPECT_EQ(opened_records(b, person).size(), 1u);
 }
@@ -377,10 +378,11 @@ TEST_F(two_carriers, the_sibling_clock_moves_past_the_newest_stamp_wherever_it_i
   };
   const std::uint64_t newest = 1'800'000'000'000'000;
   const store::outbox_entry batch{"0-1", person, store::outbox_kind::batch, {}};
-  ASSERT_TRUE(b.store.apply_incoming(store::sealed_delivery{
-      "carrier-a",
-      {batch},
-      {{"x1", stamped(newest - 900), "x2", stamped(newest), "x3", stamped(newest - 10)}}}));
+  ASSERT_TRUE(b.store.apply_incoming(
+      store::sealed_delivery{"carrier-a",
+                             {batch},
+                             {{"x1", stamped(newest - 900), "x2", stamped(newest), "x3",
+                               stamped(newest - 10)}}}));
   auto clock = b.client.call({"HGET", store::keys::account(person), "clock"});
   EXPECT_EQ(clock->view().str(), std::to_string(newest));
 }
