@@ -117,8 +117,9 @@ bool record_is_tombstone(std::string_view record) {
 
 std::optional<std::uint64_t> checked_record_hlc(std::string_view bytes) {
   constexpr std::size_t flag_at = hlc_width + 1 + hash_width + 1;
-  if (bytes.size() < flag_at + 2 || bytes[hlc_width] != '|' || bytes[flag_at - 1] != '|' ||
-      bytes[flag_at + 1] != '|' || (bytes[flag_at] != 'L' && bytes[flag_at] != 'D') ||
+  if (bytes.size() < flag_at + 2 || bytes[hlc_width] != '|' ||
+      bytes[flag_at - 1] != '|' || bytes[flag_at + 1] != '|' ||
+      (bytes[flag_at] != 'L' && bytes[flag_at] != 'D') ||
       !all_hex(bytes.substr(hlc_width + 1, hash_width)))
     return std::nullopt;
   auto hlc = leading_hlc(bytes);

@@ -4,8 +4,8 @@
 // well-formed idcode (else the next 64 bytes are the idcode); the rest is the
 // batch. Whatever the input: no crash, and an entry the check lets through
 // is one the store can take: its batch seals (what apply_incoming does
-// next), every record in it parses and passes the store's own check, and every card, compressed by the peer
-// or not, opens within the card limit.
+// next), every record in it parses and passes the store's own check, and every card,
+// compressed by the peer or not, opens within the card limit.
 
 #include "actors/incoming_entries.hpp"
 #include "core/record.hpp"
