@@ -111,6 +111,11 @@ std::size_t record_body_at(std::string_view bytes) {
   return line_end == none ? none : line_end + 1;
 }
 
+std::string_view record_origin(std::string_view record) {
+  constexpr std::size_t origin_at = hlc_width + 1 + hash_width + 3;
+  return record.substr(origin_at, record_body_at(record) - 1 - origin_at);
+}
+
 bool record_is_tombstone(std::string_view record) {
   return record[hlc_width + 1 + hash_width + 1] == 'D';
 }

@@ -43,6 +43,10 @@ std::string encode_record(const stamped_card& rec);
 /// with a record's head (the store seals and opens the card in place).
 std::size_t record_body_at(std::string_view bytes);
 
+/// A record's origin as its head writes it, "carrier|line", for a record
+/// whose head record_body_at() accepted.
+std::string_view record_origin(std::string_view record);
+
 /// Whether a record whose head record_body_at() accepted is a tombstone.
 bool record_is_tombstone(std::string_view record);
 

@@ -288,16 +288,22 @@ account_store::apply_incoming(const sealed_delivery& delivery) {
   auto keep_count = std::to_string(history_.keep_count);
   auto now_ms = std::to_string(core::unix_now_ms());
   const auto& entries = delivery.entries;
-  // Each record's form is checked here, once, and each batch's newest stamp
-  // (what the account's clock observes) read on the way: in the script that
-  // was a pattern match per card, a third of a book's apply in Redis.
+  // Each record's form is checked here, once, and read on the way: each
+  // batch's newest stamp (what the account's clock observes) and, when all
+  // its records are live versions from one line, that line's origin text
+  // (what history notes for each). In the script, a pattern per card was a
+  // third of a book's apply in Redis, and the origin and kind per card a
+  // sixth of what was left.
   std::vector<std::string> counts, newest;
+  std::vector<std::string_view> live_origin;
   counts.reserve(entries.size());
   newest.reserve(entries.size());
+  live_origin.reserve(entries.size());
   std::size_t items = 0;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const auto& batch = delivery.items[i];
     std::uint64_t top = 0;
+    std::optional<std::string_view> origin;
     for (std::size_t j = 1; j < batch.size(); j += 2) {
       auto hlc = core::checked_record_hlc(batch[j]);
       if (!hlc)
@@ -305,13 +311,18 @@ account_store::apply_incoming(const sealed_delivery& delivery) {
                                "an entry of " + delivery.origin + " for account " +
                                    entries[i].idcode + " holds a malformed record");
       top = std::max(top, *hlc);
+      auto from = core::record_is_tombstone(batch[j]) ? std::string_view{}
+                                                      : core::record_origin(batch[j]);
+      if (!origin || *origin != from)
+        origin = origin ? std::string_view{} : from;
     }
     counts.push_back(std::to_string(batch.size()));
     newest.push_back(std::to_string(top));
+    live_origin.push_back(origin.value_or(std::string_view{}));
     items += batch.size();
   }
   std::vector<std::string_view> args;
-  args.reserve(4 + 4 * entries.size() + items);
+  args.reserve(4 + 5 * entries.size() + items);
   args.push_back(delivery.origin);
   args.push_back(keep_ms);
   args.push_back(keep_count);
@@ -321,6 +332,7 @@ account_store::apply_incoming(const sealed_delivery& delivery) {
     args.push_back(entries[i].idcode);
     args.push_back(counts[i]);
     args.push_back(newest[i]);
+    args.push_back(live_origin[i]);
     args.insert(args.end(), delivery.items[i].begin(), delivery.items[i].end());
   }
   auto v = script_counts<replies::apply_incoming>(redis_, script::apply_incoming, args);

@@ -4,11 +4,13 @@
 -- ARGV: origin carrier, history keep_ms and keep_count, now (Unix ms), then
 -- per entry: kind ('batch', 'ask', 'hold' or 'retire'; 'announce', written
 -- before asks existed, is an ask), idcode, the number n of items that follow
--- it, the newest stamp (HLC) of its records ('0' for the others), and those
--- items: a batch's uid, record pairs (0 items for the others). The caller
--- (account_store::apply_incoming) checked every record's form and read the
--- newest stamp (core::checked_record_hlc): here a record's head is read as
--- that checked it.
+-- it, the newest stamp (HLC) of its records ('0' for the others), the
+-- origin ("carrier|line") its records share when all are live versions
+-- from one line ('' otherwise), and those items: a batch's uid, record pairs
+-- (0 items for the others). The caller (account_store::apply_incoming)
+-- checked every record's form and read the stamp and origin
+-- (core::checked_record_hlc): here a record's head is read as that checked
+-- it.
 -- The items come as arguments of their own, not as one blob to split here:
 -- Redis makes each argument a Lua string once, where a blob was made one
 -- whole and then again in pieces.
@@ -24,18 +26,19 @@ local at = FIRST
 while at <= #ARGV do
   local kind, id, count, newest = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3]
   local n = count and string.find(count, '^%d+$') and count + 0
-  if not n or n % 2 ~= 0 or at + 3 + n > #ARGV or not string.find(newest, '^%d+$') then
+  if not n or n % 2 ~= 0 or at + 4 + n > #ARGV or not string.find(newest, '^%d+$') then
     return fail('bad_batch')
   end
   -- A batch's items stay where they are, ARGV[from..last].
-  local entry = {kind = kind, id = id, from = at + 4, last = at + 3 + n}
+  local entry = {kind = kind, id = id, from = at + 5, last = at + 4 + n}
   if kind == 'batch' then
     entry.newest = newest + 0
+    if ARGV[at + 4] ~= '' then entry.live_origin = ARGV[at + 4] end
   elseif not DIRECTORY_ACTIONS[kind] or n ~= 0 then
     return fail('bad_batch')
   end
   entries[#entries + 1] = entry
-  at = at + 4 + n
+  at = at + 5 + n
 end
 
 local applied, identical, stale, not_sibling = 0, 0, 0, 0
@@ -43,7 +46,8 @@ local asked, answered, added, removed = 0, 0, 0, 0
 for _, entry in ipairs(entries) do
   if entry.newest then
     local a, same, old, foreign =
-      replicate_in(entry.id, ARGV, entry.from, entry.last, entry.newest, peer)
+      replicate_in(entry.id, ARGV, entry.from, entry.last, entry.newest, entry.live_origin,
+                   peer)
     applied, identical, stale = applied + a, identical + same, stale + old
     not_sibling = not_sibling + foreign
   else

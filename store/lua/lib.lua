@@ -775,11 +775,14 @@ end
 -- only if its stamp is newer; if its content differs, it goes into the
 -- pending mailbox of every line of the account. The batch is the uid,
 -- record pairs args[from..last] (a call's ARGV: read where they are, not
--- copied), each record's form checked by the caller, and `newest` their
--- newest stamp, which alone the account's clock observes (apply_incoming.lua).
+-- copied), each record's form checked by the caller, `newest` their newest
+-- stamp, which alone the account's clock observes, and `live_origin` the
+-- origin text all of them share when all are live versions from one line
+-- (nil otherwise), which history then notes without reading it from each
+-- (apply_incoming.lua).
 -- Idempotent: a change already taken has the same stamp and counts as
 -- identical. Returns applied, identical, stale, not_sibling.
-local function replicate_in(id, args, from, last, newest, peer)
+local function replicate_in(id, args, from, last, newest, live_origin, peer)
   local cards = (last - from + 1) / 2
   -- No account here (any more): nothing to apply; a later registration is
   -- bootstrapped with the whole store.
@@ -815,7 +818,11 @@ local function replicate_in(id, args, from, last, newest, peer)
       if cur and same_content(rec, cur) then
         identical = identical + 1
       else
-        note_write(hkey, uid, cur, rec)
+        if live_origin then
+          note_live_write(hkey, uid, cur, live_origin)
+        else
+          note_write(hkey, uid, cur, rec)
+        end
         changes[n_changes + 1], changes[n_changes + 2], n_changes = uid, rec, n_changes + 2
         applied = applied + 1
       end

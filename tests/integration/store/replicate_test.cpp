@@ -1,6 +1,8 @@
 // F3 outbox and F4 replicate-in between two carriers, each with its own
 // redis-server. The test carries outbox entries as the peer link would.
+#include "core/record.hpp"
 #include "store/dead_letters.hpp"
+#include "store/history_entry.hpp"
 #include "store/keys.hpp"
 #include "store/netstrings.hpp"
 #include "store/outbox.hpp"
@@ -334,37 +336,85 @@ TEST_F(two_carriers, a_delivery_holding_a_malformed_record_is_refused_whole) {
 }
 
 // The script checks its arguments' shape itself too: a batch's items follow
-// their count and newest stamp, and an entry whose count, stamp, items or
-// kind do not add up refuses the call whole, whatever the entries before it.
+// their count, newest stamp and origin, and an entry whose count, stamp,
+// origin, items or kind do not add up refuses the call whole, whatever the
+// entries before it.
 TEST_F(two_carriers, the_apply_script_refuses_malformed_entries_whole) {
   const auto card = one_card_for_b();
   const std::string &uid = card.first, &record = card.second;
   ASSERT_FALSE(record.empty());
   const std::string stamp = record.substr(0, 16);
   const std::vector<std::vector<std::string>> tails{
-      {"batch", person, "3", stamp, uid, record, uid}, // an odd count
-      {"batch", person, "4", stamp, uid, record},      // more items than follow
-      {"batch", person, "x", stamp, uid, record},      // not a count
-      {"batch", person, "2", "soon", uid, record},     // a newest stamp that is no number
-      {"batch", person, "2"},                          // no newest stamp
-      {"ask", person, "2", "0", uid, record},          // an ask holds no items
-      {"sneak", person, "0", "0"},                     // no such kind
+      {"batch", person, "3", stamp, "", uid, record, uid}, // an odd count
+      {"batch", person, "4", stamp, "", uid, record},      // more items than follow
+      {"batch", person, "x", stamp, "", uid, record},      // not a count
+      {"batch", person, "2", "soon", "", uid, record}, // a newest stamp that is no number
+      {"batch", person, "0"},                          // no newest stamp
+      {"batch", person, "0", stamp},                   // no origin
+      {"ask", person, "2", "0", "", uid, record},      // an ask holds no items
+      {"sneak", person, "0", "0", ""},                 // no such kind
   };
+  const std::vector<std::string_view> good{"carrier-a", "3600000", "10",  "1700000000000",
+                                           "batch",     person,    "2",   stamp,
+                                           "",          uid,       record};
   for (const auto& tail : tails) {
-    std::vector<std::string_view> args{"carrier-a", "3600000", "10", "1700000000000",
-                                       "batch",     person,    "2",  stamp,
-                                       uid,         record};
+    auto args = good;
     args.insert(args.end(), tail.begin(), tail.end());
     auto r = store::run_script(b.client, store::script::apply_incoming, args);
     ASSERT_FALSE(r) << tail[0] << " " << tail[2];
     EXPECT_EQ(r.error(), ec::invalid_request);
   }
   EXPECT_TRUE(opened_records(b, person).empty());
-  std::vector<std::string_view> args{"carrier-a", "3600000", "10", "1700000000000",
-                                     "batch",     person,    "2",  stamp,
-                                     uid,         record};
-  ASSERT_TRUE(store::run_script(b.client, store::script::apply_incoming, args));
+  ASSERT_TRUE(store::run_script(b.client, store::script::apply_incoming, good));
   EXPECT_EQ(opened_records(b, person).size(), 1u);
+}
+
+// A batch whose records are live versions from one line has its origin
+// noted once for all (carrierd reads it as it checks them); any other batch
+// has each record's own noted.
+TEST_F(two_carriers,
+       history_notes_each_record_origin_whether_its_batch_shares_one_or_not) {
+  const std::string record = one_card_for_b().second;
+  ASSERT_FALSE(record.empty());
+  const auto body_at = core::record_body_at(record);
+  const auto carrier_end = record.find('|', 52);
+  auto from_line = [&](const std::string& line) {
+    return record.substr(0, carrier_end + 1) + line + "|" + record.substr(body_at);
+  };
+  auto removal_from = [&](const std::string& line) {
+    // A removal by `line` of the version that line-x wrote.
+    auto removed = core::decode_record(from_line("line-x"));
+    core::stamped_card tombstone{{removed->st.hlc + 1, "carrier-a", line},
+                                 true,
+                                 core::content_hash{},
+                                 "",
+                                 removed->st};
+    return core::encode_record(tombstone);
+  };
+  const store::outbox_entry batch{"0-1", person, store::outbox_kind::batch, {}};
+  ASSERT_TRUE(b.store.apply_incoming(store::sealed_delivery{
+      "carrier-a",
+      {batch, batch, batch},
+      {{"s1", from_line("line-x"), "s2", from_line("line-x")},
+       {"m1", from_line("line-x"), "m2", from_line("line-y")},
+       {"t1", from_line("line-x"), "t1", removal_from("line-z")}}}));
+  std::map<std::string, std::set<std::string>> noted; // uid -> kind@origin
+  auto history = b.client.call({"XRANGE", store::keys::history(person), "-", "+"});
+  ASSERT_TRUE(history);
+  for (std::size_t i = 0; i < history->view().size(); ++i) {
+    auto entry = store::read_history_entry(history->view()[i][1]);
+    ASSERT_TRUE(entry);
+    for (auto uid : entry->uids)
+      noted[std::string(uid)].insert(std::string(entry->kind) + "@" +
+                                     std::string(entry->origin));
+  }
+  const std::string a = "carrier-a|";
+  EXPECT_EQ(noted["s1"], (std::set<std::string>{"added@" + a + "line-x"}));
+  EXPECT_EQ(noted["s2"], (std::set<std::string>{"added@" + a + "line-x"}));
+  EXPECT_EQ(noted["m1"], (std::set<std::string>{"added@" + a + "line-x"}));
+  EXPECT_EQ(noted["m2"], (std::set<std::string>{"added@" + a + "line-y"}));
+  EXPECT_EQ(noted["t1"],
+            (std::set<std::string>{"added@" + a + "line-x", "removed@" + a + "line-z"}));
 }
 
 TEST_F(two_carriers, the_sibling_clock_moves_past_the_newest_stamp_wherever_it_is) {

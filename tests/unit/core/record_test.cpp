@@ -117,6 +117,8 @@ TEST(record, its_body_and_tombstone_flag_are_found_without_parsing_it) {
   ASSERT_NE(record_body_at(tombstone), std::string_view::npos);
   EXPECT_TRUE(record_is_tombstone(tombstone));
   EXPECT_EQ(record_body_at("not a record"), std::string_view::npos);
+  EXPECT_EQ(record_origin(tombstone), "carrier-b|+8618600186000");
+  EXPECT_EQ(record_origin(live), sample().st.carrier + "|" + sample().st.line);
 }
 
 TEST(record, rejects_garbage) {
