@@ -22,22 +22,6 @@ void append_stamp(std::string& out, const stamp& st) {
   out += st.line;
 }
 
-/// Parses append_stamp's text.
-bool parse_stamp(std::string_view text, stamp& st) {
-  if (text.size() < hlc_width + 1 || text[hlc_width] != '|')
-    return false;
-  auto [end, err] = std::from_chars(text.data(), text.data() + hlc_width, st.hlc);
-  if (err != std::errc{} || end != text.data() + hlc_width)
-    return false;
-  text = text.substr(hlc_width + 1);
-  auto bar = text.find('|');
-  if (bar == std::string_view::npos)
-    return false;
-  st.carrier.assign(text.substr(0, bar));
-  st.line.assign(text.substr(bar + 1));
-  return true;
-}
-
 bool all_digits(std::string_view text) {
   for (unsigned char c : text)
     if (!std::isdigit(c))
@@ -59,6 +43,21 @@ std::optional<std::uint64_t> leading_hlc(std::string_view text) {
   std::uint64_t hlc = 0;
   std::from_chars(text.data(), text.data() + hlc_width, hlc);
   return hlc;
+}
+
+/// Parses append_stamp's text.
+bool parse_stamp(std::string_view text, stamp& st) {
+  auto hlc = leading_hlc(text);
+  if (!hlc || text.size() < hlc_width + 1 || text[hlc_width] != '|')
+    return false;
+  st.hlc = *hlc;
+  text = text.substr(hlc_width + 1);
+  auto bar = text.find('|');
+  if (bar == std::string_view::npos)
+    return false;
+  st.carrier.assign(text.substr(0, bar));
+  st.line.assign(text.substr(bar + 1));
+  return true;
 }
 
 /// A record's place in the order of supersedes(): (stamp, rank, own stamp).
@@ -153,28 +152,18 @@ std::optional<stamped_card> decode_record(std::string_view bytes) {
 }
 
 bool decode_record(std::string_view bytes, stamped_card& rec) {
+  // The form first (checked_record_hlc), then its parts are read as it found them.
   constexpr std::size_t flag_at = hlc_width + 1 + hash_width + 1;
-  if (bytes.size() < flag_at + 2 || bytes[hlc_width] != '|' ||
-      bytes[hlc_width + 1 + hash_width] != '|' || bytes[flag_at + 1] != '|')
+  auto hlc = checked_record_hlc(bytes);
+  if (!hlc || !content_hash::from_hex(bytes.substr(hlc_width + 1, hash_width), &rec.hash))
     return false;
-  auto [end, err] = std::from_chars(bytes.data(), bytes.data() + hlc_width, rec.st.hlc);
-  if (err != std::errc{} || end != bytes.data() + hlc_width)
-    return false;
-  if (!content_hash::from_hex(bytes.substr(hlc_width + 1, hash_width), &rec.hash))
-    return false;
-  char flag = bytes[flag_at];
-  if (flag != 'L' && flag != 'D')
-    return false;
-  rec.deleted = flag == 'D';
+  rec.st.hlc = *hlc;
+  rec.deleted = bytes[flag_at] == 'D';
   auto rest = bytes.substr(flag_at + 2);
   auto bar = rest.find('|');
-  if (bar == std::string_view::npos)
-    return false;
   rec.st.carrier.assign(rest.substr(0, bar));
   rest = rest.substr(bar + 1);
   bar = rest.find('|');
-  if (bar == std::string_view::npos)
-    return false;
   rec.st.line.assign(rest.substr(0, bar));
   rest = rest.substr(bar + 1);
   if (!rec.deleted) {

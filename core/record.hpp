@@ -59,7 +59,8 @@ bool record_is_tombstone(std::string_view record);
 /// form: the store's scripts read its head as this has checked it.
 std::optional<std::uint64_t> checked_record_hlc(std::string_view bytes);
 
-/// Parses encode_record's output; nullopt if the bytes are not a record.
+/// Parses encode_record's output; nullopt if the bytes are not a record
+/// (checked_record_hlc's rules, and a hash of 32 hex digits).
 std::optional<stamped_card> decode_record(std::string_view bytes);
 
 /// decode_record() into `out`, whose strings keep their room: one record kept

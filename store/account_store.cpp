@@ -1,7 +1,6 @@
 #include "store/account_store.hpp"
 
 #include "core/record.hpp"
-
 #include "logging/log.hpp"
 #include "store/account_calls.hpp"
 #include "store/history_entry.hpp"
@@ -313,8 +312,10 @@ account_store::apply_incoming(const sealed_delivery& delivery) {
       top = std::max(top, *hlc);
       auto from = core::record_is_tombstone(batch[j]) ? std::string_view{}
                                                       : core::record_origin(batch[j]);
-      if (!origin || *origin != from)
-        origin = origin ? std::string_view{} : from;
+      if (!origin)
+        origin = from;
+      else if (*origin != from)
+        origin = std::string_view{}; // more than one, or a removal
     }
     counts.push_back(std::to_string(batch.size()));
     newest.push_back(std::to_string(top));
