@@ -166,6 +166,8 @@ if mode ~= 'remove' then
     end
   end
   local shared = hmget_map(skey, unsettled)
+  -- The cards the line puts, by their place in ARGV, put in one go.
+  local puts, n_puts = {}, 0
   for i = FIRST, #ARGV, 3 do
     local uid, hash = ARGV[i], ARGV[i + 1]
     if base[uid] == hash and not reassert[uid] then
@@ -177,11 +179,13 @@ if mode ~= 'remove' then
         unchanged = unchanged + 1
         line_holds(lc, uid, hash)
       else
-        line_put(lc, uid, cur, hash, ARGV[i + 2])
+        n_puts = n_puts + 1
+        puts[n_puts] = i
         if live then changed = changed + 1 else added = added + 1 end
       end
     end
   end
+  line_puts(lc, ARGV, puts, n_puts, shared)
 end
 if removals then
   for _, uid in ipairs(removals) do line_remove(lc, uid, current[uid]) end

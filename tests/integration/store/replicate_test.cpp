@@ -417,6 +417,39 @@ TEST_F(two_carriers,
             (std::set<std::string>{"added@" + a + "line-x", "removed@" + a + "line-z"}));
 }
 
+TEST_F(two_carriers, history_keeps_the_order_of_a_batch_that_adds_and_changes_a_card) {
+  // One line's live versions (the apply notes their additions in place): p
+  // and q are added, q changed by a newer version of the same line, r added,
+  // an older version of q lost, s added.
+  const std::string record = one_card_for_b().second;
+  ASSERT_FALSE(record.empty());
+  auto version = [&](int hlc_step, const char* content) {
+    auto v = core::decode_record(record);
+    v->st.hlc += hlc_step;
+    v->hash = core::content_hash::of(content);
+    return core::encode_record(*v);
+  };
+  ASSERT_TRUE(core::decode_record(record));
+  const store::outbox_entry batch{"0-1", person, store::outbox_kind::batch, {}};
+  ASSERT_TRUE(b.store.apply_incoming(
+      store::sealed_delivery{"carrier-a",
+                             {batch},
+                             {{"p", record, "q", record, "q", version(2, "newer"), "r",
+                               record, "q", version(1, "older"), "s", record}}}));
+  std::vector<std::string> noted; // kind:uid, in the stream's order
+  auto history = b.client.call({"XRANGE", store::keys::history(person), "-", "+"});
+  ASSERT_TRUE(history);
+  for (std::size_t i = 0; i < history->view().size(); ++i) {
+    auto entry = store::read_history_entry(history->view()[i][1]);
+    ASSERT_TRUE(entry);
+    for (auto uid : entry->uids)
+      if (uid != "u1") // the card of one_card_for_b's upload, taken before
+        noted.push_back(std::string(entry->kind) + ":" + std::string(uid));
+  }
+  EXPECT_EQ(noted, (std::vector<std::string>{"added:p", "added:q", "changed:q", "added:r",
+                                             "lost:q", "added:s"}));
+}
+
 TEST_F(two_carriers, the_sibling_clock_moves_past_the_newest_stamp_wherever_it_is) {
   const std::string record = one_card_for_b().second;
   ASSERT_FALSE(record.empty());

@@ -1,4 +1,6 @@
 // F2 shared upload and F7 private upload against a real redis-server.
+#include "store/history_entry.hpp"
+#include "store/keys.hpp"
 #include "tests/integration/store/store_fixture.hpp"
 
 using namespace simsync;
@@ -157,6 +159,26 @@ TEST_F(two_lines, delta_adds_and_changes_and_remove_deletes_by_uid) {
   EXPECT_EQ(
       a.store.read_cards(person, line1, proof_of(line1), store::scope::shared)->size(),
       2u);
+}
+
+TEST_F(two_lines, history_keeps_the_order_of_a_delta_that_adds_and_changes) {
+  upload(a.store, person, line1, {make_card("b", "Li"), make_card("d", "Wang")});
+  upload(a.store, person, line1,
+         {make_card("a1", "Zhou"), make_card("b", "Li Lei"), make_card("c1", "Qian"),
+          make_card("d", "Wang Wu"), make_card("e1", "Sun")},
+         store::upload_mode::delta);
+  std::vector<std::string> noted; // kind:uid, in the stream's order
+  auto history = a.client.call({"XRANGE", store::keys::history(person), "-", "+"});
+  ASSERT_TRUE(history);
+  for (std::size_t i = 0; i < history->view().size(); ++i) {
+    auto entry = store::read_history_entry(history->view()[i][1]);
+    ASSERT_TRUE(entry);
+    for (auto uid : entry->uids)
+      noted.push_back(std::string(entry->kind) + ":" + std::string(uid));
+  }
+  EXPECT_EQ(noted,
+            (std::vector<std::string>{"added:b", "added:d", "added:a1", "changed:b",
+                                      "added:c1", "changed:d", "added:e1"}));
 }
 
 TEST_F(two_lines, upload_of_an_unknown_line_is_refused_and_changes_nothing) {
