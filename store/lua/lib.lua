@@ -139,12 +139,19 @@ end
 
 -- HSET/HDEL of many fields, in chunks that fit Lua's C stack.
 local CHUNK = 1000
-local function hset_flat(key, flat)
-  for i = 1, #flat, CHUNK do
-    redis.call('HSET', key, unpack(flat, i, math.min(i + CHUNK - 1, #flat)))
+-- (flat[first..last] if given: field, value pairs.)
+local function hset_flat(key, flat, first, last)
+  last = last or #flat
+  for i = first or 1, last, CHUNK do
+    redis.call('HSET', key, unpack(flat, i, math.min(i + CHUNK - 1, last)))
   end
 end
+-- Many fields are read or deleted only in a hash that exists: a new book's
+-- store, a new line's base and a line's explicit offers (mostly none) are
+-- empty, and each field would be an argument made and answered for nothing.
+local FIELDS_WORTH_AN_EXISTS = 32
 local function hdel_list(key, fields)
+  if #fields >= FIELDS_WORTH_AN_EXISTS and redis.call('EXISTS', key) == 0 then return end
   for i = 1, #fields, CHUNK do
     redis.call('HDEL', key, unpack(fields, i, math.min(i + CHUNK - 1, #fields)))
   end
@@ -152,19 +159,19 @@ end
 
 -- The values of `fields` in a hash that holds them, as field -> value.
 -- One field is an HGET: HMGET's reply is a table, which cost an edit's
--- upload about 1.5% per read (bench/redis_instructions). Many fields are
--- looked up only in a hash that exists: a new book's store and a new line's
--- base are empty, and HMGET answers each of their uids (an argument made,
--- a nil answered and read here) for nothing.
-local FIELDS_WORTH_AN_EXISTS = 32
-local function hmget_map(key, fields)
+-- upload about 1.5% per read (bench/redis_instructions). Many are read only
+-- in a hash that exists (FIELDS_WORTH_AN_EXISTS).
+-- (`exists`: the caller found the hash there already.)
+local function hmget_map(key, fields, exists)
   local map = {}
   if #fields == 1 then
     local value = redis.call('HGET', key, fields[1])
     if value then map[fields[1]] = value end
     return map
   end
-  if #fields >= FIELDS_WORTH_AN_EXISTS and redis.call('EXISTS', key) == 0 then return map end
+  if not exists and #fields >= FIELDS_WORTH_AN_EXISTS and redis.call('EXISTS', key) == 0 then
+    return map
+  end
   for i = 1, #fields, CHUNK do
     local last = math.min(i + CHUNK - 1, #fields)
     local values = redis.call('HMGET', key, unpack(fields, i, last))
@@ -803,13 +810,19 @@ local function replicate_in(id, args, from, last, newest, live_origin, peer)
   end
 
   local skey, hkey = shared_key(id), history_key(id)
-  local uids = {}
-  for i = from, last, 2 do uids[(i - from) / 2 + 1] = args[i] end
   -- What the store holds, read at once and kept up to date here as the batch
   -- is applied (a batch may carry two versions of a card), and written at once.
+  -- A store that is not there yet (a new book's first batch) is not read.
   -- (Lists counted as they grow, not # per append: see line_changes.)
-  local held = hmget_map(skey, uids)
-  local writes, n_writes = {}, 0
+  local held = {}
+  if cards < FIELDS_WORTH_AN_EXISTS or redis.call('EXISTS', skey) == 1 then
+    local uids = {}
+    for i = from, last, 2 do uids[(i - from) / 2 + 1] = args[i] end
+    held = hmget_map(skey, uids, true)
+  end
+  -- What is written: args[from..] as they came while every item so far is
+  -- (a new book makes no list), as a list from the first that is not.
+  local writes, n_writes = nil, 0
   local applied, identical, stale = 0, 0, 0
   -- A batch of one line's live versions (live_origin) notes its additions in
   -- place (additions_for), a call per card being most of its history's work.
@@ -822,7 +835,9 @@ local function replicate_in(id, args, from, last, newest, live_origin, peer)
       -- Even a same-content change moves the stamp, so every replica holds the
       -- same stamp and later changes are ordered the same everywhere.
       held[uid] = rec
-      writes[n_writes + 1], writes[n_writes + 2], n_writes = uid, rec, n_writes + 2
+      if writes then
+        writes[n_writes + 1], writes[n_writes + 2], n_writes = uid, rec, n_writes + 2
+      end
       if cur and same_content(rec, cur) then
         identical = identical + 1
       else
@@ -839,17 +854,23 @@ local function replicate_in(id, args, from, last, newest, live_origin, peer)
         end
         applied = applied + 1
       end
-    elseif same_content(rec, cur) then
-      identical = identical + 1
     else
-      if added then added.n, added = n_added, nil end
-      note_change(hkey, uid, 'lost', rec_origin_text(rec), rec)
-      stale = stale + 1
+      if not writes then
+        writes, n_writes = {}, i - from
+        for j = from, i - 1 do writes[j - from + 1] = args[j] end
+      end
+      if same_content(rec, cur) then
+        identical = identical + 1
+      else
+        if added then added.n, added = n_added, nil end
+        note_change(hkey, uid, 'lost', rec_origin_text(rec), rec)
+        stale = stale + 1
+      end
     end
   end
   if added then added.n = n_added end
 
-  hset_flat(skey, writes)
+  if writes then hset_flat(skey, writes) else hset_flat(skey, args, from, last) end
   if applied > 0 or stale > 0 then trim_history(hkey, account) end
   close_account(account, applied > 0)
   return applied, identical, stale, 0

@@ -450,6 +450,39 @@ TEST_F(two_carriers, history_keeps_the_order_of_a_batch_that_adds_and_changes_a_
                                              "lost:q", "added:s"}));
 }
 
+TEST_F(two_carriers, a_large_batch_older_than_what_is_held_changes_nothing) {
+  // Large enough that the apply reads the store in one go rather than card
+  // by card: the older versions lose to what it holds.
+  const std::string record = one_card_for_b().second;
+  ASSERT_TRUE(core::decode_record(record));
+  auto version = [&](int hlc_step, const char* content) {
+    auto v = core::decode_record(record);
+    v->st.hlc += hlc_step;
+    v->hash = core::content_hash::of(content);
+    return core::encode_record(*v);
+  };
+  auto batch_of = [&](const std::string& rec) {
+    std::vector<std::string> items;
+    for (int i = 0; i < 40; ++i) {
+      items.push_back("big" + std::to_string(i));
+      items.push_back(rec);
+    }
+    return items;
+  };
+  const store::outbox_entry batch{"0-1", person, store::outbox_kind::batch, {}};
+  auto newer = b.store.apply_incoming(
+      store::sealed_delivery{"carrier-a", {batch}, {batch_of(version(2, "newer"))}});
+  ASSERT_TRUE(newer);
+  EXPECT_EQ(newer->applied, 40u);
+  const auto held = shared_records(b.client, person);
+  auto older = b.store.apply_incoming(
+      store::sealed_delivery{"carrier-a", {batch}, {batch_of(version(1, "older"))}});
+  ASSERT_TRUE(older);
+  EXPECT_EQ(older->applied, 0u);
+  EXPECT_EQ(older->stale, 40u);
+  EXPECT_EQ(shared_records(b.client, person), held);
+}
+
 TEST_F(two_carriers, the_sibling_clock_moves_past_the_newest_stamp_wherever_it_is) {
   const std::string record = one_card_for_b().second;
   ASSERT_FALSE(record.empty());
