@@ -73,27 +73,47 @@ bool supersedes(const stamped_card& a, const stamped_card& b) {
   return order_key(b) < order_key(a);
 }
 
-std::string encode_record(const stamped_card& rec) {
+namespace {
+
+/// A record's head, HLC|HASH|L or D|carrier|line|, in a string with room for
+/// `body_size` bytes more.
+std::string record_head(std::uint64_t hlc, const content_hash& hash, bool deleted,
+                        std::string_view carrier, std::string_view line,
+                        std::size_t body_size) {
   char head[hlc_width + 1];
-  std::snprintf(head, sizeof head, "%016llu",
-                static_cast<unsigned long long>(rec.st.hlc));
+  std::snprintf(head, sizeof head, "%016llu", static_cast<unsigned long long>(hlc));
   std::string out;
-  out.reserve(hlc_width + hash_width + 5 + rec.st.carrier.size() + rec.st.line.size() +
-              rec.card.size());
+  out.reserve(hlc_width + hash_width + 5 + carrier.size() + line.size() + body_size);
   out.append(head, hlc_width);
   out += '|';
-  out += rec.hash.hex();
+  out += hash.hex();
   out += '|';
-  out += rec.deleted ? 'D' : 'L';
+  out += deleted ? 'D' : 'L';
   out += '|';
-  out += rec.st.carrier;
+  out += carrier;
   out += '|';
-  out += rec.st.line;
+  out += line;
   out += '|';
-  if (rec.deleted)
-    append_stamp(out, rec.removes);
-  else
-    out += rec.card;
+  return out;
+}
+
+} // namespace
+
+std::string encode_record(const stamped_card& rec) {
+  if (!rec.deleted)
+    return encode_live_record(rec.st.hlc, rec.hash, rec.st.carrier, rec.st.line, rec.card);
+  auto out = record_head(rec.st.hlc, rec.hash, true, rec.st.carrier, rec.st.line,
+                         hlc_width + 2 + rec.removes.carrier.size() +
+                             rec.removes.line.size());
+  append_stamp(out, rec.removes);
+  return out;
+}
+
+std::string encode_live_record(std::uint64_t hlc, const content_hash& hash,
+                               std::string_view carrier, std::string_view line,
+                               std::string_view card) {
+  auto out = record_head(hlc, hash, false, carrier, line, card.size());
+  out += card;
   return out;
 }
 

@@ -38,6 +38,12 @@ bool supersedes(const stamped_card& a, const stamped_card& b);
 /// without parsing the card; a carrier id or msisdn never holds '|'.
 std::string encode_record(const stamped_card& rec);
 
+/// encode_record() of a live version stamped (hlc, carrier, line), made from
+/// its parts: how a line's upload hands each of its cards to the store.
+std::string encode_live_record(std::uint64_t hlc, const content_hash& hash,
+                               std::string_view carrier, std::string_view line,
+                               std::string_view card);
+
 /// Where a record's last part starts: a live version's card bytes, or the
 /// stamp a tombstone removes. std::string_view::npos unless `bytes` begins
 /// with a record's head (the store seals and opens the card in place).

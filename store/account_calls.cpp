@@ -1,6 +1,7 @@
 #include "store/account_calls.hpp"
 
 #include "core/parts_in_parallel.hpp"
+#include "core/record.hpp"
 #include "store/sealed_records.hpp"
 
 #include <string>
@@ -99,21 +100,27 @@ upload_call::upload_call(const upload_request& req, const std::string& carrier,
     return;
   }
   // Filled before any view names them, so that nothing moves under a view.
+  // Each card goes as the line's record of it stamped now, which the script
+  // stores as it is unless the account's clock is past now (it was a sixth
+  // of a book's work in Redis to make them there).
   const auto& cards = req.cards;
+  const auto now_hlc = req.now_ms * core::hlc_logical_per_ms;
   hashes_.resize(cards.size());
-  sealed_.resize(cards.size());
-  core::parts_in_parallel(cards.size(), cards_per_sealing_part,
-                          [&](std::size_t begin, std::size_t end) {
-                            for (auto i = begin; i < end; ++i) {
-                              hashes_[i] = cards[i].hash.hex();
-                              sealed_[i] = seal_card(keys, cards[i].card, req.idcode);
-                            }
-                          });
+  records_.resize(cards.size());
+  core::parts_in_parallel(
+      cards.size(), cards_per_sealing_part, [&](std::size_t begin, std::size_t end) {
+        for (auto i = begin; i < end; ++i) {
+          hashes_[i] = cards[i].hash.hex();
+          records_[i] =
+              core::encode_live_record(now_hlc, cards[i].hash, carrier, req.line,
+                                       seal_card(keys, cards[i].card, req.idcode));
+        }
+      });
   args_.reserve(args_.size() + 3 * cards.size());
   for (std::size_t i = 0; i < cards.size(); ++i) {
     args_.push_back(cards[i].uid);
     args_.push_back(hashes_[i]);
-    args_.push_back(sealed_[i]);
+    args_.push_back(records_[i]);
   }
 }
 

@@ -60,7 +60,7 @@ public:
 private:
   std::string hlc_, confirmed_, mass_min_, mass_percent_, keep_ms_, keep_count_;
   std::vector<std::string> hashes_;
-  std::vector<std::string> sealed_;
+  std::vector<std::string> records_;
 };
 
 /// A line asks what is pending for it (account_store::request_update).

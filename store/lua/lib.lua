@@ -970,11 +970,12 @@ end
 
 -- The line's versions of cards replace what the shared store holds of them
 -- (`shared`: uid -> nil, a tombstone or a live version); the line holds them
--- now. Each is items[i], items[i + 1], items[i + 2] (uid, hash, card) for an
--- i of at[1..n]. One loop with lc's lists in locals: line_put's calls and
--- field reads per card were a sixth of a book's upload.
+-- now. Each is items[i], items[i + 1], items[i + 2] (uid, hash, the line's
+-- record of it stamped at lc.hlc) for an i of at[1..n]. One loop with lc's
+-- lists in locals: line_put's calls and field reads per card were a sixth
+-- of a book's upload.
 local function line_puts(lc, items, at, n, shared)
-  local hkey, origin, head, tail = lc.hkey, lc.origin, lc.stamp_head, lc.live_tail
+  local hkey, origin = lc.hkey, lc.origin
   local changes, touched, bases = lc.changes, lc.touched, lc.base_sets
   local nc, nt, nb = lc.n_changes, lc.n_touched, lc.n_base_sets
   local added, n_added = nil, 0 -- additions_for(hkey, origin), once one is added
@@ -994,7 +995,7 @@ local function line_puts(lc, items, at, n, shared)
       added[n_added] = uid
     end
     nc, nt, nb = nc + 2, nt + 1, nb + 2
-    changes[nc - 1], changes[nc] = uid, head .. hash .. tail .. items[i + 2]
+    changes[nc - 1], changes[nc] = uid, items[i + 2]
     touched[nt] = uid
     bases[nb - 1], bases[nb] = uid, hash
   end
@@ -1004,7 +1005,8 @@ end
 
 -- One card's line_puts: the line's version (hash, card) replaces `cur`.
 local function line_put(lc, uid, cur, hash, card)
-  line_puts(lc, {uid, hash, card}, {1}, 1, {[uid] = cur})
+  local rec = lc.stamp_head .. hash .. lc.live_tail .. card
+  line_puts(lc, {uid, hash, rec}, {1}, 1, {[uid] = cur})
 end
 
 -- The line removes `cur`, a live version it has seen.

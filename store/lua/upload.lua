@@ -3,8 +3,9 @@
 --       mode (snapshot|delta|remove),
 --       now_hlc, carrier, allow_removals (1|0), confirm_removals (a count the
 --       phone confirmed), mass_min_cards, mass_percent, history keep_ms,
---       history keep_count, then the items: uid, hash, card triples; for mode
---       remove, uids alone.
+--       history keep_count, then the items: uid, hash, record triples, each
+--       record the line's live version of the card stamped at now_hlc, as
+--       core::encode_live_record makes it; for mode remove, uids alone.
 -- Returns {version, added, changed, removed, unchanged, 0, 0, conflicts...}
 -- with conflicts as uid, reason pairs; or, having stored nothing,
 -- {0, 0, 0, 0, 0, would_remove, book_size} for a snapshot that would remove
@@ -27,6 +28,12 @@ if refusal then return refusal end
 local added, changed, removed, unchanged = 0, 0, 0, 0
 local account = open_account(id)
 local hlc = tick_clock(account, now_hlc)
+-- The records come made (a concat per card here was a sixth of a book's
+-- upload); only an account whose clock is past now stamps them anew.
+if hlc ~= now_hlc and mode ~= 'remove' then
+  local head = stamp_head(hlc)
+  for i = FIRST + 2, #ARGV, 3 do ARGV[i] = head .. string.sub(ARGV[i], #head + 1) end
+end
 keep_history(keep_ms, keep_count, math.floor(now_hlc / HLC_PER_MS))
 
 -- A snapshot that would remove more than mass_min cards and more than
@@ -67,7 +74,7 @@ if scope == 'private' then
       if cur and rec_hash(cur) == hash then
         unchanged = unchanged + 1
       else
-        local rec = make_record(hlc, hash, false, carrier, line, ARGV[i + 2])
+        local rec = ARGV[i + 2]
         note_write(hkey, uid, cur, rec)
         writes[#writes + 1] = uid
         writes[#writes + 1] = rec

@@ -181,6 +181,35 @@ TEST_F(two_lines, history_keeps_the_order_of_a_delta_that_adds_and_changes) {
                                       "added:c1", "changed:d", "added:e1"}));
 }
 
+TEST_F(two_lines, an_upload_behind_the_account_clock_is_stamped_past_it) {
+  // The account's clock is past this upload's now (a later upload here, or a
+  // sibling's stamps): its cards are stamped past the clock, shared and
+  // private alike, and stored whole.
+  const std::uint64_t later_ms = 1'800'000'000'000, earlier_ms = 1'700'000'000'000;
+  const auto later_hlc = later_ms * core::hlc_logical_per_ms;
+  upload(a.store, person, line1, {make_card("u1", "Li")}, store::upload_mode::snapshot,
+         store::scope::shared, later_ms);
+  upload(a.store, person, line1, {make_card("u2", "Wang")}, store::upload_mode::delta,
+         store::scope::shared, earlier_ms);
+  upload(a.store, person, line1, {make_card("p1", "Zhao")}, store::upload_mode::snapshot,
+         store::scope::private_backup, earlier_ms);
+  for (auto [where, uid, card] :
+       {std::tuple{store::scope::shared, "u2", make_card("u2", "Wang").card},
+        std::tuple{store::scope::private_backup, "p1", make_card("p1", "Zhao").card}}) {
+    auto cards = a.store.read_cards(person, line1, proof_of(line1), where);
+    ASSERT_TRUE(cards);
+    bool found = false;
+    for (const auto& c : *cards) {
+      if (c.uid != uid)
+        continue;
+      found = true;
+      EXPECT_GT(c.record.st.hlc, later_hlc) << uid;
+      EXPECT_EQ(c.record.card, card) << uid;
+    }
+    EXPECT_TRUE(found) << uid;
+  }
+}
+
 TEST_F(two_lines, upload_of_an_unknown_line_is_refused_and_changes_nothing) {
   store::upload_request req;
   req.idcode = person;
