@@ -101,10 +101,11 @@ std::string record_head(std::uint64_t hlc, const content_hash& hash, bool delete
 
 std::string encode_record(const stamped_card& rec) {
   if (!rec.deleted)
-    return encode_live_record(rec.st.hlc, rec.hash, rec.st.carrier, rec.st.line, rec.card);
-  auto out = record_head(rec.st.hlc, rec.hash, true, rec.st.carrier, rec.st.line,
-                         hlc_width + 2 + rec.removes.carrier.size() +
-                             rec.removes.line.size());
+    return encode_live_record(rec.st.hlc, rec.hash, rec.st.carrier, rec.st.line,
+                              rec.card);
+  auto out =
+      record_head(rec.st.hlc, rec.hash, true, rec.st.carrier, rec.st.line,
+                  hlc_width + 2 + rec.removes.carrier.size() + rec.removes.line.size());
   append_stamp(out, rec.removes);
   return out;
 }

@@ -139,12 +139,27 @@ end
 
 -- HSET/HDEL of many fields, in chunks that fit Lua's C stack.
 local CHUNK = 1000
+-- Redis keeps a hash as a listpack while it has at most
+-- hash-max-listpack-entries fields (store/redis-settings.conf) and no value
+-- longer than hash-max-listpack-value (64 bytes); each field set scans a
+-- listpack whole. A write of more fields than a listpack holds makes the
+-- hash a table anyway, but only after its first fields were each set by a
+-- scan of those before (a fifth of a 500-card upload's instructions, for the
+-- line's base): so such a write first sets a field with a value too long for
+-- a listpack, which makes the hash a table at once, and deletes it after.
+-- Its name, '', is no uid (a card without one is given one), and the hashes
+-- written in bulk are all keyed by uid.
+local LISTPACK_ENTRIES = 128
+local TABLE_NOW = '-----------------------------------------------------------------' -- 65
 -- (flat[first..last] if given: field, value pairs.)
 local function hset_flat(key, flat, first, last)
-  last = last or #flat
-  for i = first or 1, last, CHUNK do
+  first, last = first or 1, last or #flat
+  local as_table = (last - first + 1) / 2 > LISTPACK_ENTRIES
+  if as_table then redis.call('HSET', key, '', TABLE_NOW) end
+  for i = first, last, CHUNK do
     redis.call('HSET', key, unpack(flat, i, math.min(i + CHUNK - 1, last)))
   end
+  if as_table then redis.call('HDEL', key, '') end
 end
 -- Many fields are read or deleted only in a hash that exists: a new book's
 -- store, a new line's base and a line's explicit offers (mostly none) are

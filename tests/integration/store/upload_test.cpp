@@ -3,6 +3,8 @@
 #include "store/keys.hpp"
 #include "tests/integration/store/store_fixture.hpp"
 
+#include <set>
+
 using namespace simsync;
 using namespace simsync::testing;
 
@@ -208,6 +210,29 @@ TEST_F(two_lines, an_upload_behind_the_account_clock_is_stamped_past_it) {
     }
     EXPECT_TRUE(found) << uid;
   }
+}
+
+TEST_F(two_lines, a_book_larger_than_a_listpack_leaves_only_its_cards_in_each_hash) {
+  // More fields than Redis keeps in a listpack: the hashes are made tables
+  // first (hset_flat), which leaves nothing behind.
+  std::vector<core::book_entry> book;
+  std::set<std::string> uids;
+  for (int i = 0; i < 200; ++i) {
+    book.push_back(make_card("big" + std::to_string(i), "Name " + std::to_string(i)));
+    uids.insert(book.back().uid);
+  }
+  EXPECT_EQ(upload(a.store, person, line1, book).added, 200u);
+  auto fields_of = [&](const std::string& key) {
+    std::set<std::string> out;
+    for (const auto& [field, value] : hash_fields(a.client, key))
+      out.insert(field);
+    return out;
+  };
+  EXPECT_EQ(fields_of(store::keys::shared(person)), uids);
+  EXPECT_EQ(fields_of(store::keys::base(person, line1)), uids);
+  auto encoding = a.client.call({"OBJECT", "ENCODING", store::keys::base(person, line1)});
+  ASSERT_TRUE(encoding);
+  EXPECT_EQ(encoding->view().str(), "hashtable");
 }
 
 TEST_F(two_lines, upload_of_an_unknown_line_is_refused_and_changes_nothing) {
