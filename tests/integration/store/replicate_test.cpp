@@ -399,15 +399,8 @@ TEST_F(two_carriers,
        {"m1", from_line("line-x"), "m2", from_line("line-y")},
        {"t1", from_line("line-x"), "t1", removal_from("line-z")}}}));
   std::map<std::string, std::set<std::string>> noted; // uid -> kind@origin
-  auto history = b.client.call({"XRANGE", store::keys::history(person), "-", "+"});
-  ASSERT_TRUE(history);
-  for (std::size_t i = 0; i < history->view().size(); ++i) {
-    auto entry = store::read_history_entry(history->view()[i][1]);
-    ASSERT_TRUE(entry);
-    for (auto uid : entry->uids)
-      noted[std::string(uid)].insert(std::string(entry->kind) + "@" +
-                                     std::string(entry->origin));
-  }
+  for (const auto& n : history_notes(b.client, person))
+    noted[n.uid].insert(n.kind + "@" + n.origin);
   const std::string a = "carrier-a|";
   EXPECT_EQ(noted["s1"], (std::set<std::string>{"added@" + a + "line-x"}));
   EXPECT_EQ(noted["s2"], (std::set<std::string>{"added@" + a + "line-x"}));
@@ -437,15 +430,9 @@ TEST_F(two_carriers, history_keeps_the_order_of_a_batch_that_adds_and_changes_a_
                              {{"p", record, "q", record, "q", version(2, "newer"), "r",
                                record, "q", version(1, "older"), "s", record}}}));
   std::vector<std::string> noted; // kind:uid, in the stream's order
-  auto history = b.client.call({"XRANGE", store::keys::history(person), "-", "+"});
-  ASSERT_TRUE(history);
-  for (std::size_t i = 0; i < history->view().size(); ++i) {
-    auto entry = store::read_history_entry(history->view()[i][1]);
-    ASSERT_TRUE(entry);
-    for (auto uid : entry->uids)
-      if (uid != "u1") // the card of one_card_for_b's upload, taken before
-        noted.push_back(std::string(entry->kind) + ":" + std::string(uid));
-  }
+  for (const auto& n : history_notes(b.client, person))
+    if (n.uid != "u1") // the card of one_card_for_b's upload, taken before
+      noted.push_back(n.kind + ":" + n.uid);
   EXPECT_EQ(noted, (std::vector<std::string>{"added:p", "added:q", "changed:q", "added:r",
                                              "lost:q", "added:s"}));
 }

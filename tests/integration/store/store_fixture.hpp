@@ -3,6 +3,8 @@
 #include "core/book.hpp"
 #include "core/stamp.hpp"
 #include "store/account_store.hpp"
+#include "store/history_entry.hpp"
+#include "store/keys.hpp"
 #include "store/outbox.hpp"
 #include "store/sealed_records.hpp"
 #include "tests/support/redis_server.hpp"
@@ -112,6 +114,30 @@ inline std::map<std::string, std::string> hash_fields(store::redis_client& r,
   auto v = reply->view();
   for (std::size_t i = 0; i + 1 < v.size(); i += 2)
     out[std::string(v[i].str())] = std::string(v[i + 1].str());
+  return out;
+}
+
+/// What an account's shared history notes, in the stream's order: one
+/// {kind, origin "carrier|line", uid} per uid of each entry.
+struct history_note {
+  std::string kind, origin, uid;
+};
+inline std::vector<history_note> history_notes(store::redis_client& r,
+                                               const std::string& idcode) {
+  auto reply = r.call({"XRANGE", store::keys::history(idcode), "-", "+"});
+  EXPECT_TRUE(reply);
+  std::vector<history_note> out;
+  if (!reply)
+    return out;
+  for (std::size_t i = 0; i < reply->view().size(); ++i) {
+    auto entry = store::read_history_entry(reply->view()[i][1]);
+    EXPECT_TRUE(entry);
+    if (!entry)
+      continue;
+    for (auto uid : entry->uids)
+      out.push_back(
+          {std::string(entry->kind), std::string(entry->origin), std::string(uid)});
+  }
   return out;
 }
 

@@ -1,6 +1,4 @@
 // F2 shared upload and F7 private upload against a real redis-server.
-#include "store/history_entry.hpp"
-#include "store/keys.hpp"
 #include "tests/integration/store/store_fixture.hpp"
 
 #include <set>
@@ -170,14 +168,8 @@ TEST_F(two_lines, history_keeps_the_order_of_a_delta_that_adds_and_changes) {
           make_card("d", "Wang Wu"), make_card("e1", "Sun")},
          store::upload_mode::delta);
   std::vector<std::string> noted; // kind:uid, in the stream's order
-  auto history = a.client.call({"XRANGE", store::keys::history(person), "-", "+"});
-  ASSERT_TRUE(history);
-  for (std::size_t i = 0; i < history->view().size(); ++i) {
-    auto entry = store::read_history_entry(history->view()[i][1]);
-    ASSERT_TRUE(entry);
-    for (auto uid : entry->uids)
-      noted.push_back(std::string(entry->kind) + ":" + std::string(uid));
-  }
+  for (const auto& n : history_notes(a.client, person))
+    noted.push_back(n.kind + ":" + n.uid);
   EXPECT_EQ(noted,
             (std::vector<std::string>{"added:b", "added:d", "added:a1", "changed:b",
                                       "added:c1", "changed:d", "added:e1"}));
