@@ -55,6 +55,7 @@ for _, entry in ipairs(entries) do
     asked, answered, added, removed = asked + q, answered + ans, added + add, removed + rm
   end
 end
+collect_if_large(applied + identical + stale)
 return apply_incoming_reply{applied = applied, identical = identical, stale = stale, asked = asked,
                             answered = answered, siblings_added = added,
                             siblings_removed = removed, not_sibling = not_sibling}

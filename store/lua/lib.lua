@@ -137,6 +137,16 @@ local function same_content(a, b)
   return da or rec_hash(a) == rec_hash(b)
 end
 
+-- Lua's collector is incremental: it pays for garbage as new allocations
+-- come, so a call that made much of it (a book's upload or apply) leaves its
+-- collection to the calls after it, whoever's they are (a 100-edit delta
+-- right after a 50,000-card book: its call 12 ms instead of 3, all of it
+-- Lua). Such a call collects before it returns, where the cost is its own.
+local LARGE_CALL_CARDS = 1000
+local function collect_if_large(cards)
+  if cards > LARGE_CALL_CARDS then collectgarbage() end
+end
+
 -- HSET/HDEL of many fields, in chunks that fit Lua's C stack.
 local CHUNK = 1000
 -- Redis keeps a hash as a listpack while it has at most

@@ -90,7 +90,9 @@ if scope == 'private' then
   hdel_list(key, drops)
   local any = #writes + #drops > 0
   if any then trim_history(hkey) end
-  return {close_account(account, any), added, changed, removed, unchanged, 0, 0}
+  local version = close_account(account, any)
+  collect_if_large(added + changed + removed + unchanged)
+  return {version, added, changed, removed, unchanged, 0, 0}
 end
 
 -- F2: diff against the line's base, so cards that came from other lines and
@@ -231,4 +233,5 @@ if seq then
     reply[#reply + 1] = c[3]
   end
 end
+collect_if_large(added + changed + removed + unchanged)
 return reply
