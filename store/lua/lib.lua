@@ -175,8 +175,13 @@ end
 -- store, a new line's base and a line's explicit offers (mostly none) are
 -- empty, and each field would be an argument made and answered for nothing.
 local FIELDS_WORTH_AN_EXISTS = 32
+-- Whether a hash that `count` fields are read from or deleted in may hold
+-- any: asked only for many fields.
+local function may_hold(key, count)
+  return count < FIELDS_WORTH_AN_EXISTS or redis.call('EXISTS', key) == 1
+end
 local function hdel_list(key, fields)
-  if #fields >= FIELDS_WORTH_AN_EXISTS and redis.call('EXISTS', key) == 0 then return end
+  if not may_hold(key, #fields) then return end
   for i = 1, #fields, CHUNK do
     redis.call('HDEL', key, unpack(fields, i, math.min(i + CHUNK - 1, #fields)))
   end
@@ -186,7 +191,7 @@ end
 -- One field is an HGET: HMGET's reply is a table, which cost an edit's
 -- upload about 1.5% per read (bench/redis_instructions). Many are read only
 -- in a hash that exists (FIELDS_WORTH_AN_EXISTS).
--- (`exists`: the caller found the hash there already.)
+-- (`exists`: the caller asked may_hold already.)
 local function hmget_map(key, fields, exists)
   local map = {}
   if #fields == 1 then
@@ -194,9 +199,7 @@ local function hmget_map(key, fields, exists)
     if value then map[fields[1]] = value end
     return map
   end
-  if not exists and #fields >= FIELDS_WORTH_AN_EXISTS and redis.call('EXISTS', key) == 0 then
-    return map
-  end
+  if not exists and not may_hold(key, #fields) then return map end
   for i = 1, #fields, CHUNK do
     local last = math.min(i + CHUNK - 1, #fields)
     local values = redis.call('HMGET', key, unpack(fields, i, last))
@@ -809,8 +812,8 @@ end
 -- -- incoming outbox entries of a sibling carrier ------------------------------
 
 -- F4 receive: compare, then copy. A change from a sibling carrier is taken
--- only if its stamp is newer; if its content differs, it goes into the
--- pending mailbox of every line of the account. The batch is the uid,
+-- only if its stamp is newer; if its content differs, history notes it,
+-- which is where the account's lines read their mailboxes. The batch is the uid,
 -- record pairs args[from..last] (a call's ARGV: read where they are, not
 -- copied), each record's form checked by the caller, `newest` their newest
 -- stamp, which alone the account's clock observes, and `live_origin` the
@@ -840,7 +843,7 @@ local function replicate_in(id, args, from, last, newest, live_origin, peer)
   -- A store that is not there yet (a new book's first batch) is not read.
   -- (Lists counted as they grow, not # per append: see line_changes.)
   local held = {}
-  if cards < FIELDS_WORTH_AN_EXISTS or redis.call('EXISTS', skey) == 1 then
+  if may_hold(skey, cards) then
     local uids = {}
     for i = from, last, 2 do uids[(i - from) / 2 + 1] = args[i] end
     held = hmget_map(skey, uids, true)
