@@ -87,8 +87,10 @@ caf::result<std::string> deliver(federation_pointer self, const signed_batch& ba
   if (!applies_here(st, opened.entries))
     return relay(self, st.router, caf::duration{router_timeout},
                  peer_batch{batch.origin, std::move(opened.entries)}, received);
-  auto sealed =
-      store::seal_delivery(*st.store->keys().current(), batch.origin, opened.entries);
+  // The ring that seals is held until the delivery is applied: key rotation
+  // waits for writes sealed under an older writer (core::shared_keyring).
+  auto ring = st.store->keys().current();
+  auto sealed = store::seal_delivery(*ring, batch.origin, opened.entries);
   if (!sealed)
     return std::move(sealed.error());
   // These deliveries are applied in the order they came: the endpoint applies
@@ -101,7 +103,7 @@ caf::result<std::string> deliver(federation_pointer self, const signed_batch& ba
   if (st.handed_over > 0 || !self->mailbox().empty()) {
     ++st.handed_over;
     return relay(self, st.applier, caf::infinite, std::move(*sealed), received,
-                 [self] { --self->state.handed_over; });
+                 [self, ring] { --self->state.handed_over; });
   }
   auto acked = apply_delivery(*st.store, *sealed);
   if (!acked)

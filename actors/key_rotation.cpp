@@ -7,6 +7,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/send.hpp>
 
+#include <chrono>
 #include <optional>
 
 namespace simsync {
@@ -22,21 +23,46 @@ namespace {
 
 using progress_ptr = std::shared_ptr<key_rotation::progress>;
 
+/// How long a pass waits for writes sealed under an older writer, and how
+/// often it looks: a write is answered in well under a second, unless Redis
+/// is away (then the pass could not run anyway).
+constexpr auto wait_for_older_writes = std::chrono::seconds{60};
+constexpr auto older_writes_poll = std::chrono::milliseconds{20};
+
 /// One pass: each message is a SCAN cursor; "0" after the first step ends it.
 caf::behavior reseal_pass(caf::event_based_actor* self, store::redis_endpoint redis_at,
                           std::shared_ptr<const core::shared_keyring> keys,
                           progress_ptr progress) {
   auto redis = std::make_shared<std::optional<store::redis_client>>();
+  auto started = std::make_shared<bool>(false);
+  auto give_up = std::chrono::steady_clock::now() + wait_for_older_writes;
   auto finish = [self, progress](std::string error) {
     std::lock_guard<std::mutex> lock{progress->mutex};
     auto& s = progress->status;
-    s.running = false;
+    s.running = s.waiting = false;
     s.last_error = std::move(error);
     if (s.last_error.empty())
       ++s.passes;
     self->quit();
   };
   return {[=](const std::string& cursor) {
+    if (!*started) {
+      auto unanswered = keys->older_writers_in_use();
+      {
+        std::lock_guard<std::mutex> lock{progress->mutex};
+        progress->status.waiting = unanswered > 0;
+        progress->status.pass_writer = keys->current()->writer();
+      }
+      if (unanswered > 0 && std::chrono::steady_clock::now() < give_up) {
+        self->delayed_send(self, older_writes_poll, cursor);
+        return;
+      }
+      if (unanswered > 0)
+        return finish("writes sealed under an older writer were still unanswered after " +
+                      std::to_string(wait_for_older_writes.count()) +
+                      " s; start the pass again");
+      *started = true;
+    }
     if (!*redis) {
       auto client = store::redis_client::connect(redis_at);
       if (!client)

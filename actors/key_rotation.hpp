@@ -24,7 +24,11 @@ namespace simsync {
 struct key_rotation_status {
   core::keyring::key_id writer = 0;
   std::vector<core::keyring::key_id> keys;
-  bool running = false;       ///< a pass is under way
+  bool running = false; ///< a pass is under way
+  /// The running pass waits, before it looks at anything, until no write
+  /// sealed under an older writer is still unanswered: it could land after
+  /// the pass had looked at its key.
+  bool waiting = false;
   std::uint64_t passes = 0;   ///< passes finished since the node started
   std::uint64_t scanned = 0;  ///< of the running pass, or else the last one
   std::uint64_t resealed = 0; ///< same
@@ -32,6 +36,17 @@ struct key_rotation_status {
   /// After the last finished pass: values still sealed with another key.
   std::map<core::keyring::key_id, std::uint64_t> left;
   std::string last_error; ///< why the last pass stopped early; empty if it did not
+  /// The writer the last pass started under.
+  core::keyring::key_id pass_writer = 0;
+
+  /// The last pass, under the writer of now, found every value sealed with
+  /// it: nothing re-sealed, changed meanwhile or left. Only then may an older
+  /// key leave the ring: a value re-sealed or changed by a pass may have
+  /// been copied elsewhere (history, another line's store) behind it.
+  bool clean() const {
+    return !running && passes > 0 && last_error.empty() && pass_writer == writer &&
+           resealed == 0 && changed == 0 && left.empty();
+  }
 };
 
 class key_rotation {

@@ -4,6 +4,7 @@
 #include "core/digest.hpp"
 #include "core/seal.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace simsync::core {
@@ -114,6 +115,25 @@ std::string keyring::lookup_hash(std::string_view domain, std::string_view value
   message += '\0';
   message.append(value);
   return base64url(hmac_sha256(lookup_key_, message).substr(0, lookup_hash_bytes));
+}
+
+void shared_keyring::replace(keyring ring) {
+  auto next = std::make_shared<const keyring>(std::move(ring));
+  std::lock_guard<std::mutex> lock{retired_mutex_};
+  retired_.push_back(std::atomic_exchange(&ring_, std::move(next)));
+}
+
+std::size_t shared_keyring::older_writers_in_use() const {
+  auto writer = current()->writer();
+  std::lock_guard<std::mutex> lock{retired_mutex_};
+  retired_.erase(std::remove_if(retired_.begin(), retired_.end(),
+                                [](const auto& ring) { return ring.expired(); }),
+                 retired_.end());
+  return static_cast<std::size_t>(
+      std::count_if(retired_.begin(), retired_.end(), [writer](const auto& ring) {
+        auto held = ring.lock();
+        return held && held->writer() != writer;
+      }));
 }
 
 } // namespace simsync::core

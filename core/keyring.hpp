@@ -4,9 +4,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace simsync::core {
 
@@ -79,18 +81,27 @@ private:
 /// A node's current keyring, replaced whole when its keys rotate. Readers
 /// take a snapshot per use, so a value is sealed and its head written under
 /// one ring even while another thread replaces it.
+///
+/// A write holds the snapshot it sealed with until Redis has answered it, so
+/// the node can tell when nothing sealed under an older writer is still on
+/// its way to Redis: a re-seal pass that starts before then could miss what
+/// lands after it has looked (key rotation waits for it).
 class shared_keyring {
 public:
   explicit shared_keyring(keyring ring)
       : ring_(std::make_shared<const keyring>(std::move(ring))) {}
 
   std::shared_ptr<const keyring> current() const { return std::atomic_load(&ring_); }
-  void replace(keyring ring) {
-    std::atomic_store(&ring_, std::make_shared<const keyring>(std::move(ring)));
-  }
+  void replace(keyring ring);
+
+  /// How many rings replaced since, whose writer is not the current ring's,
+  /// something still holds: writes sealed with them and not yet answered.
+  std::size_t older_writers_in_use() const;
 
 private:
   std::shared_ptr<const keyring> ring_;
+  mutable std::mutex retired_mutex_;
+  mutable std::vector<std::weak_ptr<const keyring>> retired_;
 };
 
 } // namespace simsync::core

@@ -23,7 +23,8 @@ void handle_key_status(const exchange_ptr& ex) {
   nlohmann::json left = nlohmann::json::object();
   for (auto [id, n] : s.left)
     left[std::to_string(id)] = n;
-  nlohmann::json reseal{{"running", s.running}, {"passes", s.passes},
+  nlohmann::json reseal{{"running", s.running}, {"waiting", s.waiting},
+                        {"clean", s.clean()},   {"passes", s.passes},
                         {"scanned", s.scanned}, {"resealed", s.resealed},
                         {"changed", s.changed}, {"left", left}};
   if (!s.last_error.empty())

@@ -63,7 +63,7 @@ public:
     if (req.scope == store::scope::shared)
       if (auto refusal = shared_write_refusal())
         return done(caf::expected<store::upload_result>{std::move(refusal)});
-    run(std::make_shared<const store::upload_call>(req, s_.carrier, *s_.keys->current(),
+    run(std::make_shared<const store::upload_call>(req, s_.carrier, s_.keys->current(),
                                                    s_.history),
         std::move(done));
   }

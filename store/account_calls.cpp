@@ -85,8 +85,10 @@ caf::expected<std::uint64_t> one_count(reply_view v, const char* name) {
 constexpr std::size_t cards_per_sealing_part = 1000;
 
 upload_call::upload_call(const upload_request& req, const std::string& carrier,
-                         const core::keyring& keys, history_policy history)
-    : hlc_(hlc_of(req.now_ms)), confirmed_(std::to_string(req.confirm_removals)),
+                         std::shared_ptr<const core::keyring> keys,
+                         history_policy history)
+    : sealed_with_(std::move(keys)), hlc_(hlc_of(req.now_ms)),
+      confirmed_(std::to_string(req.confirm_removals)),
       mass_min_(std::to_string(req.guard.min_cards)),
       mass_percent_(std::to_string(req.guard.percent)),
       keep_ms_(std::to_string(history.keep_ms)),
@@ -107,15 +109,15 @@ upload_call::upload_call(const upload_request& req, const std::string& carrier,
   const auto now_hlc = req.now_ms * core::hlc_logical_per_ms;
   hashes_.resize(cards.size());
   records_.resize(cards.size());
-  core::parts_in_parallel(
-      cards.size(), cards_per_sealing_part, [&](std::size_t begin, std::size_t end) {
-        for (auto i = begin; i < end; ++i) {
-          hashes_[i] = cards[i].hash.hex();
-          records_[i] =
-              core::encode_live_record(now_hlc, cards[i].hash, carrier, req.line,
-                                       seal_card(keys, cards[i].card, req.idcode));
-        }
-      });
+  core::parts_in_parallel(cards.size(), cards_per_sealing_part,
+                          [&](std::size_t begin, std::size_t end) {
+                            for (auto i = begin; i < end; ++i) {
+                              hashes_[i] = cards[i].hash.hex();
+                              records_[i] = core::encode_live_record(
+                                  now_hlc, cards[i].hash, carrier, req.line,
+                                  seal_card(*sealed_with_, cards[i].card, req.idcode));
+                            }
+                          });
   args_.reserve(args_.size() + 3 * cards.size());
   for (std::size_t i = 0; i < cards.size(); ++i) {
     args_.push_back(cards[i].uid);

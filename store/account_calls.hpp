@@ -51,13 +51,16 @@ protected:
 class upload_call : public script_call {
 public:
   using result_type = upload_result;
+  /// Seals with `keys`, which the call holds until it is destroyed, after
+  /// Redis answered it (core::shared_keyring::older_writers_in_use).
   upload_call(const upload_request& req, const std::string& carrier,
-              const core::keyring& keys, history_policy history);
+              std::shared_ptr<const core::keyring> keys, history_policy history);
 
   static constexpr script which = script::upload;
   caf::expected<upload_result> read(reply_view v) const;
 
 private:
+  std::shared_ptr<const core::keyring> sealed_with_;
   std::string hlc_, confirmed_, mass_min_, mass_percent_, keep_ms_, keep_count_;
   std::vector<std::string> hashes_;
   std::vector<std::string> records_;

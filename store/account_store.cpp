@@ -172,7 +172,7 @@ account_store::token_hashes(const std::string& idcode) {
 }
 
 caf::expected<upload_result> account_store::upload(const upload_request& req) {
-  return run_call(redis_, upload_call{req, carrier_, *keys_->current(), history_});
+  return run_call(redis_, upload_call{req, carrier_, keys_->current(), history_});
 }
 
 caf::expected<history_page>
@@ -275,7 +275,8 @@ caf::expected<sealed_delivery> seal_delivery(const core::keyring& keys,
 caf::expected<replicate_result>
 account_store::apply_incoming(const std::string& origin,
                               const std::vector<outbox_entry>& entries) {
-  auto sealed = seal_delivery(*keys_->current(), origin, entries);
+  auto ring = keys_->current(); // held until applied: key rotation waits for it
+  auto sealed = seal_delivery(*ring, origin, entries);
   if (!sealed)
     return std::move(sealed.error());
   return apply_incoming(*sealed);

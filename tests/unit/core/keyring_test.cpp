@@ -86,3 +86,20 @@ TEST(keyring, a_shared_ring_is_replaced_whole) {
   EXPECT_EQ(before->writer(), 1);
   EXPECT_EQ(shared.current()->writer(), 2);
 }
+
+TEST(keyring, a_replaced_ring_counts_while_a_write_holds_it_and_its_writer_is_older) {
+  shared_keyring shared(ring({{1, key_one}}, 1));
+  auto sealed_under_1 = shared.current();
+  shared.replace(ring({{1, key_one}, {2, key_two}}, 1)); // key 2 joins; 1 still writes
+  EXPECT_EQ(shared.older_writers_in_use(), 0u);
+  auto also_under_1 = shared.current();
+  shared.replace(ring({{1, key_one}, {2, key_two}}, 2));
+  EXPECT_EQ(shared.older_writers_in_use(), 2u);
+  sealed_under_1.reset();
+  EXPECT_EQ(shared.older_writers_in_use(), 1u);
+  also_under_1.reset();
+  EXPECT_EQ(shared.older_writers_in_use(), 0u);
+  auto under_2 = shared.current();
+  shared.replace(ring({{2, key_two}}, 2)); // key 1 leaves; the writer is the same
+  EXPECT_EQ(shared.older_writers_in_use(), 0u);
+}
