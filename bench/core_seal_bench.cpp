@@ -2,14 +2,17 @@
 // the vCard dictionary and expanding it (core/card_compression.hpp; the
 // counter is the stored share of the card's bytes), AES-256-GCM of a card
 // bound to its account (core::keyring::seal / open), and a line id
-// (lookup_hash).
+// (lookup_hash), and a book's sealed cards made into records as an upload
+// hands them to the store (core::encode_live_record).
 // Run: core_seal_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include "core/card_compression.hpp"
 #include "core/keyring.hpp"
+#include "core/record.hpp"
 
 #include <benchmark/benchmark.h>
 
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -78,6 +81,24 @@ void line_id(benchmark::State& state) {
     benchmark::DoNotOptimize(keys.lookup_hash("msisdn", "+8613800138000"));
 }
 BENCHMARK(line_id);
+
+// A book of 50,000 sealed cards made into the records an upload stores,
+// all kept until the last is made (as upload_call keeps them).
+void book_records(benchmark::State& state) {
+  auto keys = ring();
+  auto sealed = keys.seal(simsync::core::compress_card(typical_card), account);
+  auto hash = simsync::core::content_hash::of(typical_card);
+  const std::size_t cards = 50'000;
+  for (auto _ : state) {
+    std::vector<std::string> records(cards);
+    for (auto& record : records)
+      record = simsync::core::encode_live_record(
+          1700000000000000000ULL, hash, "carrier-a", "kftU7eZWHcYEpVu8SwPpag", sealed);
+    benchmark::DoNotOptimize(records.data());
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * cards));
+}
+BENCHMARK(book_records)->Unit(benchmark::kMillisecond);
 
 } // namespace
 

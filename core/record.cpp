@@ -83,7 +83,9 @@ std::string record_head(std::uint64_t hlc, const content_hash& hash, bool delete
   char head[hlc_width + 1];
   std::snprintf(head, sizeof head, "%016llu", static_cast<unsigned long long>(hlc));
   std::string out;
-  out.reserve(hlc_width + hash_width + 5 + carrier.size() + line.size() + body_size);
+  // "HLC|HASH|L|carrier|line|": five bars and the flag around the parts, so
+  // that the record is made in one allocation (the body is appended after).
+  out.reserve(hlc_width + hash_width + 6 + carrier.size() + line.size() + body_size);
   out.append(head, hlc_width);
   out += '|';
   out += hash.hex();

@@ -44,6 +44,21 @@ TEST(record, a_live_record_made_from_its_parts_is_the_same_bytes) {
   expect_same(*back, rec);
 }
 
+TEST(record, a_record_is_made_in_one_allocation_of_its_size) {
+  // A book's upload makes one per card: a record that outgrew its room was
+  // copied into one twice its size (core_seal_bench book_records: 50,000
+  // records in 86 ms against 48 ms, and about 10 MB more held by the upload).
+  auto rec = sample();
+  auto live =
+      encode_live_record(rec.st.hlc, rec.hash, rec.st.carrier, rec.st.line, rec.card);
+  EXPECT_EQ(live.capacity(), live.size());
+  rec.deleted = true;
+  rec.card.clear();
+  rec.removes = stamp{1700000000000001ULL, "carrier-b", "+8618600000000"};
+  auto tombstone = encode_record(rec);
+  EXPECT_EQ(tombstone.capacity(), tombstone.size());
+}
+
 TEST(record, tombstone_round_trips_with_the_version_it_removes) {
   stamped_card rec{stamp{42, "carrier-b", "+8618600186000"}, true, content_hash{}, "",
                    stamp{17, "carrier-a", "+8613800138000"}};
