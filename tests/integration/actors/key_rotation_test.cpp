@@ -67,17 +67,6 @@ struct key_rotation_pass : ::testing::Test {
     return s;
   }
 
-  store::upload_request edit(const std::string& uid, const std::string& name) {
-    store::upload_request req;
-    req.idcode = person;
-    req.line = line_a;
-    req.token_hash = proof_of(line_a);
-    req.mode = store::upload_mode::delta;
-    req.cards = {make_card(uid, name)};
-    req.now_ms = core::unix_now_ms();
-    return req;
-  }
-
   carrier_store a{"carrier-a"};
   caf::actor_system_config cfg;
   caf::actor_system sys;
@@ -91,7 +80,8 @@ struct key_rotation_pass : ::testing::Test {
 
 TEST_F(key_rotation_pass, waits_for_a_write_sealed_under_the_older_writer) {
   // An edit sealed with key 1 before the writer changed, not yet in Redis.
-  auto req = edit("u3", "Cy"); // the call's arguments view it
+  auto req = upload_request_of(person, line_a, {make_card("u3", "Cy")},
+                               store::upload_mode::delta); // the call's arguments view it
   auto in_flight = std::make_unique<store::upload_call>(
       req, "carrier-a", a.keys->current(), store::history_policy{});
   make_key_2_the_writer();

@@ -63,12 +63,13 @@ inline void register_line(store::account_store& s, const std::string& idcode,
   ASSERT_TRUE(r) << describe(r.error());
 }
 
-inline store::upload_result upload(store::account_store& s, const std::string& idcode,
-                                   const std::string& line,
-                                   std::vector<core::book_entry> cards,
-                                   store::upload_mode mode = store::upload_mode::snapshot,
-                                   store::scope where = store::scope::shared,
-                                   std::uint64_t now_ms = 1'700'000'000'000) {
+/// A line's upload of `cards`, with the proof register_line stored.
+inline store::upload_request
+upload_request_of(const std::string& idcode, const std::string& line,
+                  std::vector<core::book_entry> cards,
+                  store::upload_mode mode = store::upload_mode::snapshot,
+                  store::scope where = store::scope::shared,
+                  std::uint64_t now_ms = 1'700'000'000'000) {
   store::upload_request req;
   req.idcode = idcode;
   req.line = line;
@@ -77,7 +78,17 @@ inline store::upload_result upload(store::account_store& s, const std::string& i
   req.mode = mode;
   req.cards = std::move(cards);
   req.now_ms = now_ms;
-  auto r = s.upload(req);
+  return req;
+}
+
+inline store::upload_result upload(store::account_store& s, const std::string& idcode,
+                                   const std::string& line,
+                                   std::vector<core::book_entry> cards,
+                                   store::upload_mode mode = store::upload_mode::snapshot,
+                                   store::scope where = store::scope::shared,
+                                   std::uint64_t now_ms = 1'700'000'000'000) {
+  auto r =
+      s.upload(upload_request_of(idcode, line, std::move(cards), mode, where, now_ms));
   EXPECT_TRUE(r) << describe(r.error());
   return r ? *r : store::upload_result{};
 }
