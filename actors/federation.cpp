@@ -103,7 +103,9 @@ caf::result<std::string> deliver(federation_pointer self, const signed_batch& ba
   if (st.handed_over > 0 || !self->mailbox().empty()) {
     ++st.handed_over;
     return relay(self, st.applier, caf::infinite, std::move(*sealed), received,
-                 [self, ring] { --self->state.handed_over; });
+                 [self, ring] { // `ring` is held until the applier answers
+                   --self->state.handed_over;
+                 });
   }
   auto acked = apply_delivery(*st.store, *sealed);
   if (!acked)

@@ -3,9 +3,9 @@
 // older writer is unanswered, and calls itself clean only after a pass that
 // found every value sealed with the writer, so that an older key may go.
 #include "actors/key_rotation.hpp"
-#include "core/digest.hpp"
 #include "store/account_calls.hpp"
 #include "tests/integration/store/store_fixture.hpp"
+#include "tests/support/test_keyring.hpp"
 
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
@@ -32,11 +32,11 @@ struct key_rotation_pass : ::testing::Test {
 
   /// The node's keyring file: `ids` from {1: the old key, 2: a new one}.
   void write_keyring(std::initializer_list<int> ids, int writer) {
-    std::ofstream out(keyring_file, std::ios::trunc);
-    out << "writer = " << writer << "\nlookup = \"" << core::hex(lookup_key)
-        << "\"\n[keys]\n";
+    std::map<int, std::string> keys;
     for (int id : ids)
-      out << id << " = \"" << core::hex(id == 1 ? old_key : new_key) << "\"\n";
+      keys[id] = id == 1 ? old_key : new_key;
+    std::ofstream(keyring_file, std::ios::trunc)
+        << keyring_text(keys, writer, lookup_key);
   }
 
   /// Key 2 in the ring and sealing, as a rotation's first two steps leave it.

@@ -3,9 +3,9 @@
 // pass runs, and the old key is dropped once nothing is left under it. No
 // acknowledged change is lost, at the carrier or at its sibling, and only the
 // admin credential may do any of it.
-#include "core/digest.hpp"
 #include "tests/integration/gateway/gateway_fixture.hpp"
 #include "tests/support/random_hex.hpp"
+#include "tests/support/test_keyring.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -17,16 +17,6 @@ using namespace simsync;
 using namespace simsync::testing;
 
 namespace {
-
-/// A keyring file's text: `keys` (id -> bytes), `writer` seals, the lookup key kept.
-std::string keyring_text(const std::map<int, std::string>& keys, int writer,
-                         const std::string& lookup) {
-  std::string out = "writer = " + std::to_string(writer) + "\nlookup = \"" +
-                    core::hex(lookup) + "\"\n[keys]\n";
-  for (const auto& [id, key] : keys)
-    out += std::to_string(id) + " = \"" + core::hex(key) + "\"\n";
-  return out;
-}
 
 struct key_rotation : shared_deployment<key_rotation> {
   static std::vector<std::string> carriers() { return {"carrier-a", "carrier-b"}; }
