@@ -135,20 +135,11 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
         return with_store(
             self, [&](store::account_store& s) { return s.token_hashes(idcode); });
       },
-      [=](atom::put_subscriber, const std::vector<store::subscriber_record>& records,
+      [=](atom::put_subscriber, std::vector<store::subscriber_record> records,
           std::uint64_t now_ms) {
-        return with_store(self,
-                          [&](store::account_store& s)
-                              -> caf::expected<std::vector<store::subscriber_outcome>> {
-                            std::vector<store::subscriber_outcome> out;
-                            for (const auto& record : records) {
-                              auto r = store::put_subscriber(s.redis(), record, now_ms);
-                              if (!r)
-                                return std::move(r.error());
-                              out.push_back(std::move(*r));
-                            }
-                            return out;
-                          });
+        return with_store(self, [&](store::account_store& s) {
+          return s.put_subscribers(std::move(records), now_ms);
+        });
       },
       [=](atom::delete_subscriber, const std::string& line) {
         return with_store(self, [&](store::account_store& s) {

@@ -7,6 +7,7 @@
 #include "store/keys.hpp"
 #include "store/operator_streams.hpp"
 #include "store/replies.hpp" // made from store/contract/replies.list
+#include "store/reseal.hpp"
 #include "store/scripts.hpp"
 #include "store/sealed_records.hpp"
 
@@ -72,10 +73,15 @@ account_store::account_store(redis_client& redis, std::string carrier,
       history_(history) {}
 
 caf::expected<register_result> account_store::register_line(const register_request& req) {
+  // Held until Redis answers (core::shared_keyring::older_writers_in_use):
+  // the values the gateway sealed, and the user info it read from the
+  // subscriber record, land sealed with this ring's writer.
+  auto ring = keys_->current();
+  auto user_info = sealed_by_writer(*ring, req.sealed_user_info, req.idcode);
+  auto msisdn = sealed_by_writer(*ring, req.sealed_msisdn, req.idcode);
   auto now = std::to_string(req.now_ms);
   std::vector<std::string_view> args{
-      req.idcode,        req.line, req.iccid_hash, req.token_hash, req.sealed_user_info,
-      req.sealed_msisdn, now};
+      req.idcode, req.line, req.iccid_hash, req.token_hash, user_info, msisdn, now};
   args.insert(args.end(), req.peers.begin(), req.peers.end());
   auto v = script_counts<replies::register_line>(redis_, script::register_line, args);
   if (!v)
@@ -100,6 +106,23 @@ caf::expected<bool> account_store::remove_line(const std::string& idcode,
     logging::error("operator_entries_not_dropped",
                    {{"idcode", idcode}, {"error", describe(dropped.error())}});
   return true;
+}
+
+caf::expected<std::vector<subscriber_outcome>>
+account_store::put_subscribers(std::vector<subscriber_record> records,
+                               std::uint64_t now_ms) {
+  auto ring = keys_->current(); // held until Redis answers, as in register_line
+  std::vector<subscriber_outcome> out;
+  out.reserve(records.size());
+  for (auto& record : records) {
+    record.sealed_user_info =
+        sealed_by_writer(*ring, std::move(record.sealed_user_info), record.idcode);
+    auto r = put_subscriber(redis_, record, now_ms);
+    if (!r)
+      return std::move(r.error());
+    out.push_back(std::move(*r));
+  }
+  return out;
 }
 
 caf::expected<claim_result> account_store::claim_line(const std::string& line,

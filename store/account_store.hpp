@@ -5,6 +5,7 @@
 #include "core/record.hpp"
 #include "store/outbox.hpp"
 #include "store/redis_client.hpp"
+#include "store/subscriber_registry.hpp"
 
 #include <caf/expected.hpp>
 
@@ -263,6 +264,10 @@ public:
                                          const std::string& take_over_from = "");
   /// Releases `idcode`'s claim of `line`; false if it held none.
   caf::expected<bool> release_claim(const std::string& line, const std::string& idcode);
+  /// Writes the carrier's subscriber records (store/subscriber_registry.hpp)
+  /// in their order; each one's user info lands sealed with the writer key.
+  caf::expected<std::vector<subscriber_outcome>>
+  put_subscribers(std::vector<subscriber_record> records, std::uint64_t now_ms);
 
   // -- F2, F7 -----------------------------------------------------------------
   /// A snapshot that would remove too much of the book stores nothing and

@@ -173,6 +173,15 @@ caf::expected<void> count_outbox(redis_client& redis, const core::keyring& keys,
 
 } // namespace
 
+std::string sealed_by_writer(const core::keyring& keys, std::string value,
+                             const std::string& idcode) {
+  auto id = core::keyring::key_of(value);
+  if (!id || *id == keys.writer())
+    return value;
+  auto again = sealed_again(keys, value, idcode);
+  return again ? std::move(*again) : std::move(value);
+}
+
 caf::expected<reseal_step> reseal_step_at(redis_client& redis, const core::keyring& keys,
                                           const std::string& cursor) {
   auto r = redis.call({"SCAN", cursor, "COUNT", keys_per_step});

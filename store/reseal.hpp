@@ -30,6 +30,16 @@ struct reseal_step {
   std::map<core::keyring::key_id, std::uint64_t> left;
 };
 
+/// A value sealed whole (user info, a line's number) as a write should store
+/// it: sealed with the writer key of `keys`, the ring the write holds until
+/// Redis answers. One sealed elsewhere (another node's gateway, or a
+/// subscriber record read before the writer changed) is sealed again, so that
+/// no write can land an older key's value behind a pass that has looked.
+/// Kept as it is where that key sealed it, where it is not a sealed value, or
+/// where it does not open (a pass counts it as left).
+std::string sealed_by_writer(const core::keyring& keys, std::string value,
+                             const std::string& idcode);
+
 /// One step of a pass, from `cursor` ("0" starts a pass).
 caf::expected<reseal_step> reseal_step_at(redis_client& redis, const core::keyring& keys,
                                           const std::string& cursor);

@@ -158,3 +158,56 @@ TEST_F(reseal, a_value_changed_since_it_was_read_is_not_overwritten) {
   EXPECT_EQ(r->view()[0].integer(), 0);
   EXPECT_NE(hash_fields(a.client, key)["u1"], "replacement");
 }
+
+TEST_F(reseal,
+       a_registration_sealed_under_the_older_writer_lands_sealed_with_the_writer) {
+  // The gateway sealed the number, and read the user info from the subscriber
+  // record, before the writer changed; the store writes them after.
+  const std::string line_3 = "+8613800138003", info = R"({"name":"Ada"})";
+  store::register_request req{other_person,
+                              line_3,
+                              "iccid-hash",
+                              proof_of(line_3),
+                              old_ring.seal(info, other_person),
+                              core::unix_now_ms(),
+                              {},
+                              old_ring.seal(line_3, other_person)};
+  rotate();
+  auto registered = a.store.register_line(req);
+  ASSERT_TRUE(registered) << describe(registered.error());
+  ASSERT_TRUE(registered->account_created);
+
+  auto user_info = hash_fields(a.admin, store::keys::account(other_person))["user_info"];
+  auto msisdn = hash_fields(a.admin, store::keys::line(other_person, line_3))["msisdn"];
+  EXPECT_EQ(core::keyring::key_of(user_info), 2);
+  EXPECT_EQ(core::keyring::key_of(msisdn), 2);
+  EXPECT_EQ(a.keys->current()->open(user_info, other_person), info);
+  EXPECT_EQ(a.keys->current()->open(msisdn, other_person), line_3);
+}
+
+TEST_F(reseal, a_subscriber_sealed_under_the_older_writer_lands_sealed_with_the_writer) {
+  const std::string info = R"({"name":"Bo","id_number":"110101199003074578"})";
+  store::subscriber_record record{"line-of-bo", "iccid-of-bo", other_person,
+                                  old_ring.seal(info, other_person), true};
+  rotate();
+  auto put = a.store.put_subscribers({record}, core::unix_now_ms());
+  ASSERT_TRUE(put) << describe(put.error());
+  ASSERT_EQ(put->size(), 1u);
+  EXPECT_EQ(put->front().change, store::subscriber_change::created);
+
+  auto user_info =
+      hash_fields(a.admin, store::keys::subscriber("line-of-bo"))["user_info"];
+  EXPECT_EQ(core::keyring::key_of(user_info), 2);
+  EXPECT_EQ(a.keys->current()->open(user_info, other_person), info);
+}
+
+TEST_F(reseal, a_value_the_writer_sealed_is_stored_as_it_came) {
+  const std::string line_3 = "+8613800138003";
+  auto sealed = a.keys->current()->seal(line_3, other_person);
+  EXPECT_EQ(store::sealed_by_writer(*a.keys->current(), sealed, other_person), sealed);
+  // Nor is one that is not a sealed value, or one no key of the ring opens.
+  EXPECT_EQ(store::sealed_by_writer(*a.keys->current(), "plain", other_person), "plain");
+  auto foreign = core::keyring({{3, std::string(32, 'f')}}, 3, old_ring.lookup_key())
+                     .seal(line_3, other_person);
+  EXPECT_EQ(store::sealed_by_writer(*a.keys->current(), foreign, other_person), foreign);
+}
