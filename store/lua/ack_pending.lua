@@ -45,14 +45,16 @@ if decision == 'discard' then
 end
 -- What the history named up to the snapshot is done with either way; what
 -- it names after stays pending (read_pending). A paged fetch's uids the
--- phone did not get to (pages it never asked for) stay pending too, offered
--- explicitly now that the mark moves past them. The mark moves to the
+-- phone did not get to (pages it never asked for: past how far the pages
+-- asked in order reached) stay pending too, offered explicitly now that the
+-- mark moves past them. The mark moves to the
 -- snapshot's even where a read since folded more and moved it further
 -- (read_pending): an offer folded before the snapshot and fetched is removed
 -- here, though the history may name its uid again after the snapshot.
 local reached = redis.call('HGET', lkey, 'fetch_mark')
 if reached then
-  local listed = redis.call('LRANGE', fetchlist_key(id, line), 0, -1)
+  local upto = tonumber(redis.call('HGET', lkey, 'fetch_upto') or '0')
+  local listed = redis.call('LRANGE', fetchlist_key(id, line), upto, -1)
   if #listed > 0 then
     local delivered = {}
     for _, uid in ipairs(uids) do delivered[uid] = true end
@@ -70,5 +72,6 @@ if reached then
   redis.call('HSET', lkey, 'mark', reached)
 end
 redis.call('DEL', fkey, fetchlist_key(id, line))
-redis.call('HDEL', lkey, 'fetched', 'fetch_added', 'fetch_changed', 'fetch_removed', 'fetch_mark')
+redis.call('HDEL', lkey, 'fetched', 'fetch_added', 'fetch_changed', 'fetch_removed', 'fetch_mark',
+           'fetch_upto')
 return {#uids}

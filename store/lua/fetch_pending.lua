@@ -81,6 +81,9 @@ if next == '' then
     end
     rest = cursor .. '.' .. limit
   end
+  -- How far the pages asked for in order reach into the list: the ack
+  -- offers explicitly only what lies beyond (pages never asked for).
+  redis.call('HSET', lkey, 'fetch_upto', #first)
   deliver(first, out)
   out[2], out[3], out[4] = tostring(cursor), rest, mailbox_tag(id, line)
   out[5], out[6], out[7] = counts.added, counts.changed, counts.removed
@@ -96,6 +99,8 @@ local total = redis.call('LLEN', okey)
 local last = limit > 0 and math.min(offset + limit, total) or total
 local uids = offset < last and redis.call('LRANGE', okey, offset, last - 1) or {}
 deliver(uids, out)
+local upto = tonumber(redis.call('HGET', lkey, 'fetch_upto') or '0')
+if offset <= upto and last > upto then redis.call('HSET', lkey, 'fetch_upto', last) end
 local counts = redis.call('HMGET', lkey, 'fetch_added', 'fetch_changed', 'fetch_removed')
 out[2], out[3], out[4] = cursor, last < total and (cursor .. '.' .. last) or '', mailbox_tag(id, line)
 for i = 1, 3 do out[4 + i] = tonumber(counts[i] or '0') end

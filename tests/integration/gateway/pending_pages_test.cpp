@@ -83,6 +83,34 @@ TEST_F(pending_pages, without_a_limit_everything_comes_at_once) {
   EXPECT_FALSE(all.json.contains("next"));
 }
 
+TEST_F(pending_pages, a_mailbox_asked_for_whole_is_read_from_the_store_a_page_at_a_time) {
+  // More changes than two of the pages the gateway asks the store for, so
+  // that no one Redis call holds that Redis for the whole mailbox.
+  ASSERT_EQ(http.push(one, book(2500)).status, 200);
+  auto redis = d->redis("carrier-a").connect();
+  ASSERT_TRUE(redis.call({"CONFIG", "SET", "slowlog-log-slower-than", "0"}));
+  ASSERT_TRUE(redis.call({"SLOWLOG", "RESET"}));
+  auto all = http.pending(two);
+  auto log = redis.call({"SLOWLOG", "GET", "1000"});
+  ASSERT_TRUE(redis.call({"CONFIG", "SET", "slowlog-log-slower-than", "10000"}));
+
+  ASSERT_EQ(all.status, 200) << all;
+  EXPECT_EQ(card_count(all), 2500u);
+  EXPECT_EQ(all.json.value("added", -1), 2500);
+  EXPECT_FALSE(all.json.contains("next"));
+  ASSERT_TRUE(log) << describe(log.error());
+  std::size_t fetch_calls = 0;
+  for (std::size_t i = 0; i < log->view().size(); ++i) {
+    auto args = log->view()[i][3];
+    if (args.size() > 1 && args[1].str().substr(0, 14) == "fetch_pending_")
+      ++fetch_calls;
+  }
+  EXPECT_EQ(fetch_calls, 3u) << "pages of 1,000 changes";
+  auto ack = http.ack(two, all.json.value("cursor", ""), "apply");
+  ASSERT_EQ(ack.status, 200) << ack;
+  EXPECT_EQ(ack.json.value("acknowledged", -1), 2500);
+}
+
 TEST_F(pending_pages, not_modified_until_the_mailbox_changes) {
   auto first = http.pending(two);
   ASSERT_EQ(first.status, 200);

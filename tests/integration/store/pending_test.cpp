@@ -518,6 +518,23 @@ TEST_F(pages, an_ack_before_the_last_page_leaves_the_undelivered_changes) {
     EXPECT_EQ(uids(last).count(uid), 0u) << uid;
 }
 
+TEST_F(pages, a_page_skipped_over_stays_pending_after_the_ack) {
+  auto p1 = page(3);
+  // The third page, asked for without the second.
+  auto p3 = page(3, p1.cursor + ".6");
+  ASSERT_EQ(p3.changes.size(), 1u);
+  ASSERT_TRUE(p3.next.empty());
+  auto n = a.store.ack_pending(person, line2, proof_of(line2), p1.cursor,
+                               store::decision::apply);
+  ASSERT_TRUE(n) << describe(n.error());
+  EXPECT_EQ(*n, 4u);
+  auto rest = page(0);
+  EXPECT_EQ(rest.changes.size(), 3u) << "the second page's changes";
+  for (const auto* p : {&p1, &p3})
+    for (const auto& uid : uids(*p))
+      EXPECT_EQ(uids(rest).count(uid), 0u) << uid;
+}
+
 TEST_F(pages, a_next_of_an_older_fetch_is_refused) {
   auto old = page(3);
   auto fresh = page(3);
