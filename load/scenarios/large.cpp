@@ -200,6 +200,13 @@ result run_large(context& ctx) {
   }
 
   // -- verify the book, then apply it at the sibling (untimed) -----------------
+  // As a phone does: its counts first, then the change set.
+  auto counted = answer_to(ctx, {"POST", line_url(to, "/update"), "", "", to.token},
+                           "counting the book");
+  auto book_counts = json_of(counted);
+  if (status_of(counted) != 200 || !book_counts.is_object() ||
+      book_counts.value("added", std::size_t{0}) != o.large_cards)
+    problems.push_back("update request of the book: " + excerpt(counted, 300));
   expectation whole{&p, &to, o.large_cards, 0, 0, uids};
   std::string cursor;
   auto fetched = answer_to(ctx, {"GET", line_url(to, "/pending"), "", "", to.token},

@@ -738,32 +738,40 @@ end
 -- found.
 local FOLD_AFTER_ENTRIES = 100
 
--- A line's mailbox: its uids (explicit offers first, then the history's),
--- uid -> record from the shared store, uid -> kind for those the line does
--- not hold yet (classify: a uid without one is stale, held already or gone
--- from shared), and the history id it reaches (the mark an ack of it moves
--- the line to). A read that went through FOLD_AFTER_ENTRIES entries or more,
--- or through the whole book, is folded: the uids it found in the history
--- that mean something to the line become explicit offers (numbered by the
--- account's version, as an ack's are; an offer already there is kept) and
--- the mark moves to where it reached, so the mailbox is the same and the
--- next read starts there. A fetch still open is unharmed: its ack moves the
--- mark back to its snapshot's, so what the history named after that is read
--- again, and it removes only the offers whose numbers it delivered.
-local function read_pending(id, line)
-  local pkey = pending_key(id, line)
-  local flat = redis.call('HGETALL', pkey)
+-- A line's mailbox as a list: its uids (explicit offers first, then those
+-- the history names after the line's mark, or the whole book when the
+-- history no longer reaches back to it), and the history id it reaches;
+-- then how many are explicit, whether the history reached back, and how
+-- many of its entries were read. A uid may be stale (held already, or
+-- gone from shared): read_pending tells.
+local function list_pending(id, line)
+  local flat = redis.call('HGETALL', pending_key(id, line))
   local uids, seen = {}, {}
   for i = 1, #flat, 2 do add_once(uids, seen, flat[i]) end
   local explicit = #uids
-  local lkey = line_key(id, line)
-  local mark = redis.call('HGET', lkey, 'mark') or
+  local mark = redis.call('HGET', line_key(id, line), 'mark') or
                  redis.call('HGET', account_key(id), 'mailbox_from') or history_end(id)
   local reaches, complete, entries = history_uids_after(id, mark, uids, seen)
   if not complete then
     -- The whole book: HKEYS, then one HMGET for the records below.
     for _, uid in ipairs(redis.call('HKEYS', shared_key(id))) do add_once(uids, seen, uid) end
   end
+  return uids, reaches, explicit, complete, entries
+end
+
+-- A line's mailbox: list_pending's uids and the history id it reaches, uid
+-- -> record from the shared store, uid -> kind for those the line does not
+-- hold yet (classify: a uid without one is stale, held already or gone from
+-- shared). A read that went through FOLD_AFTER_ENTRIES entries or more, or
+-- through the whole book, is folded: the uids it found in the history that
+-- mean something to the line become explicit offers (numbered by the
+-- account's version, as an ack's are; an offer already there is kept) and
+-- the mark moves to where it reached, so the mailbox is the same and the
+-- next read starts there. A fetch still open is unharmed: its ack moves the
+-- mark back to its snapshot's, so what the history named after that is read
+-- again, and it removes only the offers whose numbers it delivered.
+local function read_pending(id, line)
+  local uids, reaches, explicit, complete, entries = list_pending(id, line)
   local records = hmget_map(shared_key(id), uids)
   local kinds = classify(id, line, uids, records)
   if not complete or entries >= FOLD_AFTER_ENTRIES then
@@ -776,8 +784,8 @@ local function read_pending(id, line)
         folded[#folded + 1] = seq
       end
     end
-    hset_flat(pkey, folded)
-    redis.call('HSET', lkey, 'mark', reaches)
+    hset_flat(pending_key(id, line), folded)
+    redis.call('HSET', line_key(id, line), 'mark', reaches)
   end
   return uids, records, kinds, reaches
 end
@@ -795,6 +803,17 @@ local function mailbox_tag(id, line)
   local cursor, open = unpack(redis.call('HMGET', line_key(id, line), 'cursor', 'fetched'))
   return (version or '0') .. '.' .. redis.call('HLEN', pending_key(id, line)) .. '.' ..
     (cursor or '0') .. (open and '' or '-')
+end
+
+-- The counts an update request kept for the line's mailbox ({added,
+-- changed, removed}), while the mailbox is as it counted it (its tag); nil
+-- otherwise: the same tag means the same mailbox.
+local function kept_counts(id, line)
+  local counted_at, counted =
+    unpack(redis.call('HMGET', line_key(id, line), 'counted_tag', 'counted'))
+  if not counted_at or counted_at ~= mailbox_tag(id, line) then return nil end
+  local added, changed, removed = string.match(counted, '^(%d+)%.(%d+)%.(%d+)$')
+  return {added = tonumber(added), changed = tonumber(changed), removed = tonumber(removed)}
 end
 
 -- A fetched entry, "seq:hash:base" or "seq:D:base": what an ack removes and

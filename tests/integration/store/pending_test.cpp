@@ -535,6 +535,35 @@ TEST_F(pages, a_page_skipped_over_stays_pending_after_the_ack) {
       EXPECT_EQ(uids(rest).count(uid), 0u) << uid;
 }
 
+TEST_F(pages, a_fetch_after_an_update_delivers_exactly_what_it_counted) {
+  // line2's own version of u1: the history names u1 again, and line2 holds it.
+  upload(a.store, person, line2, {make_card("u1", "Mine")}, store::upload_mode::delta);
+  auto counted = a.store.request_update(person, line2, proof_of(line2));
+  ASSERT_TRUE(counted) << describe(counted.error());
+  EXPECT_EQ(counted->added, 6u);
+
+  auto p = page(3);
+  EXPECT_EQ(p.counts.added, 6u);
+  EXPECT_EQ(p.counts.changed, 0u);
+  std::set<std::string> all = uids(p);
+  while (!p.next.empty()) {
+    p = page(3, p.next);
+    EXPECT_LE(p.changes.size(), 3u);
+    EXPECT_EQ(p.counts.added, 6u);
+    for (const auto& uid : uids(p))
+      EXPECT_TRUE(all.insert(uid).second) << uid << " came twice";
+  }
+  EXPECT_EQ(all, (std::set<std::string>{"u2", "u3", "u4", "u5", "u6", "u7"}));
+  auto n = a.store.ack_pending(person, line2, proof_of(line2), p.cursor,
+                               store::decision::apply);
+  ASSERT_TRUE(n) << describe(n.error());
+  EXPECT_EQ(*n, 6u);
+  EXPECT_TRUE(page(0).changes.empty());
+  auto after = a.store.request_update(person, line2, proof_of(line2));
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->added + after->changed + after->removed, 0u);
+}
+
 TEST_F(pages, a_next_of_an_older_fetch_is_refused) {
   auto old = page(3);
   auto fresh = page(3);
