@@ -3,7 +3,7 @@
 // account has two lines and one sibling carrier, so every upload also fills a
 // pending mailbox and writes an outbox entry, as in production. And the same
 // book as a sibling carrier applies it: one outbox entry of its cards, new to
-// an account of one line.
+// an account of one line; and that line taking it (counts, pages, ack).
 #include "bench/sample_book.hpp"
 #include "core/record.hpp"
 #include "store/account_store.hpp"
@@ -12,6 +12,8 @@
 #include "tests/support/test_keyring.hpp"
 
 #include <benchmark/benchmark.h>
+
+#include <chrono>
 
 #include <string>
 #include <vector>
@@ -100,8 +102,82 @@ void BM_sibling_apply_book(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * cards);
 }
 
+/// A sibling's line taking a book the link applied, as a phone does: its
+/// counts (an update request), the change set in pages of 1,000 (as the
+/// gateway asks for a fetch without a limit), then the ack. Time per phase,
+/// in ms per book (counters); the applied book's setup is not timed.
+void BM_sibling_take_book(benchmark::State& state) {
+  const int cards = static_cast<int>(state.range(0));
+  testing::redis_server server;
+  auto client = server.connect();
+  store::account_store s(client, "carrier-b", simsync::testing::test_keyring());
+  std::uint64_t now_ms = 1'700'000'000'000;
+  std::string batch;
+  for (const auto& card : bench::sample_book(cards, "a")) {
+    core::stamped_card rec{{now_ms * core::hlc_logical_per_ms, "carrier-a", "line-a"},
+                           false,
+                           card.hash,
+                           card.card,
+                           {}};
+    store::append_netstring(batch, card.uid);
+    store::append_netstring(batch, core::encode_record(rec));
+  }
+  using clock = std::chrono::steady_clock;
+  clock::duration counting{}, fetching{}, acking{};
+  int account = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto id = std::to_string(account++);
+    auto line = "+8618600186000" + id;
+    s.register_line({id, line, "898601", "h", "sealed", now_ms, {}, "m"});
+    s.apply_incoming("carrier-a", {{"0-1", id, store::outbox_kind::ask, {}}});
+    s.apply_incoming("carrier-a", {{"1-1", id, store::outbox_kind::batch, batch}});
+    state.ResumeTiming();
+    auto t0 = clock::now();
+    auto counts = s.request_update(id, line, "h");
+    auto t1 = clock::now();
+    std::size_t taken = 0;
+    store::pending_request page{id, line, "h", 1000, "", ""};
+    std::string cursor;
+    do {
+      auto f = s.fetch_page(page);
+      if (!f)
+        break;
+      taken += f->changes.size();
+      cursor = f->cursor;
+      page.next = f->next;
+    } while (!page.next.empty());
+    auto t2 = clock::now();
+    auto acked = s.ack_pending(id, line, "h", cursor, store::decision::apply);
+    auto t3 = clock::now();
+    if (!counts || counts->added != static_cast<std::size_t>(cards) ||
+        taken != static_cast<std::size_t>(cards) || !acked ||
+        *acked != static_cast<std::size_t>(cards)) {
+      state.SkipWithError("the line did not take the whole book");
+      break;
+    }
+    counting += t1 - t0;
+    fetching += t2 - t1;
+    acking += t3 - t2;
+  }
+  auto ms_per_book = [&](clock::duration d) {
+    return state.iterations() ? std::chrono::duration<double, std::milli>(d).count() /
+                                    static_cast<double>(state.iterations())
+                              : 0.0;
+  };
+  state.counters["update_ms"] = ms_per_book(counting);
+  state.counters["fetch_ms"] = ms_per_book(fetching);
+  state.counters["ack_ms"] = ms_per_book(acking);
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * cards);
+}
+
 } // namespace
 
+BENCHMARK(BM_sibling_take_book)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(BM_sibling_apply_book)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_shared_upload_snapshot)
     ->Arg(500)
