@@ -67,13 +67,9 @@ void BM_shared_upload_snapshot(benchmark::State& state) {
   shared_upload(state, store::upload_mode::snapshot);
 }
 
-void BM_sibling_apply_book(benchmark::State& state) {
-  const int cards = static_cast<int>(state.range(0));
-  testing::redis_server server;
-  auto client = server.connect();
-  store::account_store s(client, "carrier-b", simsync::testing::test_keyring());
-  std::uint64_t now_ms = 1'700'000'000'000;
-  // The entry carrier-a's link delivers: the book's records, stamped there.
+/// The outbox entry carrier-a's link delivers for a book of `cards` cards:
+/// its records, stamped there at `now_ms`, as uid and record netstrings.
+std::string book_batch(int cards, std::uint64_t now_ms) {
   std::string batch;
   for (const auto& card : bench::sample_book(cards, "a")) {
     core::stamped_card rec{{now_ms * core::hlc_logical_per_ms, "carrier-a", "line-a"},
@@ -84,16 +80,42 @@ void BM_sibling_apply_book(benchmark::State& state) {
     store::append_netstring(batch, card.uid);
     store::append_netstring(batch, core::encode_record(rec));
   }
-  int account = 0;
+  return batch;
+}
+
+/// carrier-b's store, where carrier-a's link delivers a book of `cards`
+/// cards (book_batch) to a new account of one line each time.
+struct sibling_carrier {
+  explicit sibling_carrier(int cards) : batch(book_batch(cards, now_ms)) {}
+
+  /// A new account of one line, known to carrier-a (an ask): its idcode.
+  std::string new_account() {
+    auto id = std::to_string(accounts++);
+    s.register_line({id, line_of(id), "898601", "h", "sealed", now_ms, {}, "m"});
+    s.apply_incoming("carrier-a", {{"0-1", id, store::outbox_kind::ask, {}}});
+    return id;
+  }
+  static std::string line_of(const std::string& id) { return "+8618600186000" + id; }
+  caf::expected<store::replicate_result> apply_book(const std::string& id) {
+    return s.apply_incoming("carrier-a", {{"1-1", id, store::outbox_kind::batch, batch}});
+  }
+
+  testing::redis_server server;
+  store::redis_client client = server.connect();
+  store::account_store s{client, "carrier-b", simsync::testing::test_keyring()};
+  std::uint64_t now_ms = 1'700'000'000'000;
+  std::string batch;
+  int accounts = 0;
+};
+
+void BM_sibling_apply_book(benchmark::State& state) {
+  const int cards = static_cast<int>(state.range(0));
+  sibling_carrier b(cards);
   for (auto _ : state) {
     state.PauseTiming();
-    auto id = std::to_string(account++);
-    s.register_line(
-        {id, "+8618600186000" + id, "898601", "h", "sealed", now_ms, {}, "m"});
-    s.apply_incoming("carrier-a", {{"0-1", id, store::outbox_kind::ask, {}}});
+    auto id = b.new_account();
     state.ResumeTiming();
-    auto r =
-        s.apply_incoming("carrier-a", {{"1-1", id, store::outbox_kind::batch, batch}});
+    auto r = b.apply_book(id);
     if (!r || r->applied != static_cast<std::size_t>(cards)) {
       state.SkipWithError("the book was not applied whole");
       break;
@@ -108,30 +130,15 @@ void BM_sibling_apply_book(benchmark::State& state) {
 /// in ms per book (counters); the applied book's setup is not timed.
 void BM_sibling_take_book(benchmark::State& state) {
   const int cards = static_cast<int>(state.range(0));
-  testing::redis_server server;
-  auto client = server.connect();
-  store::account_store s(client, "carrier-b", simsync::testing::test_keyring());
-  std::uint64_t now_ms = 1'700'000'000'000;
-  std::string batch;
-  for (const auto& card : bench::sample_book(cards, "a")) {
-    core::stamped_card rec{{now_ms * core::hlc_logical_per_ms, "carrier-a", "line-a"},
-                           false,
-                           card.hash,
-                           card.card,
-                           {}};
-    store::append_netstring(batch, card.uid);
-    store::append_netstring(batch, core::encode_record(rec));
-  }
+  sibling_carrier b(cards);
+  auto& s = b.s;
   using clock = std::chrono::steady_clock;
   clock::duration counting{}, fetching{}, acking{};
-  int account = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    auto id = std::to_string(account++);
-    auto line = "+8618600186000" + id;
-    s.register_line({id, line, "898601", "h", "sealed", now_ms, {}, "m"});
-    s.apply_incoming("carrier-a", {{"0-1", id, store::outbox_kind::ask, {}}});
-    s.apply_incoming("carrier-a", {{"1-1", id, store::outbox_kind::batch, batch}});
+    auto id = b.new_account();
+    auto line = sibling_carrier::line_of(id);
+    b.apply_book(id);
     state.ResumeTiming();
     auto t0 = clock::now();
     auto counts = s.request_update(id, line, "h");
