@@ -47,10 +47,10 @@ end
 -- it names after stays pending (read_pending). A paged fetch's uids the
 -- phone did not get to (pages it never asked for: past how far the pages
 -- asked in order reached) stay pending too, offered explicitly now that the
--- mark moves past them. The mark moves to the
--- snapshot's even where a read since folded more and moved it further
--- (read_pending): an offer folded before the snapshot and fetched is removed
--- here, though the history may name its uid again after the snapshot.
+-- mark moves past them. The mark moves to the snapshot's even where a read
+-- since folded more and moved it further (read_pending): an offer folded
+-- before the snapshot and fetched is removed here, though the history may
+-- name its uid again after the snapshot.
 local reached = redis.call('HGET', lkey, 'fetch_mark')
 if reached then
   local upto = tonumber(redis.call('HGET', lkey, 'fetch_upto') or '0')
