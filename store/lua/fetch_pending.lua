@@ -66,8 +66,8 @@ if next == '' then
     if not complete or entries >= FOLD_AFTER_ENTRIES then counts = nil end -- read_pending folds
   end
   if not counts then
-    local uids, _, kinds
-    uids, _, kinds, reaches = read_pending(id, line)
+    local uids, kinds
+    uids, kinds, reaches = read_pending(id, line)
     local stale = {}
     order, counts = {}, {added = 0, changed = 0, removed = 0}
     for _, uid in ipairs(uids) do

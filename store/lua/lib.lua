@@ -476,19 +476,6 @@ local function kind_for(have, rec)
   if have == rec_hash(rec) then return nil end
   return 'changed'
 end
--- The same for many changes (`records`: uid -> record) at once, reading the
--- line's base in one go: uid -> kind for each uid of `uids` that has a record
--- and means something to the line.
-local function classify(id, line, uids, records)
-  local base = hmget_map(base_key(id, line), uids)
-  local kinds = {}
-  for _, uid in ipairs(uids) do
-    local rec = records[uid]
-    if rec then kinds[uid] = kind_for(base[uid], rec) end
-  end
-  return kinds
-end
-
 -- The uids of changes ({uid, record} pairs), in order.
 local function uids_of(changes)
   local uids = {}
@@ -703,8 +690,11 @@ local function add_once(uids, seen, uid)
 end
 
 -- The uids the account's history names after `mark`, in order, first
--- mention each, into `uids` (a list) and `seen` (uid -> true); `lost`
--- entries (an edit that never was the book's) name nothing. Returns the
+-- mention each, into `uids` (a list) and `seen` (uid -> true, or 'added'
+-- for a uid named there only by additions: a live version that nothing the
+-- history names has changed since, since every other write to the shared
+-- store is named, and one of the same content keeps its kind and hash);
+-- `lost` entries (an edit that never was the book's) name nothing. Returns the
 -- history's last id, false when the history cannot say what came after
 -- `mark` (entries after it were dropped), and how many entries it read.
 local function history_uids_after(id, mark, uids, seen)
@@ -728,9 +718,17 @@ local function history_uids_after(id, mark, uids, seen)
       elseif f == 'us' then listed = fields[i + 1] end
     end
     if kind ~= 'lost' then
-      if uid then add_once(uids, seen, uid) end
+      if uid then
+        if not seen[uid] then uids[#uids + 1] = uid end
+        seen[uid] = true
+      end
       if listed then
-        for _, u in ipairs(split_netstrings(listed) or {}) do add_once(uids, seen, u) end
+        for _, u in ipairs(split_netstrings(listed) or {}) do
+          if not seen[u] then
+            seen[u] = 'added'
+            uids[#uids + 1] = u
+          end
+        end
       end
     end
   end
@@ -747,9 +745,9 @@ local FOLD_AFTER_ENTRIES = 100
 -- A line's mailbox as a list: its uids (explicit offers first, then those
 -- the history names after the line's mark, or the whole book when the
 -- history no longer reaches back to it), and the history id it reaches;
--- then how many are explicit, whether the history reached back, and how
--- many of its entries were read. A uid may be stale (held already, or
--- gone from shared): read_pending tells.
+-- then how many are explicit, whether the history reached back, how many
+-- of its entries were read, and history_uids_after's `seen`. A uid may be
+-- stale (held already, or gone from shared): read_pending tells.
 local function list_pending(id, line)
   local flat = redis.call('HGETALL', pending_key(id, line))
   local uids, seen = {}, {}
@@ -762,13 +760,16 @@ local function list_pending(id, line)
     -- The whole book: HKEYS, then one HMGET for the records below.
     for _, uid in ipairs(redis.call('HKEYS', shared_key(id))) do add_once(uids, seen, uid) end
   end
-  return uids, reaches, explicit, complete, entries
+  return uids, reaches, explicit, complete, entries, seen
 end
 
--- A line's mailbox: list_pending's uids and the history id it reaches, uid
--- -> record from the shared store, uid -> kind for those the line does not
--- hold yet (classify: a uid without one is stale, held already or gone from
--- shared). A read that went through FOLD_AFTER_ENTRIES entries or more, or
+-- A line's mailbox: list_pending's uids, uid -> kind for those the line does
+-- not hold yet (kind_for: a uid without one is stale, held already or gone
+-- from shared), and the history id it reaches. A uid the history names only
+-- as an addition is 'added' to a line whose base has no version of it, and
+-- its record is not read (a phone's first book: 50,000 records of about 200
+-- bytes each, most of a count's time); the others' records are.
+-- A read that went through FOLD_AFTER_ENTRIES entries or more, or
 -- through the whole book, is folded: the uids it found in the history that
 -- mean something to the line become explicit offers (numbered by the
 -- account's version, as an ack's are; an offer already there is kept) and
@@ -777,9 +778,25 @@ end
 -- mark back to its snapshot's, so what the history named after that is read
 -- again, and it removes only the offers whose numbers it delivered.
 local function read_pending(id, line)
-  local uids, reaches, explicit, complete, entries = list_pending(id, line)
-  local records = hmget_map(shared_key(id), uids)
-  local kinds = classify(id, line, uids, records)
+  local uids, reaches, explicit, complete, entries, seen = list_pending(id, line)
+  local base = hmget_map(base_key(id, line), uids)
+  local reading, n = {}, 0
+  for _, uid in ipairs(uids) do
+    if seen[uid] ~= 'added' or base[uid] then
+      n = n + 1
+      reading[n] = uid
+    end
+  end
+  local records = hmget_map(shared_key(id), reading)
+  local kinds = {}
+  for _, uid in ipairs(uids) do
+    local rec = records[uid]
+    if rec then
+      kinds[uid] = kind_for(base[uid], rec)
+    elseif seen[uid] == 'added' and not base[uid] then
+      kinds[uid] = 'added'
+    end
+  end
   if not complete or entries >= FOLD_AFTER_ENTRIES then
     local seq = settled_seq(id)
     local folded = {}
@@ -793,7 +810,7 @@ local function read_pending(id, line)
     hset_flat(pending_key(id, line), folded)
     redis.call('HSET', line_key(id, line), 'mark', reaches)
   end
-  return uids, records, kinds, reaches
+  return uids, kinds, reaches
 end
 
 -- Changes whenever the line's mailbox does: every change the shared store

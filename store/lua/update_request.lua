@@ -14,7 +14,7 @@ if refusal then return refusal end
 local kept = kept_counts(id, line)
 if kept then return {kept.added, kept.changed, kept.removed} end
 local counts = {added = 0, changed = 0, removed = 0}
-local _, _, kinds = read_pending(id, line)
+local _, kinds = read_pending(id, line)
 for _, kind in pairs(kinds) do
   counts[kind] = counts[kind] + 1
 end

@@ -361,6 +361,21 @@ TEST_F(mailbox, a_card_added_then_removed_before_the_fetch_is_not_shown) {
   EXPECT_EQ(kinds(fetch(line2)), (std::map<std::string, std::string>{{"u1", "added"}}));
 }
 
+TEST_F(mailbox, counts_follow_every_change_the_history_names_after_an_addition) {
+  // After the additions of u1 and u2: u1 edited, u2 removed, u3 added, then
+  // u3 removed; line2 holds none of them.
+  upload(a.store, person, line1, {make_card("u1", "Li Si"), make_card("u3", "Zhao")});
+  upload(a.store, person, line1, {make_card("u1", "Li Si")});
+  auto counted = a.store.request_update(person, line2, proof_of(line2));
+  ASSERT_TRUE(counted) << describe(counted.error());
+  EXPECT_EQ(counted->added, 1u) << "u1 only: u2 and u3 are gone";
+  EXPECT_EQ(counted->changed, 0u);
+  EXPECT_EQ(counted->removed, 0u);
+  auto f = fetch(line2);
+  EXPECT_EQ(f.counts.added, 1u);
+  EXPECT_EQ(kinds(f), (std::map<std::string, std::string>{{"u1", "added"}}));
+}
+
 TEST_F(mailbox, a_line_own_upload_clears_what_was_pending_for_it) {
   // line2 edits u1 itself before looking at its mailbox.
   upload(a.store, person, line2, {make_card("u1", "Li Si")}, store::upload_mode::delta);
