@@ -8,9 +8,10 @@ local refusal = access_refused(id, line, token_hash)
 if refusal then return refusal end
 
 -- A phone asks again and again while it does not take its changes, and
--- counting reads every pending record (a 50,000-card book: 155 ms of Redis,
--- bench/store_edit_bench BM_update_of_a_book_not_taken): the counts are
--- kept with the mailbox's tag and answered again while it holds.
+-- a count goes through every pending uid and reads the records whose kind
+-- the history does not tell (read_pending; bench/store_edit_bench
+-- BM_update_of_a_book_not_taken): the counts are kept with the mailbox's
+-- tag and answered again while it holds.
 local kept = kept_counts(id, line)
 if kept then return {kept.added, kept.changed, kept.removed} end
 local counts = {added = 0, changed = 0, removed = 0}
