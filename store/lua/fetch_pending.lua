@@ -59,15 +59,17 @@ if next == '' then
   -- reading every record again (a 50,000-card book: most of the first
   -- page's time); a uid the list holds that the line holds already is
   -- skipped when its page is delivered.
-  local counts, order, reaches = kept_counts(id, line), nil, nil
+  local counts, listed = kept_counts(id, line), nil
   if counts then
-    local _, complete, entries
-    order, reaches, _, complete, entries = list_pending(id, line)
-    if not complete or entries >= FOLD_AFTER_ENTRIES then counts = nil end -- read_pending folds
+    listed = list_pending(id, line)
+    if folds(listed) then counts = nil end -- read_pending folds, and counts anew
   end
-  if not counts then
+  local order, reaches
+  if counts then
+    order, reaches = listed.uids, listed.reaches
+  else
     local uids, kinds
-    uids, kinds, reaches = read_pending(id, line)
+    uids, kinds, reaches = read_pending(id, line, listed)
     local stale = {}
     order, counts = {}, {added = 0, changed = 0, removed = 0}
     for _, uid in ipairs(uids) do
@@ -83,8 +85,6 @@ if next == '' then
   end
   redis.call('DEL', fkey, okey)
   local cursor = redis.call('HINCRBY', lkey, 'cursor', 1)
-  redis.call('HSET', lkey, 'fetched', cursor, 'fetch_added', counts.added, 'fetch_changed',
-             counts.changed, 'fetch_removed', counts.removed, 'fetch_mark', reaches)
   local first = order
   local rest = ''
   if limit > 0 and limit < #order then
@@ -95,9 +95,11 @@ if next == '' then
     end
     rest = cursor .. '.' .. limit
   end
-  -- How far the pages asked for in order reach into the list: the ack
-  -- offers explicitly only what lies beyond (pages never asked for).
-  redis.call('HSET', lkey, 'fetch_upto', #first)
+  -- fetch_upto: how far the pages asked for in order reach into the list;
+  -- the ack offers explicitly only what lies beyond (pages never asked for).
+  redis.call('HSET', lkey, 'fetched', cursor, 'fetch_added', counts.added, 'fetch_changed',
+             counts.changed, 'fetch_removed', counts.removed, 'fetch_mark', reaches,
+             'fetch_upto', #first)
   deliver(first, out)
   out[2], out[3], out[4] = tostring(cursor), rest, mailbox_tag(id, line)
   out[5], out[6], out[7] = counts.added, counts.changed, counts.removed

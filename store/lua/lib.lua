@@ -742,11 +742,11 @@ end
 -- found.
 local FOLD_AFTER_ENTRIES = 100
 
--- A line's mailbox as a list: its uids (explicit offers first, then those
--- the history names after the line's mark, or the whole book when the
--- history no longer reaches back to it), and the history id it reaches;
--- then how many are explicit, whether the history reached back, how many
--- of its entries were read, and history_uids_after's `seen`. A uid may be
+-- A line's mailbox as a list: `uids` (explicit offers first, then those the
+-- history names after the line's mark, or the whole book when the history
+-- no longer reaches back to it), the history id it `reaches`, how many are
+-- `explicit`, whether the history was `complete` from the mark, how many of
+-- its `entries` were read, and history_uids_after's `seen`. A uid may be
 -- stale (held already, or gone from shared): read_pending tells.
 local function list_pending(id, line)
   local flat = redis.call('HGETALL', pending_key(id, line))
@@ -757,10 +757,16 @@ local function list_pending(id, line)
                  redis.call('HGET', account_key(id), 'mailbox_from') or history_end(id)
   local reaches, complete, entries = history_uids_after(id, mark, uids, seen)
   if not complete then
-    -- The whole book: HKEYS, then one HMGET for the records below.
+    -- The whole book: HKEYS (read_pending reads their records).
     for _, uid in ipairs(redis.call('HKEYS', shared_key(id))) do add_once(uids, seen, uid) end
   end
-  return uids, reaches, explicit, complete, entries, seen
+  return {uids = uids, reaches = reaches, explicit = explicit, complete = complete,
+          entries = entries, seen = seen}
+end
+
+-- Whether a read of `listed` (list_pending) folds it (read_pending).
+local function folds(listed)
+  return not listed.complete or listed.entries >= FOLD_AFTER_ENTRIES
 end
 
 -- A line's mailbox: list_pending's uids, uid -> kind for those the line does
@@ -777,8 +783,10 @@ end
 -- next read starts there. A fetch still open is unharmed: its ack moves the
 -- mark back to its snapshot's, so what the history named after that is read
 -- again, and it removes only the offers whose numbers it delivered.
-local function read_pending(id, line)
-  local uids, reaches, explicit, complete, entries, seen = list_pending(id, line)
+-- `listed`: list_pending's, when the caller has it already.
+local function read_pending(id, line, listed)
+  listed = listed or list_pending(id, line)
+  local uids, seen = listed.uids, listed.seen
   local base = hmget_map(base_key(id, line), uids)
   local reading, n = {}, 0
   for _, uid in ipairs(uids) do
@@ -797,10 +805,10 @@ local function read_pending(id, line)
       kinds[uid] = 'added'
     end
   end
-  if not complete or entries >= FOLD_AFTER_ENTRIES then
+  if folds(listed) then
     local seq = settled_seq(id)
     local folded = {}
-    for i = explicit + 1, #uids do
+    for i = listed.explicit + 1, #uids do
       local uid = uids[i]
       if kinds[uid] then
         folded[#folded + 1] = uid
@@ -808,9 +816,9 @@ local function read_pending(id, line)
       end
     end
     hset_flat(pending_key(id, line), folded)
-    redis.call('HSET', line_key(id, line), 'mark', reaches)
+    redis.call('HSET', line_key(id, line), 'mark', listed.reaches)
   end
-  return uids, kinds, reaches
+  return uids, kinds, listed.reaches
 end
 
 -- Changes whenever the line's mailbox does: every change the shared store
