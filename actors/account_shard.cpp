@@ -64,7 +64,7 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
       },
       [=](atom::upload,
           const store::upload_request& req) -> caf::result<store::upload_result> {
-        if (req.scope == store::scope::shared)
+        if (req.refused_when_behind())
           if (auto refusal = shared_write_refusal(self))
             return refusal;
         return with_store(self, [&](store::account_store& s) { return s.upload(req); });

@@ -72,7 +72,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, upload_request& x) {
   return f(caf::meta::type_name("upload_request"), x.idcode, x.line, x.token_hash,
            x.scope, x.mode, x.cards, x.uids, x.allow_removals, x.now_ms, x.guard,
-           x.confirm_removals);
+           x.confirm_removals, x.later_part);
 }
 
 template <class Inspector>

@@ -60,7 +60,7 @@ public:
 
   /// Each runs its call and hands `done` a caf::expected of its result.
   template <class Done> void upload(const store::upload_request& req, Done done) {
-    if (req.scope == store::scope::shared)
+    if (req.refused_when_behind())
       if (auto refusal = shared_write_refusal())
         return done(caf::expected<store::upload_result>{std::move(refusal)});
     run(std::make_shared<const store::upload_call>(req, s_.carrier, s_.keys->current(),

@@ -11,6 +11,7 @@
 #include "net/request_fields.hpp"
 #include "net/token.hpp"
 #include "net/vcard_output.hpp"
+#include "store/upload_parts.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -228,6 +229,35 @@ void fetch_pages(const exchange_ptr& ex, store::pending_request ask, bool whole,
       atom::fetch_v, std::move(request));
 }
 
+/// An upload on its way to the store in parts (store::upload_parts), and
+/// what its answer needs.
+struct upload_in_parts {
+  std::string idcode;
+  std::vector<store::upload_request> parts;
+  std::size_t next = 0;
+  store::upload_result sum;
+  std::vector<core::card_error> rejected;
+  nlohmann::json assigned;
+};
+
+/// Asks the store for the upload's next part, and so on until the last;
+/// answers with their sum. A part held for confirmation (only a prune,
+/// before any card is stored) or failing answers at once.
+void send_parts(const exchange_ptr& ex, std::shared_ptr<upload_in_parts> upload) {
+  auto part = std::move(upload->parts[upload->next++]);
+  auto idcode = upload->idcode;
+  ex->ask(
+      idcode,
+      [ex, upload = std::move(upload)](const store::upload_result& r) mutable {
+        store::add_part_result(upload->sum, r);
+        if (r.held_for_confirmation() || upload->next == upload->parts.size())
+          return answer_upload(ex, upload->sum, upload->rejected,
+                               std::move(upload->assigned));
+        send_parts(ex, std::move(upload));
+      },
+      atom::upload_v, std::move(part));
+}
+
 } // namespace
 
 // -- F2, F7 -------------------------------------------------------------------
@@ -277,11 +307,12 @@ void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
     req.guard = ex->ctx().mass_deletion;
     // Emptying a book on purpose confirms its removals.
     req.confirm_removals = empty ? std::numeric_limits<std::uint64_t>::max() : confirmed;
-    ex->ask(
-        who.idcode,
-        [ex, rejected = std::move(book.rejected), assigned = std::move(assigned)](
-            const store::upload_result& r) { answer_upload(ex, r, rejected, assigned); },
-        atom::upload_v, std::move(req));
+    auto upload = std::make_shared<upload_in_parts>();
+    upload->idcode = who.idcode;
+    upload->parts = store::upload_parts(std::move(req));
+    upload->rejected = std::move(book.rejected);
+    upload->assigned = std::move(assigned);
+    send_parts(ex, std::move(upload));
   });
 }
 

@@ -54,6 +54,8 @@ std::string_view mode_name(upload_mode m) {
     return "delta";
   case upload_mode::remove:
     return "remove";
+  case upload_mode::prune:
+    return "prune";
   }
   return "delta";
 }
@@ -97,7 +99,7 @@ upload_call::upload_call(const upload_request& req, const std::string& carrier,
            mode_name(req.mode), hlc_,      carrier,        req.allow_removals ? "1" : "0",
            confirmed_,          mass_min_, mass_percent_,  keep_ms_,
            keep_count_};
-  if (req.mode == upload_mode::remove) {
+  if (req.mode == upload_mode::remove || req.mode == upload_mode::prune) {
     args_.insert(args_.end(), req.uids.begin(), req.uids.end());
     return;
   }

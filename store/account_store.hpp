@@ -23,8 +23,9 @@ namespace simsync::store {
 enum class scope { shared, private_backup };
 
 /// How an upload reads: the line's whole book, cards to add or change, or
-/// uids to remove.
-enum class upload_mode { snapshot, delta, remove };
+/// uids to remove; or, as the first part of a snapshot sent in parts
+/// (store/upload_parts.hpp), the snapshot's uids, whose removals it makes.
+enum class upload_mode { snapshot, delta, remove, prune };
 
 enum class decision { apply, discard };
 
@@ -71,7 +72,7 @@ struct upload_request {
   store::scope scope = scope::shared;
   upload_mode mode = upload_mode::snapshot;
   std::vector<core::book_entry> cards; ///< snapshot and delta
-  std::vector<std::string> uids;       ///< remove
+  std::vector<std::string> uids;       ///< remove, prune
   /// False when the book had rejected cards: a quarantined card is never read
   /// as a deletion, so a snapshot with rejects removes nothing.
   bool allow_removals = true;
@@ -79,6 +80,14 @@ struct upload_request {
   mass_deletion_guard guard;
   /// The phone confirmed removing up to this many cards (?confirm_removals=).
   std::uint64_t confirm_removals = 0;
+  /// A part after the first of an upload sent in parts: not refused for
+  /// replication lag, since the first was taken (a refusal would leave the
+  /// book half stored and have the phone send all of it again).
+  bool later_part = false;
+
+  /// Whether replication lag refuses it (the node sheds shared writes while
+  /// a link is too far behind).
+  bool refused_when_behind() const { return scope == scope::shared && !later_part; }
 };
 
 /// A removal that did not take effect: the card changed since the line saw

@@ -1,11 +1,14 @@
 -- F2 shared upload and F7 private upload, atomically.
 -- ARGV: idcode, line, token hash (access_refused), scope (shared|private),
---       mode (snapshot|delta|remove),
+--       mode (snapshot|delta|remove|prune),
 --       now_hlc, carrier, allow_removals (1|0), confirm_removals (a count the
 --       phone confirmed), mass_min_cards, mass_percent, history keep_ms,
 --       history keep_count, then the items: uid, hash, record triples, each
 --       record the line's live version of the card stamped at now_hlc, as
---       core::encode_live_record makes it; for mode remove, uids alone.
+--       core::encode_live_record makes it; for modes remove and prune, uids
+--       alone. A prune is the first part of a snapshot sent in parts
+--       (store/upload_parts.hpp): the snapshot's removals, of what its uids
+--       leave out, with its guard; its cards follow as deltas.
 -- Returns {version, added, changed, removed, unchanged, 0, 0, conflicts...}
 -- with conflicts as uid, reason pairs; or, having stored nothing,
 -- {0, 0, 0, 0, 0, would_remove, book_size} for a snapshot that would remove
@@ -21,6 +24,12 @@ if mode ~= 'delta' then
 end
 local keep_ms, keep_count = ARGV[12], ARGV[13]
 local FIRST = 14
+-- Whether the items are uid, hash, record triples (else uids alone), and so
+-- the stride of the items' uids.
+local with_records = mode == 'snapshot' or mode == 'delta'
+local STEP = with_records and 3 or 1
+-- A snapshot's removals are of what it leaves out (a prune's too).
+local leaves_out = mode == 'snapshot' or mode == 'prune'
 
 local refusal = access_refused(id, line, token_hash)
 if refusal then return refusal end
@@ -30,7 +39,7 @@ local account = open_account(id)
 local hlc = tick_clock(account, now_hlc)
 -- The records come made (a concat per card here was a sixth of a book's
 -- upload); only an account whose clock is past now stamps them anew.
-if hlc ~= now_hlc and mode ~= 'remove' then
+if hlc ~= now_hlc and with_records then
   local head = stamp_head(hlc)
   for i = FIRST + 2, #ARGV, 3 do ARGV[i] = head .. string.sub(ARGV[i], #head + 1) end
 end
@@ -39,7 +48,7 @@ keep_history(keep_ms, keep_count, math.floor(now_hlc / HLC_PER_MS))
 -- A snapshot that would remove more than mass_min cards and more than
 -- mass_percent of a book of `size` cards needs the phone's confirmation.
 local function mass_deletion(would_remove, size)
-  return mode == 'snapshot' and would_remove > mass_min and would_remove > confirmed and
+  return leaves_out and would_remove > mass_min and would_remove > confirmed and
     would_remove * 100 > mass_percent * size
 end
 local function refuse(would_remove, size) return {0, 0, 0, 0, 0, would_remove, size} end
@@ -54,8 +63,8 @@ if scope == 'private' then
       if held[ARGV[i]] then drops[#drops + 1] = ARGV[i] end
     end
   else
-    for i = FIRST, #ARGV, 3 do seen[ARGV[i]] = true end
-    if mode == 'snapshot' and allow_removals then
+    for i = FIRST, #ARGV, STEP do seen[ARGV[i]] = true end
+    if leaves_out and allow_removals then
       for uid in pairs(held) do
         if not seen[uid] then drops[#drops + 1] = uid end
       end
@@ -67,7 +76,7 @@ if scope == 'private' then
   end
 
   local writes = {}
-  if mode ~= 'remove' then
+  if with_records then
     for i = FIRST, #ARGV, 3 do
       local uid, hash = ARGV[i], ARGV[i + 1]
       local cur = held[uid]
@@ -99,7 +108,8 @@ end
 -- were never applied here are not read as deletions.
 local skey, bkey = shared_key(id), base_key(id, line)
 -- A snapshot is compared with the whole base; a delta needs only its own
--- cards' entries (a 100-card delta to a 50,000-card book reads 100, not 50,000).
+-- cards' entries (a 100-card delta to a 50,000-card book reads 100, not 50,000);
+-- a prune, the entries of what it leaves out (below).
 local base = {}
 if mode == 'snapshot' then
   base = flat_to_map(redis.call('HGETALL', bkey))
@@ -127,12 +137,24 @@ if mode ~= 'delta' then
   local candidates = {}
   if mode == 'remove' then
     for i = FIRST, #ARGV do candidates[#candidates + 1] = ARGV[i] end
-  elseif allow_removals and next(base) then
+  elseif allow_removals then
     -- (A line with no base, as at its first upload, has nothing to remove.)
-    local seen = {}
-    for i = FIRST, #ARGV, 3 do seen[ARGV[i]] = true end
-    for uid in pairs(base) do
-      if not seen[uid] then candidates[#candidates + 1] = uid end
+    -- A prune reads the base's uids, then the entries of those it leaves
+    -- out: reading a 50,000-card base whole was most of a re-sync's prune.
+    local held = mode == 'prune' and redis.call('HKEYS', bkey)
+    if (held and #held > 0) or (not held and next(base)) then
+      local seen = {}
+      for i = FIRST, #ARGV, STEP do seen[ARGV[i]] = true end
+      if held then
+        for _, uid in ipairs(held) do
+          if not seen[uid] then candidates[#candidates + 1] = uid end
+        end
+        base = hmget_map(bkey, candidates)
+      else
+        for uid in pairs(base) do
+          if not seen[uid] then candidates[#candidates + 1] = uid end
+        end
+      end
     end
   end
   removals, gone, conflicts = {}, {}, {}
@@ -161,7 +183,7 @@ if mode ~= 'delta' then
 end
 
 local lc = line_changes(account, line, hlc, carrier)
-if mode ~= 'remove' then
+if with_records then
   -- The line's base settles a card it already holds as uploaded (and did not
   -- discard); the shared versions of the others are read in one go.
   -- (Inline, with a count rather than #: once per card of a book, a call
@@ -204,12 +226,21 @@ if removals then
   for _, c in ipairs(conflicts) do lc.base_dels[#lc.base_dels + 1] = c[1] end
 end
 
--- What the line uploaded settles what it had discarded.
+-- What the line uploaded settles what it had discarded. A prune settles
+-- what its snapshot leaves out; the snapshot's parts settle their own cards.
 if mode == 'snapshot' then
   redis.call('DEL', reassert_key(id, line))
 elseif next(reassert) then
   local done = {}
-  for i = FIRST, #ARGV, mode == 'remove' and 1 or 3 do done[#done + 1] = ARGV[i] end
+  if mode == 'prune' then
+    local listed = {}
+    for i = FIRST, #ARGV do listed[ARGV[i]] = true end
+    for uid in pairs(reassert) do
+      if not listed[uid] then done[#done + 1] = uid end
+    end
+  else
+    for i = FIRST, #ARGV, STEP do done[#done + 1] = ARGV[i] end
+  end
   for i = 1, #done, CHUNK do
     redis.call('SREM', reassert_key(id, line), unpack(done, i, math.min(i + CHUNK - 1, #done)))
   end

@@ -16,13 +16,6 @@ namespace {
 const std::string line1 = "+8613800138000";
 const std::string line2 = "+8613900139000";
 
-std::vector<core::book_entry> cards(int from, int to, const std::string& name = "P") {
-  std::vector<core::book_entry> out;
-  for (int i = from; i < to; ++i)
-    out.push_back(make_card("u" + std::to_string(i), name + std::to_string(i)));
-  return out;
-}
-
 struct safe_upload : ::testing::Test {
   void SetUp() override {
     register_line(a.store, person, line1);
@@ -104,32 +97,33 @@ struct safe_upload : ::testing::Test {
 // -- mass-deletion guard --------------------------------------------------------
 
 TEST_F(safe_upload, a_snapshot_removing_most_of_the_book_is_held_until_confirmed) {
-  send(line1, cards(0, 20));
+  send(line1, numbered_cards(0, 20));
   auto before = shared_records(a.client, person);
-  auto held = send(line1, cards(0, 5));
+  auto held = send(line1, numbered_cards(0, 5));
   EXPECT_TRUE(held.held_for_confirmation());
   EXPECT_EQ(held.would_remove, 15u);
   EXPECT_EQ(held.book_size, 20u);
-  EXPECT_EQ(shared_records(a.client, person), before);               // nothing stored
-  EXPECT_TRUE(send(line1, cards(0, 5), 14).held_for_confirmation()); // too few confirmed
-  auto confirmed = send(line1, cards(0, 5), 15);
+  EXPECT_EQ(shared_records(a.client, person), before); // nothing stored
+  EXPECT_TRUE(
+      send(line1, numbered_cards(0, 5), 14).held_for_confirmation()); // too few confirmed
+  auto confirmed = send(line1, numbered_cards(0, 5), 15);
   EXPECT_FALSE(confirmed.held_for_confirmation());
   EXPECT_EQ(confirmed.removed, 15u);
   EXPECT_EQ(live_cards(line1, store::scope::shared).size(), 5u);
 }
 
 TEST_F(safe_upload, removals_within_either_bound_need_no_confirmation) {
-  send(line1, cards(0, 100));
-  auto ten = send(line1, cards(10, 100)); // 10 cards: not more than 10
+  send(line1, numbered_cards(0, 100));
+  auto ten = send(line1, numbered_cards(10, 100)); // 10 cards: not more than 10
   EXPECT_FALSE(ten.held_for_confirmation());
   EXPECT_EQ(ten.removed, 10u);
-  auto few = send(line1, cards(30, 100)); // 20 of 90: not more than 30%
+  auto few = send(line1, numbered_cards(30, 100)); // 20 of 90: not more than 30%
   EXPECT_FALSE(few.held_for_confirmation());
   EXPECT_EQ(few.removed, 20u);
 }
 
 TEST_F(safe_upload, the_guard_holds_a_private_snapshot_too) {
-  send(line1, cards(0, 20), 0, store::scope::private_backup);
+  send(line1, numbered_cards(0, 20), 0, store::scope::private_backup);
   auto held = send(line1, {}, 0, store::scope::private_backup);
   EXPECT_TRUE(held.held_for_confirmation());
   EXPECT_EQ(held.would_remove, 20u);
@@ -228,7 +222,7 @@ TEST_F(safe_upload, history_lists_every_change_newest_first_in_pages) {
 }
 
 TEST_F(safe_upload, a_bulk_upload_is_one_history_entry_listed_change_by_change) {
-  send(line1, cards(0, 500));
+  send(line1, numbered_cards(0, 500));
   auto len = a.client.call({"XLEN", "history:{" + person + "}"});
   EXPECT_EQ(len->view().integer(), 1);
   std::set<std::string> listed;

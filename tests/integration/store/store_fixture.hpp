@@ -30,6 +30,15 @@ inline core::book_entry make_card(const std::string& uid, const std::string& nam
   return e;
 }
 
+/// Cards u<from> .. u<to - 1>, named <name><i>.
+inline std::vector<core::book_entry> numbered_cards(int from, int to,
+                                                    const std::string& name = "P") {
+  std::vector<core::book_entry> out;
+  for (int i = from; i < to; ++i)
+    out.push_back(make_card("u" + std::to_string(i), name + std::to_string(i)));
+  return out;
+}
+
 /// One carrier's store: a real redis-server, a connection as carrierd's
 /// least-privilege user (so every script is proven to run with it) and an
 /// account_store on it, and the test's own inspection connection (admin).

@@ -393,13 +393,14 @@ std::vector<store::upload_request> samples(tag<store::upload_request>, const act
   x.line = "bGluZS1pZC1vZi1hLWxpbmU";
   x.token_hash = "token-hash";
   x.scope = store::scope::private_backup;
-  x.mode = store::upload_mode::remove;
+  x.mode = store::upload_mode::prune;
   x.cards = pair_of<core::book_entry>(book_entry);
   x.uids = {"uid-1", "uid-2"};
   x.allow_removals = false;
   x.now_ms = 1700000000000;
   x.guard = {3, 50};
   x.confirm_removals = 4;
+  x.later_part = true;
   return {x};
 }
 

@@ -1,0 +1,56 @@
+#include "store/upload_parts.hpp"
+
+#include <iterator>
+#include <utility>
+
+namespace simsync::store {
+
+std::vector<upload_request> upload_parts(upload_request whole, std::size_t part_cards) {
+  std::vector<upload_request> parts;
+  const bool in_parts =
+      (whole.mode == upload_mode::snapshot || whole.mode == upload_mode::delta) &&
+      part_cards > 0 && whole.cards.size() > part_cards;
+  if (!in_parts) {
+    parts.push_back(std::move(whole));
+    return parts;
+  }
+  auto cards = std::move(whole.cards);
+  whole.cards.clear();
+  // Each part is the whole request (line, proof, guard, ...) but its items.
+  auto part_of = [&](upload_mode mode) {
+    upload_request part = whole;
+    part.mode = mode;
+    part.later_part = !parts.empty();
+    return part;
+  };
+  if (whole.mode == upload_mode::snapshot) {
+    auto prune = part_of(upload_mode::prune);
+    prune.uids.reserve(cards.size());
+    for (const auto& card : cards)
+      prune.uids.push_back(card.uid);
+    parts.push_back(std::move(prune));
+  }
+  for (std::size_t from = 0; from < cards.size(); from += part_cards) {
+    auto part = part_of(upload_mode::delta);
+    auto begin = cards.begin() + static_cast<std::ptrdiff_t>(from);
+    auto end = cards.size() - from > part_cards
+                   ? begin + static_cast<std::ptrdiff_t>(part_cards)
+                   : cards.end();
+    part.cards.assign(std::make_move_iterator(begin), std::make_move_iterator(end));
+    parts.push_back(std::move(part));
+  }
+  return parts;
+}
+
+void add_part_result(upload_result& sum, const upload_result& part) {
+  sum.version = part.version;
+  sum.added += part.added;
+  sum.changed += part.changed;
+  sum.removed += part.removed;
+  sum.unchanged += part.unchanged;
+  sum.conflicts.insert(sum.conflicts.end(), part.conflicts.begin(), part.conflicts.end());
+  sum.would_remove = part.would_remove;
+  sum.book_size = part.book_size;
+}
+
+} // namespace simsync::store

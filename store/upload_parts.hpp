@@ -1,0 +1,39 @@
+#pragma once
+
+// A large upload as several script calls, so that no one call holds Redis
+// for a whole book: every other line of that Redis waits behind a call, and
+// a 50,000-card snapshot was one call of about half a second. A snapshot
+// goes as a prune (its removals, of what its uids leave out, with the
+// mass-deletion guard, before any card is stored) and then its cards as
+// deltas; a delta goes as smaller deltas. Each part is atomic, and the
+// parts together store what the one call would have: a card's write depends
+// on that card alone, and what the snapshot leaves out is known from its
+// uids. Another line's change may land between two parts, as it could land
+// just before or after the one call. A part that fails leaves the parts
+// before it stored: nothing was acknowledged, and the book sent again
+// finds them unchanged.
+
+#include "store/account_store.hpp"
+
+#include <cstddef>
+#include <vector>
+
+namespace simsync::store {
+
+/// The cards of one part. Each costs Redis about 10 µs at the origin
+/// (bench/store_upload_bench): a part holds Redis for about 20 ms.
+inline constexpr std::size_t upload_part_cards = 2000;
+
+/// `whole` as the calls to make in order: itself when it holds at most
+/// `part_cards` cards or is a removal; otherwise, for a snapshot, a prune
+/// of its uids and then its cards as deltas of at most `part_cards`; for a
+/// delta, deltas of at most `part_cards`. Every part after the first is a
+/// later_part.
+std::vector<upload_request> upload_parts(upload_request whole,
+                                         std::size_t part_cards = upload_part_cards);
+
+/// The result of the parts so far, `sum`, with the next part's added: its
+/// counts and conflicts added, its version the latest.
+void add_part_result(upload_result& sum, const upload_result& part);
+
+} // namespace simsync::store

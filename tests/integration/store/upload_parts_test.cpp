@@ -1,0 +1,224 @@
+// A large upload sent in parts (store/upload_parts.hpp) against a real
+// redis-server: the parts store what the one call would have, the guard
+// holds the snapshot before any card is stored, and what the line discarded
+// is settled as a whole snapshot settles it. Parts of two cards here, so
+// that small books take the parts' path.
+#include "store/upload_parts.hpp"
+#include "tests/integration/store/store_fixture.hpp"
+
+#include <tuple>
+
+using namespace simsync;
+using namespace simsync::testing;
+
+namespace {
+
+// A line is one account's: the other person's lines are others.
+const std::string line1 = "+8613800138000";
+const std::string line2 = "+8613900139000";
+const std::string other_line1 = "+8613700137000";
+const std::string other_line2 = "+8613600136000";
+constexpr std::size_t part_cards = 2;
+
+struct upload_parts : ::testing::Test {
+  void SetUp() override {
+    register_line(a.store, person, line1);
+    register_line(a.store, person, line2);
+    register_line(a.store, other_person, other_line1);
+    register_line(a.store, other_person, other_line2);
+  }
+
+  store::upload_request request(const std::string& idcode, const std::string& line,
+                                std::vector<core::book_entry> book,
+                                std::uint64_t confirm = 0,
+                                store::scope where = store::scope::shared) {
+    auto req = upload_request_of(idcode, line, std::move(book),
+                                 store::upload_mode::snapshot, where);
+    req.now_ms = core::unix_now_ms();
+    req.confirm_removals = confirm;
+    return req;
+  }
+
+  /// The upload as one call.
+  store::upload_result whole(const std::string& idcode, const std::string& line,
+                             std::vector<core::book_entry> book,
+                             std::uint64_t confirm = 0) {
+    auto r = a.store.upload(request(idcode, line, std::move(book), confirm));
+    EXPECT_TRUE(r) << describe(r.error());
+    return r ? *r : store::upload_result{};
+  }
+
+  /// The upload in parts, as the gateway sends them: one after the other,
+  /// until the last or one held for confirmation. `calls` counts them.
+  store::upload_result in_parts(const std::string& idcode, const std::string& line,
+                                std::vector<core::book_entry> book,
+                                std::uint64_t confirm = 0, std::size_t* calls = nullptr,
+                                store::scope where = store::scope::shared) {
+    store::upload_result sum;
+    for (auto& part : store::upload_parts(
+             request(idcode, line, std::move(book), confirm, where), part_cards)) {
+      if (calls)
+        ++*calls;
+      auto r = a.store.upload(part);
+      EXPECT_TRUE(r) << describe(r.error());
+      if (!r)
+        break;
+      store::add_part_result(sum, *r);
+      if (r->held_for_confirmation())
+        break;
+    }
+    return sum;
+  }
+
+  void take_pending(const std::string& idcode, const std::string& line) {
+    auto f = a.store.fetch_pending(idcode, line, proof_of(line));
+    ASSERT_TRUE(f);
+    ASSERT_TRUE(a.store.ack_pending(idcode, line, proof_of(line), f->cursor,
+                                    store::decision::apply));
+  }
+
+  std::map<std::string, std::string>
+  live_cards(const std::string& idcode, const std::string& line,
+             store::scope where = store::scope::shared) {
+    std::map<std::string, std::string> out;
+    auto held = a.store.read_cards(idcode, line, proof_of(line), where);
+    EXPECT_TRUE(held);
+    for (auto& c : *held)
+      if (!c.record.deleted)
+        out[c.uid] = c.record.card;
+    return out;
+  }
+
+  std::map<std::string, std::string> pending_kinds(const std::string& idcode,
+                                                   const std::string& line) {
+    auto f = a.store.fetch_pending(idcode, line, proof_of(line));
+    EXPECT_TRUE(f);
+    return f ? kinds(*f) : std::map<std::string, std::string>{};
+  }
+
+  carrier_store a{"carrier-a"};
+};
+
+} // namespace
+
+TEST_F(upload_parts, a_snapshot_in_parts_stores_what_the_one_call_stores) {
+  // The same history for both persons: line 1's book, taken by line 2, then
+  // line 1 edits u5, which line 2 has not seen.
+  for (auto [who, first, second] : {std::tuple{person, line1, line2},
+                                    std::tuple{other_person, other_line1, other_line2}}) {
+    whole(who, first, numbered_cards(0, 10));
+    take_pending(who, second);
+    auto edited = numbered_cards(0, 10);
+    edited[5] = make_card("u5", "edited by line 1");
+    whole(who, first, edited);
+  }
+  // Line 2's snapshot leaves out u0-u2 (removals) and u5 (a conflict: it
+  // changed since line 2 saw it), changes u4 and adds u10, u11.
+  auto book = numbered_cards(3, 12);
+  book[1] = make_card("u4", "changed by line 2");
+  book.erase(book.begin() + 2); // u5
+  auto one = whole(person, line2, book);
+  std::size_t calls = 0;
+  auto parts = in_parts(other_person, other_line2, book, 0, &calls);
+
+  EXPECT_EQ(calls, 1u + 4u) << "a prune, then 8 cards in parts of 2";
+  EXPECT_EQ(parts.added, one.added);
+  EXPECT_EQ(parts.changed, one.changed);
+  EXPECT_EQ(parts.removed, one.removed);
+  EXPECT_EQ(parts.unchanged, one.unchanged);
+  EXPECT_EQ(one.added, 2u);
+  EXPECT_EQ(one.changed, 1u);
+  EXPECT_EQ(one.removed, 3u);
+  ASSERT_EQ(parts.conflicts.size(), 1u);
+  EXPECT_EQ(parts.conflicts[0].uid, "u5");
+  EXPECT_EQ(parts.conflicts[0].reason, one.conflicts.at(0).reason);
+  EXPECT_EQ(live_cards(other_person, other_line1), live_cards(person, line1));
+  EXPECT_EQ(pending_kinds(other_person, other_line1), pending_kinds(person, line1));
+  EXPECT_EQ(pending_kinds(other_person, other_line2), pending_kinds(person, line2));
+  EXPECT_EQ(pending_kinds(other_person, other_line2),
+            (std::map<std::string, std::string>{{"u5", "added"}}));
+  auto version = a.admin.call({"HGET", store::keys::account(other_person), "version"});
+  ASSERT_TRUE(version);
+  EXPECT_EQ(std::to_string(parts.version), version->view().str()) << "the last part's";
+}
+
+TEST_F(upload_parts, the_guard_holds_a_snapshot_in_parts_before_any_card_is_stored) {
+  whole(person, line1, numbered_cards(0, 20));
+  auto before = shared_records(a.client, person);
+  std::size_t calls = 0;
+  auto held = in_parts(person, line1, numbered_cards(100, 110), 0, &calls);
+  EXPECT_TRUE(held.held_for_confirmation());
+  EXPECT_EQ(held.would_remove, 20u);
+  EXPECT_EQ(held.book_size, 20u);
+  EXPECT_EQ(calls, 1u) << "the prune holds it";
+  EXPECT_EQ(shared_records(a.client, person), before) << "nothing stored";
+
+  auto confirmed = in_parts(person, line1, numbered_cards(100, 110), 20);
+  EXPECT_FALSE(confirmed.held_for_confirmation());
+  EXPECT_EQ(confirmed.removed, 20u);
+  EXPECT_EQ(confirmed.added, 10u);
+  EXPECT_EQ(live_cards(person, line1).size(), 10u);
+}
+
+TEST_F(upload_parts, a_snapshot_in_parts_settles_what_the_line_discarded) {
+  whole(person, line1,
+        {make_card("k1", "v1"), make_card("k2", "x"), make_card("k3", "y")});
+  take_pending(person, line2);
+  whole(person, line2, {make_card("k2", "x")}); // line 2 removes k1 and k3
+  auto f = a.store.fetch_pending(person, line1, proof_of(line1));
+  ASSERT_TRUE(f);
+  ASSERT_TRUE(a.store.ack_pending(person, line1, proof_of(line1), f->cursor,
+                                  store::decision::discard));
+  auto reassert = store::keys::reassert(person, line1);
+  ASSERT_EQ(a.admin.call({"SCARD", reassert})->view().integer(), 2);
+
+  // Line 1 keeps k1 (in its snapshot, in a part of its own) and has dropped
+  // k3 since (left out): k1 comes back, and nothing is left to re-assert.
+  auto again = in_parts(
+      person, line1, {make_card("k1", "v1"), make_card("k2", "x"), make_card("k4", "z")});
+  EXPECT_EQ(again.added, 2u); // k1 again, and k4
+  EXPECT_EQ(live_cards(person, line1).count("k1"), 1u);
+  EXPECT_EQ(live_cards(person, line1).count("k3"), 0u);
+  EXPECT_EQ(pending_kinds(person, line2)["k1"], "added");
+  EXPECT_EQ(a.admin.call({"EXISTS", reassert})->view().integer(), 0);
+  EXPECT_EQ(in_parts(person, line1,
+                     {make_card("k1", "v1"), make_card("k2", "x"), make_card("k4", "z")})
+                .unchanged,
+            3u);
+}
+
+TEST_F(upload_parts, a_delta_in_parts_is_deltas_and_removes_nothing) {
+  whole(person, line1, numbered_cards(0, 3));
+  std::size_t calls = 0;
+  auto req = request(person, line1, numbered_cards(3, 8));
+  req.mode = store::upload_mode::delta;
+  store::upload_result sum;
+  for (auto& part : store::upload_parts(req, part_cards)) {
+    ++calls;
+    EXPECT_EQ(part.mode, store::upload_mode::delta);
+    auto r = a.store.upload(part);
+    ASSERT_TRUE(r) << describe(r.error());
+    store::add_part_result(sum, *r);
+  }
+  EXPECT_EQ(calls, 3u);
+  EXPECT_EQ(sum.added, 5u);
+  EXPECT_EQ(sum.removed, 0u);
+  EXPECT_EQ(live_cards(person, line1).size(), 8u);
+}
+
+TEST_F(upload_parts,
+       a_private_snapshot_in_parts_removes_what_it_leaves_out_past_the_guard) {
+  const auto backup = store::scope::private_backup;
+  auto first = in_parts(person, line1, numbered_cards(0, 20), 0, nullptr, backup);
+  EXPECT_EQ(first.added, 20u);
+  auto held = in_parts(person, line1, numbered_cards(15, 25), 0, nullptr, backup);
+  EXPECT_TRUE(held.held_for_confirmation());
+  EXPECT_EQ(held.would_remove, 15u);
+  EXPECT_EQ(live_cards(person, line1, backup).size(), 20u) << "nothing stored";
+  auto confirmed = in_parts(person, line1, numbered_cards(15, 25), 15, nullptr, backup);
+  EXPECT_EQ(confirmed.removed, 15u);
+  EXPECT_EQ(confirmed.added, 5u);
+  EXPECT_EQ(confirmed.unchanged, 5u);
+  EXPECT_EQ(live_cards(person, line1, backup).size(), 10u);
+  EXPECT_TRUE(live_cards(person, line1).empty()) << "the shared book is untouched";
+}

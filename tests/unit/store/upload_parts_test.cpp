@@ -1,0 +1,102 @@
+// How a large upload is cut into parts (store/upload_parts.hpp).
+#include "store/upload_parts.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace simsync;
+
+namespace {
+
+store::upload_request request(store::upload_mode mode, int cards) {
+  store::upload_request req;
+  req.idcode = "idcode";
+  req.line = "bGluZS1pZC1vZi1hLWxpbmU";
+  req.token_hash = "proof";
+  req.mode = mode;
+  for (int i = 0; i < cards; ++i)
+    req.cards.push_back(
+        {"u" + std::to_string(i), core::content_hash::of(std::to_string(i)),
+         "card " + std::to_string(i), static_cast<std::size_t>(i), false});
+  req.now_ms = 1700000000000;
+  req.guard = {3, 50};
+  req.confirm_removals = 4;
+  req.allow_removals = false;
+  return req;
+}
+
+std::vector<std::string> uids_of(const store::upload_request& part) {
+  std::vector<std::string> out;
+  for (const auto& card : part.cards)
+    out.push_back(card.uid);
+  return out;
+}
+
+} // namespace
+
+TEST(upload_parts, an_upload_within_a_part_is_sent_as_it_is) {
+  for (auto mode : {store::upload_mode::snapshot, store::upload_mode::delta}) {
+    auto parts = store::upload_parts(request(mode, 3), 3);
+    ASSERT_EQ(parts.size(), 1u);
+    EXPECT_EQ(parts[0].mode, mode);
+    EXPECT_EQ(parts[0].cards.size(), 3u);
+    EXPECT_FALSE(parts[0].later_part);
+  }
+  auto removal = request(store::upload_mode::remove, 0);
+  removal.uids = {"a", "b", "c", "d"};
+  auto parts = store::upload_parts(removal, 2);
+  ASSERT_EQ(parts.size(), 1u);
+  EXPECT_EQ(parts[0].uids.size(), 4u);
+}
+
+TEST(upload_parts, a_snapshot_is_a_prune_of_all_its_uids_then_its_cards_in_order) {
+  auto parts = store::upload_parts(request(store::upload_mode::snapshot, 5), 2);
+  ASSERT_EQ(parts.size(), 4u);
+  EXPECT_EQ(parts[0].mode, store::upload_mode::prune);
+  EXPECT_EQ(parts[0].uids, (std::vector<std::string>{"u0", "u1", "u2", "u3", "u4"}));
+  EXPECT_TRUE(parts[0].cards.empty());
+  EXPECT_FALSE(parts[0].later_part) << "the first part may be refused for lag";
+  EXPECT_EQ(uids_of(parts[1]), (std::vector<std::string>{"u0", "u1"}));
+  EXPECT_EQ(uids_of(parts[2]), (std::vector<std::string>{"u2", "u3"}));
+  EXPECT_EQ(uids_of(parts[3]), (std::vector<std::string>{"u4"}));
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    EXPECT_EQ(parts[i].mode, store::upload_mode::delta);
+    EXPECT_TRUE(parts[i].later_part);
+    EXPECT_FALSE(parts[i].refused_when_behind());
+  }
+  // Every part is the line's request: its account, proof, clock and guard.
+  for (const auto& part : parts) {
+    EXPECT_EQ(part.idcode, "idcode");
+    EXPECT_EQ(part.token_hash, "proof");
+    EXPECT_EQ(part.now_ms, 1700000000000u);
+    EXPECT_EQ(part.guard.min_cards, 3u);
+    EXPECT_EQ(part.confirm_removals, 4u);
+    EXPECT_FALSE(part.allow_removals);
+  }
+  EXPECT_EQ(parts[1].cards[1].card, "card 1");
+  EXPECT_EQ(parts[1].cards[1].hash, core::content_hash::of("1"));
+}
+
+TEST(upload_parts, a_delta_is_deltas) {
+  auto parts = store::upload_parts(request(store::upload_mode::delta, 5), 2);
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(uids_of(parts[2]), (std::vector<std::string>{"u4"}));
+  EXPECT_FALSE(parts[0].later_part);
+  EXPECT_TRUE(parts[0].refused_when_behind());
+  for (const auto& part : parts)
+    EXPECT_EQ(part.mode, store::upload_mode::delta);
+}
+
+TEST(upload_parts, the_parts_results_add_up_and_the_last_version_is_the_answer) {
+  store::upload_result sum;
+  store::add_part_result(sum, {7, 0, 0, 2, 0, {{"u9", "not-held"}}, 0, 0});
+  store::add_part_result(sum, {8, 2, 1, 0, 3, {}, 0, 0});
+  store::add_part_result(sum, {9, 1, 0, 0, 1, {{"u8", "changed-since-seen"}}, 0, 0});
+  EXPECT_EQ(sum.version, 9u);
+  EXPECT_EQ(sum.added, 3u);
+  EXPECT_EQ(sum.changed, 1u);
+  EXPECT_EQ(sum.removed, 2u);
+  EXPECT_EQ(sum.unchanged, 4u);
+  ASSERT_EQ(sum.conflicts.size(), 2u);
+  EXPECT_EQ(sum.conflicts[1].uid, "u8");
+  EXPECT_FALSE(sum.held_for_confirmation());
+}
