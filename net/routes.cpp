@@ -234,26 +234,50 @@ void fetch_pages(const exchange_ptr& ex, store::pending_request ask, bool whole,
 struct upload_in_parts {
   std::string idcode;
   std::vector<store::upload_request> parts;
-  std::size_t next = 0;
+  std::size_t sent = 0;
+  std::size_t answered = 0;
+  bool over = false; ///< answered (the sum, a hold or an error)
   store::upload_result sum;
   std::vector<core::card_error> rejected;
   nlohmann::json assigned;
 };
 
-/// Asks the store for the upload's next part, and so on until the last;
-/// answers with their sum. A part held for confirmation (only a prune,
-/// before any card is stored) or failing answers at once.
-void send_parts(const exchange_ptr& ex, std::shared_ptr<upload_in_parts> upload) {
-  auto part = std::move(upload->parts[upload->next++]);
-  auto idcode = upload->idcode;
-  ex->ask(
-      idcode,
-      [ex, upload = std::move(upload)](const store::upload_result& r) mutable {
-        store::add_part_result(upload->sum, r);
-        if (r.held_for_confirmation() || upload->next == upload->parts.size())
-          return answer_upload(ex, upload->sum, upload->rejected,
-                               std::move(upload->assigned));
-        send_parts(ex, std::move(upload));
+/// Parts asked of the store before the ones before them are answered, after
+/// the first: the store works on one while the gateway seals the next (the
+/// first goes alone: a prune may hold the snapshot, and only the first part
+/// may be refused for replication lag, before anything else is sent).
+constexpr std::size_t parts_ahead = 2;
+
+void send_part(const exchange_ptr& ex, const std::shared_ptr<upload_in_parts>& upload);
+
+/// A part answered: the answer once the last is, or the first holds the
+/// snapshot; otherwise the next parts go.
+void part_answered(const exchange_ptr& ex, const std::shared_ptr<upload_in_parts>& upload,
+                   const store::upload_result& r) {
+  if (upload->over)
+    return;
+  store::add_part_result(upload->sum, r);
+  if (r.held_for_confirmation() || ++upload->answered == upload->parts.size()) {
+    upload->over = true;
+    return answer_upload(ex, upload->sum, upload->rejected, std::move(upload->assigned));
+  }
+  while (upload->sent < upload->parts.size() &&
+         upload->sent - upload->answered < parts_ahead)
+    send_part(ex, upload);
+}
+
+/// Asks the store for the upload's next part. A part that fails answers
+/// with its error; parts already asked for are stored all the same.
+void send_part(const exchange_ptr& ex, const std::shared_ptr<upload_in_parts>& upload) {
+  auto part = std::move(upload->parts[upload->sent++]);
+  ex->ask_or(
+      upload->idcode,
+      [ex, upload](const store::upload_result& r) { part_answered(ex, upload, r); },
+      [ex, upload](caf::error& err) {
+        if (upload->over)
+          return;
+        upload->over = true;
+        ex->fail(err);
       },
       atom::upload_v, std::move(part));
 }
@@ -312,7 +336,7 @@ void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
     upload->parts = store::upload_parts(std::move(req));
     upload->rejected = std::move(book.rejected);
     upload->assigned = std::move(assigned);
-    send_parts(ex, std::move(upload));
+    send_part(ex, upload);
   });
 }
 

@@ -1,5 +1,6 @@
 #include "store/upload_parts.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <utility>
 
@@ -43,7 +44,7 @@ std::vector<upload_request> upload_parts(upload_request whole, std::size_t part_
 }
 
 void add_part_result(upload_result& sum, const upload_result& part) {
-  sum.version = part.version;
+  sum.version = std::max(sum.version, part.version);
   sum.added += part.added;
   sum.changed += part.changed;
   sum.removed += part.removed;

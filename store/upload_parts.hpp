@@ -32,8 +32,8 @@ inline constexpr std::size_t upload_part_cards = 2000;
 std::vector<upload_request> upload_parts(upload_request whole,
                                          std::size_t part_cards = upload_part_cards);
 
-/// The result of the parts so far, `sum`, with the next part's added: its
-/// counts and conflicts added, its version the latest.
+/// The result of the parts so far, `sum`, with another part's added: its
+/// counts and conflicts added, the version the latest of theirs.
 void add_part_result(upload_result& sum, const upload_result& part);
 
 } // namespace simsync::store
