@@ -100,14 +100,11 @@ account_shard(shard_pointer self, store::redis_endpoint redis_at, std::string ca
                           [&](store::account_store& s) { return s.fetch_page(req); });
       },
       [=](atom::ack, const std::string& idcode, const std::string& line,
-          const std::string& proof, const std::string& cursor, store::decision what) {
-        return with_store(self,
-                          [&](store::account_store& s) -> caf::expected<std::uint64_t> {
-                            auto n = s.ack_pending(idcode, line, proof, cursor, what);
-                            if (!n)
-                              return std::move(n.error());
-                            return static_cast<std::uint64_t>(*n);
-                          });
+          const std::string& proof, const std::string& cursor, store::decision what,
+          std::uint32_t step) {
+        return with_store(self, [&](store::account_store& s) {
+          return s.ack_step(idcode, line, proof, cursor, what, step);
+        });
       },
       [=](atom::read_cards, const std::string& idcode, const std::string& line,
           const std::string& proof, store::scope where) {

@@ -38,10 +38,10 @@ using account_shard_actor = caf::typed_actor<
                     std::string>::with<store::pending_counts>,
     /// F6: one page of a fetch (a limit, the previous page's next, If-None-Match).
     caf::replies_to<atom::fetch, store::pending_request>::with<store::pending_fetch>,
-    /// F6: acknowledge (idcode, line, proof, cursor, decision); replies with the
-    /// changes done.
+    /// F6: acknowledge (idcode, line, proof, cursor, decision), or the next
+    /// `step` uids of it (0: all); replies with what the step did.
     caf::replies_to<atom::ack, std::string, std::string, std::string, std::string,
-                    store::decision>::with<std::uint64_t>,
+                    store::decision, std::uint32_t>::with<store::ack_progress>,
     /// The live cards of (idcode, line, proof)'s shared store or private backup.
     caf::replies_to<atom::read_cards, std::string, std::string, std::string,
                     store::scope>::with<std::vector<store::stored_card>>,
@@ -223,6 +223,7 @@ CAF_ADD_TYPE_ID(simsync, (simsync::store::history_page))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::restore_request))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::replicate_result))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::pending_counts))
+CAF_ADD_TYPE_ID(simsync, (simsync::store::ack_progress))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::pending_fetch))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::decision))
 CAF_ADD_TYPE_ID(simsync, (simsync::store::scope))

@@ -115,6 +115,11 @@ typename Inspector::result_type inspect(Inspector& f, pending_counts& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ack_progress& x) {
+  return f(caf::meta::type_name("ack_progress"), x.acknowledged, x.finished);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, pending_change& x) {
   return f(caf::meta::type_name("pending_change"), x.uid, x.kind, x.record);
 }

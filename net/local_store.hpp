@@ -78,8 +78,9 @@ public:
   }
   template <class Done>
   void ack(const std::string& idcode, const std::string& line, const std::string& proof,
-           const std::string& cursor, store::decision what, Done done) {
-    run(std::make_shared<const store::ack_call>(idcode, line, proof, cursor, what),
+           const std::string& cursor, store::decision what, std::uint32_t step,
+           Done done) {
+    run(std::make_shared<const store::ack_call>(idcode, line, proof, cursor, what, step),
         std::move(done));
   }
 
@@ -131,8 +132,8 @@ bool run_locally(local_store& s, Done& done, const atom::fetch&,
 template <class Done>
 bool run_locally(local_store& s, Done& done, const atom::ack&, const std::string& idcode,
                  const std::string& line, const std::string& proof,
-                 const std::string& cursor, store::decision what) {
-  s.ack(idcode, line, proof, cursor, what, std::move(done));
+                 const std::string& cursor, store::decision what, std::uint32_t step) {
+  s.ack(idcode, line, proof, cursor, what, step, std::move(done));
   return true;
 }
 

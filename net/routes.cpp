@@ -282,6 +282,29 @@ void send_part(const exchange_ptr& ex, const std::shared_ptr<upload_in_parts>& u
       atom::upload_v, std::move(part));
 }
 
+/// The uids of a paged fetch's list one ack step takes: the store is asked
+/// for an ack a step at a time, so that no one Redis call holds that Redis
+/// for the whole book (150 ms for 50,000 changes in one call). The answer is
+/// the same.
+constexpr std::uint32_t ack_step_uids = 2000;
+
+/// Asks the store for the ack's next step, and so on until the last;
+/// answers with the changes they acknowledged. An error after the first
+/// step leaves the steps before it done: the same ack sent again completes
+/// it.
+void ack_steps(const exchange_ptr& ex, const line_access& who, const std::string& cursor,
+               store::decision what, std::uint64_t acknowledged) {
+  ex->ask(
+      who.idcode,
+      [ex, who, cursor, what, acknowledged](const store::ack_progress& step) {
+        if (step.finished)
+          return ex->reply_json(200,
+                                {{"acknowledged", acknowledged + step.acknowledged}});
+        ack_steps(ex, who, cursor, what, acknowledged + step.acknowledged);
+      },
+      atom::ack_v, who.idcode, who.line, who.proof, cursor, what, ack_step_uids);
+}
+
 } // namespace
 
 // -- F2, F7 -------------------------------------------------------------------
@@ -453,12 +476,7 @@ void handle_ack(const exchange_ptr& ex) {
     return ex->fail(bad_field("decision", "must be apply or discard"));
   auto what = *decision == "apply" ? store::decision::apply : store::decision::discard;
   authorize(ex, [ex, cursor = *cursor, what](const line_access& who) {
-    ex->ask(
-        who.idcode,
-        [ex](std::uint64_t done) {
-          ex->reply_json(200, {{"acknowledged", done}});
-        },
-        atom::ack_v, who.idcode, who.line, who.proof, cursor, what);
+    ack_steps(ex, who, cursor, what, 0);
   });
 }
 

@@ -70,14 +70,6 @@ caf::expected<change_kind> kind_of(std::string_view name) {
   return corrupt("unknown change kind " + std::string(name));
 }
 
-/// A reply of one count, as a script's count replies are.
-caf::expected<std::uint64_t> one_count(reply_view v, const char* name) {
-  std::uint64_t n = 0;
-  if (!read_counts(v, 1, &n))
-    return corrupt(std::string(name) + " answered an unexpected reply");
-  return n;
-}
-
 } // namespace
 
 // -- upload --------------------------------------------------------------------
@@ -195,14 +187,20 @@ caf::expected<pending_fetch> fetch_call::read(reply_view v) const {
 // -- ack -----------------------------------------------------------------------
 
 ack_call::ack_call(const std::string& idcode, const std::string& line,
-                   std::string_view token_hash, const std::string& cursor, decision what)
-    : idcode_(idcode), line_(line), token_hash_(token_hash), cursor_(cursor) {
-  args_ = {idcode_, line_, token_hash_, cursor_,
-           what == decision::apply ? "apply" : "discard"};
+                   std::string_view token_hash, const std::string& cursor, decision what,
+                   std::uint32_t step)
+    : idcode_(idcode), line_(line), token_hash_(token_hash), cursor_(cursor),
+      step_(std::to_string(step)) {
+  args_ = {
+      idcode_, line_, token_hash_, cursor_, what == decision::apply ? "apply" : "discard",
+      step_};
 }
 
-caf::expected<std::uint64_t> ack_call::read(reply_view v) const {
-  return one_count(v, "ack_pending");
+caf::expected<ack_progress> ack_call::read(reply_view v) const {
+  std::uint64_t n[2];
+  if (!read_counts(v, 2, n) || v.size() != 2 || n[1] > 1)
+    return corrupt("ack_pending answered an unexpected reply");
+  return ack_progress{n[0], n[1] == 1};
 }
 
 } // namespace simsync::store

@@ -95,18 +95,20 @@ private:
   std::string limit_;
 };
 
-/// What a fetch delivered is applied or discarded (account_store::ack_pending).
+/// What a fetch delivered is applied or discarded, or a step of that
+/// (account_store::ack_step).
 class ack_call : public script_call {
 public:
-  using result_type = std::uint64_t;
+  using result_type = ack_progress;
   ack_call(const std::string& idcode, const std::string& line,
-           std::string_view token_hash, const std::string& cursor, decision what);
+           std::string_view token_hash, const std::string& cursor, decision what,
+           std::uint32_t step);
 
   static constexpr script which = script::ack_pending;
-  caf::expected<std::uint64_t> read(reply_view v) const;
+  caf::expected<ack_progress> read(reply_view v) const;
 
 private:
-  std::string idcode_, line_, token_hash_, cursor_;
+  std::string idcode_, line_, token_hash_, cursor_, step_;
 };
 
 /// Runs `call` on the blocking connection.

@@ -389,10 +389,18 @@ caf::expected<std::size_t> account_store::ack_pending(const std::string& idcode,
                                                       std::string_view token_hash,
                                                       const std::string& cursor,
                                                       decision what) {
-  auto n = run_call(redis_, ack_call{idcode, line, token_hash, cursor, what});
-  if (!n)
-    return std::move(n.error());
-  return static_cast<std::size_t>(*n);
+  auto r = ack_step(idcode, line, token_hash, cursor, what, 0);
+  if (!r)
+    return std::move(r.error());
+  return static_cast<std::size_t>(r->acknowledged);
+}
+
+caf::expected<ack_progress> account_store::ack_step(const std::string& idcode,
+                                                    const std::string& line,
+                                                    std::string_view token_hash,
+                                                    const std::string& cursor,
+                                                    decision what, std::uint32_t step) {
+  return run_call(redis_, ack_call{idcode, line, token_hash, cursor, what, step});
 }
 
 caf::expected<std::vector<stored_card>>

@@ -192,6 +192,12 @@ struct pending_counts {
   std::size_t removed = 0;
 };
 
+/// What one step of an ack did (account_store::ack_step).
+struct ack_progress {
+  std::uint64_t acknowledged = 0; ///< the changes the step removed from the mailbox
+  bool finished = true;           ///< false: steps remain
+};
+
 struct pending_change {
   std::string uid;
   change_kind kind = change_kind::added;
@@ -329,6 +335,13 @@ public:
                                          const std::string& line,
                                          std::string_view token_hash,
                                          const std::string& cursor, decision what);
+  /// One step of that: the next `step` uids of a paged fetch's list (0: all
+  /// of them), so that no one call holds Redis for a whole book. The steps
+  /// of an ack take one decision; the last moves the line's mark.
+  caf::expected<ack_progress> ack_step(const std::string& idcode, const std::string& line,
+                                       std::string_view token_hash,
+                                       const std::string& cursor, decision what,
+                                       std::uint32_t step);
 
   // -- reads ------------------------------------------------------------------
   /// The live cards of the shared store, or of the line's private backup (F7 restore).

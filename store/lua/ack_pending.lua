@@ -4,34 +4,85 @@
 -- was fetched: a line that uploaded its own version of a uid since holds
 -- that one, and its base says so already. Discard means "keep mine": the
 -- fetched uids are remembered, and the line's next upload re-asserts them.
+-- A paged fetch's ack may be taken in steps, each of the next `step` uids of
+-- the fetch's list (0: all of them), so that no one call holds Redis for a
+-- whole book; each step is done with its uids for good, the line records
+-- how far the steps got, and the mark moves at the last one. A step with the
+-- other decision than the steps before it is refused (stale_cursor).
 -- ARGV: idcode, line, token hash (access_refused), cursor, decision
--- (apply|discard). Returns {entries}.
+-- (apply|discard), step. Returns {entries acknowledged by this call,
+-- 1 when the ack is complete or 0 when steps remain}.
 local id, line, token_hash, cursor, decision = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local step = tonumber(ARGV[6]) or 0
 local refusal = access_refused(id, line, token_hash)
 if refusal then return refusal end
 local lkey = line_key(id, line)
-if redis.call('HGET', lkey, 'fetched') ~= cursor then return fail('stale_cursor') end
+local fetched_cursor, under_way, reached, upto = unpack(redis.call(
+  'HMGET', lkey, 'fetched', 'ack_state', 'fetch_mark', 'fetch_upto'))
+if fetched_cursor ~= cursor then return fail('stale_cursor') end
+-- "<cursor>:<decision>:<list entries done>" while an ack is under way.
+local steps_done = 0
+if under_way then
+  local c, d, n = string.match(under_way, '^(%d+):(%a+):(%d+)$')
+  if c == cursor then
+    if d ~= decision then return fail('stale_cursor') end
+    steps_done = tonumber(n)
+  end
+end
+upto = tonumber(upto or '0')
 
-local pkey, fkey, bkey = pending_key(id, line), fetched_key(id, line), base_key(id, line)
-local fetched = redis.call('HGETALL', fkey)
-local uids = {}
-for i = 1, #fetched, 2 do uids[#uids + 1] = fetched[i] end
+local pkey, fkey, bkey, okey =
+  pending_key(id, line), fetched_key(id, line), base_key(id, line), fetchlist_key(id, line)
+-- The uids this call takes, each with what was fetched of it (false: never
+-- delivered): the next `step` of a paged fetch's list, else every fetched.
+local listed = redis.call('LLEN', okey)
+local uids, entries
+if listed > 0 then
+  local n = step > 0 and math.min(step, listed) or listed
+  uids = redis.call('LRANGE', okey, 0, n - 1)
+  local fetched = hmget_map(fkey, uids)
+  entries = {}
+  for i, uid in ipairs(uids) do entries[i] = fetched[uid] or false end
+else
+  local fetched = redis.call('HGETALL', fkey)
+  uids, entries = {}, {}
+  for i = 1, #fetched, 2 do
+    uids[#uids + 1] = fetched[i]
+    entries[#entries + 1] = fetched[i + 1]
+  end
+end
+local delivered = {}
+for i, uid in ipairs(uids) do
+  if entries[i] then delivered[#delivered + 1] = uid end
+end
+
 local now_pending = hmget_map(pkey, uids)
-local now_base = decision == 'apply' and hmget_map(bkey, uids) or {}
-local done, base_sets, base_dels = {}, {}, {}
-for i = 1, #fetched, 2 do
-  local uid = fetched[i]
-  local seq, what, base_then = split_fetched(fetched[i + 1])
-  local now = now_pending[uid]
-  -- A newer explicit offer that arrived after the fetch stays pending.
-  if now and pending_seq(now) == seq then done[#done + 1] = uid end
-  if decision == 'apply' and (base_then == nil or (now_base[uid] or '-') == base_then) then
-    if what == 'D' then
-      base_dels[#base_dels + 1] = uid
-    else
-      base_sets[#base_sets + 1] = uid
-      base_sets[#base_sets + 1] = what
+local now_base = decision == 'apply' and hmget_map(bkey, delivered) or {}
+local done, base_sets, base_dels, left = {}, {}, {}, {}
+local left_seq = nil
+for i, uid in ipairs(uids) do
+  local entry, now = entries[i], now_pending[uid]
+  if entry then
+    local seq, what, base_then = split_fetched(entry)
+    -- A newer explicit offer that arrived after the fetch stays pending.
+    if now and pending_seq(now) == seq then done[#done + 1] = uid end
+    if decision == 'apply' and (base_then == nil or (now_base[uid] or '-') == base_then) then
+      if what == 'D' then
+        base_dels[#base_dels + 1] = uid
+      else
+        base_sets[#base_sets + 1] = uid
+        base_sets[#base_sets + 1] = what
+      end
     end
+  elseif reached and listed > 0 and steps_done + i - 1 >= upto and not now then
+    -- What the history named up to the snapshot is done with either way;
+    -- what it names after stays pending (read_pending). A paged fetch's uids
+    -- the phone did not get to (pages it never asked for: past how far the
+    -- pages asked in order reached) stay pending too, offered explicitly,
+    -- since the mark moves past them.
+    left_seq = left_seq or settled_seq(id)
+    left[#left + 1] = uid
+    left[#left + 1] = left_seq
   end
 end
 hdel_list(pkey, done)
@@ -39,39 +90,27 @@ hset_flat(bkey, base_sets)
 hdel_list(bkey, base_dels)
 if decision == 'discard' then
   local rkey = reassert_key(id, line)
-  for i = 1, #uids, CHUNK do
-    redis.call('SADD', rkey, unpack(uids, i, math.min(i + CHUNK - 1, #uids)))
+  for i = 1, #delivered, CHUNK do
+    redis.call('SADD', rkey, unpack(delivered, i, math.min(i + CHUNK - 1, #delivered)))
   end
 end
--- What the history named up to the snapshot is done with either way; what
--- it names after stays pending (read_pending). A paged fetch's uids the
--- phone did not get to (pages it never asked for: past how far the pages
--- asked in order reached) stay pending too, offered explicitly now that the
--- mark moves past them. The mark moves to the snapshot's even where a read
--- since folded more and moved it further (read_pending): an offer folded
--- before the snapshot and fetched is removed here, though the history may
--- name its uid again after the snapshot.
-local reached = redis.call('HGET', lkey, 'fetch_mark')
-if reached then
-  local upto = tonumber(redis.call('HGET', lkey, 'fetch_upto') or '0')
-  local listed = redis.call('LRANGE', fetchlist_key(id, line), upto, -1)
-  if #listed > 0 then
-    local delivered = {}
-    for _, uid in ipairs(uids) do delivered[uid] = true end
-    local offered = hmget_map(pkey, listed)
-    local seq = settled_seq(id)
-    local left = {}
-    for _, uid in ipairs(listed) do
-      if not delivered[uid] and not offered[uid] then
-        left[#left + 1] = uid
-        left[#left + 1] = seq
-      end
-    end
-    hset_flat(pkey, left)
-  end
-  redis.call('HSET', lkey, 'mark', reached)
+hset_flat(pkey, left)
+
+if listed > #uids then
+  -- Steps remain: this one's uids leave the list and the fetched hash, and
+  -- the counts an update request kept no longer describe the mailbox.
+  redis.call('LTRIM', okey, #uids, -1)
+  hdel_list(fkey, delivered)
+  redis.call('HSET', lkey, 'ack_state', cursor .. ':' .. decision .. ':' .. (steps_done + #uids))
+  redis.call('HDEL', lkey, 'counted_tag')
+  return {#delivered, 0}
 end
-redis.call('DEL', fkey, fetchlist_key(id, line))
+-- The mark moves to the snapshot's even where a read since folded more and
+-- moved it further (read_pending): an offer folded before the snapshot and
+-- fetched is removed here, though the history may name its uid again after
+-- the snapshot.
+if reached then redis.call('HSET', lkey, 'mark', reached) end
+redis.call('DEL', fkey, okey)
 redis.call('HDEL', lkey, 'fetched', 'fetch_added', 'fetch_changed', 'fetch_removed', 'fetch_mark',
-           'fetch_upto')
-return {#uids}
+           'fetch_upto', 'ack_state')
+return {#delivered, 1}

@@ -79,10 +79,12 @@ TEST_F(account_shard_fixture, runs_the_flows_for_its_accounts) {
       atom::fetch_v, store::pending_request{person, line2, "h", 0, "", ""});
   ASSERT_TRUE(fetched);
   ASSERT_EQ(fetched->changes.size(), 2u);
-  auto acked = ask<std::uint64_t>(atom::ack_v, person, line2, std::string("h"),
-                                  fetched->cursor, store::decision::apply);
+  auto acked =
+      ask<store::ack_progress>(atom::ack_v, person, line2, std::string("h"),
+                               fetched->cursor, store::decision::apply, std::uint32_t{0});
   ASSERT_TRUE(acked);
-  EXPECT_EQ(*acked, 2u);
+  EXPECT_EQ(acked->acknowledged, 2u);
+  EXPECT_TRUE(acked->finished);
   auto cards = ask<std::vector<store::stored_card>>(
       atom::read_cards_v, person, line2, std::string("h"), store::scope::shared);
   ASSERT_TRUE(cards);

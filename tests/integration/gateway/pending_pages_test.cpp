@@ -111,6 +111,33 @@ TEST_F(pending_pages, a_mailbox_asked_for_whole_is_read_from_the_store_a_page_at
   EXPECT_EQ(ack.json.value("acknowledged", -1), 2500);
 }
 
+TEST_F(pending_pages, the_ack_of_a_whole_mailbox_is_taken_from_the_store_in_steps) {
+  ASSERT_EQ(http.push(one, book(2500)).status, 200);
+  auto all = http.pending(two);
+  ASSERT_EQ(all.status, 200) << all;
+  auto redis = d->redis("carrier-a").connect();
+  ASSERT_TRUE(redis.call({"CONFIG", "SET", "slowlog-log-slower-than", "0"}));
+  ASSERT_TRUE(redis.call({"SLOWLOG", "RESET"}));
+  auto ack = http.ack(two, all.json.value("cursor", ""), "apply");
+  auto log = redis.call({"SLOWLOG", "GET", "1000"});
+  ASSERT_TRUE(redis.call({"CONFIG", "SET", "slowlog-log-slower-than", "10000"}));
+
+  ASSERT_EQ(ack.status, 200) << ack;
+  EXPECT_EQ(ack.json.value("acknowledged", -1), 2500) << "every step's";
+  ASSERT_TRUE(log) << describe(log.error());
+  std::size_t ack_calls = 0;
+  for (std::size_t i = 0; i < log->view().size(); ++i) {
+    auto args = log->view()[i][3];
+    if (args.size() > 1 && args[1].str().substr(0, 12) == "ack_pending_")
+      ++ack_calls;
+  }
+  EXPECT_EQ(ack_calls, 2u) << "steps of 2,000 of the fetch's 2,500";
+  auto after = http.pending(two);
+  ASSERT_EQ(after.status, 200);
+  EXPECT_EQ(card_count(after), 0u);
+  EXPECT_EQ(after.json.value("added", -1), 0);
+}
+
 TEST_F(pending_pages, not_modified_until_the_mailbox_changes) {
   auto first = http.pending(two);
   ASSERT_EQ(first.status, 200);

@@ -29,9 +29,11 @@ struct sibling_outage : ::testing::Test {
         "carrier-b", person, atom::fetch_v,
         store::pending_request{person, line_b, client.proof, 0, "", ""});
     ASSERT_TRUE(f);
-    ASSERT_TRUE(client.ask<std::uint64_t>("carrier-b", person, atom::ack_v, person,
-                                          line_b, client.proof, f->cursor,
-                                          store::decision::apply));
+    auto acked = client.ask<store::ack_progress>(
+        "carrier-b", person, atom::ack_v, person, line_b, client.proof, f->cursor,
+        store::decision::apply, std::uint32_t{0});
+    ASSERT_TRUE(acked);
+    ASSERT_TRUE(acked->finished);
   }
 
   /// While carrier-b is away: change u1, add n1..n3, remove u2 (three uploads).

@@ -430,6 +430,18 @@ struct pages : ::testing::Test {
     auto r = a.client.call({"HGET", "base:{" + person + "}:" + line2, uid});
     return r && !r->view().is_nil() ? std::string(r->view().str()) : "";
   }
+  /// One step of line 2's ack of `cursor`: the next `n` uids of its list.
+  caf::expected<store::ack_progress> step(const std::string& cursor, store::decision what,
+                                          std::uint32_t n = 2) {
+    return a.store.ack_step(person, line2, proof_of(line2), cursor, what, n);
+  }
+  /// The whole fetch, in pages of three.
+  store::pending_fetch all_pages() {
+    auto first = page(3);
+    for (auto next = first.next; !next.empty();)
+      next = page(3, next).next;
+    return first;
+  }
   carrier_store a{"carrier-a"};
 };
 
@@ -683,4 +695,101 @@ TEST_F(pages, removing_the_line_forgets_its_reassert_set_and_open_fetch) {
     auto r = a.client.call({"EXISTS", key});
     EXPECT_EQ(r->view().integer(), 0) << key;
   }
+}
+
+// -- an ack in steps --------------------------------------------------------------
+
+TEST_F(pages, an_ack_in_steps_does_what_one_ack_does) {
+  auto f = all_pages();
+  // Counts kept while the fetch is open: a step must not leave them standing.
+  auto counted = a.store.request_update(person, line2, proof_of(line2));
+  ASSERT_TRUE(counted);
+  EXPECT_EQ(counted->added, 7u);
+  std::vector<std::pair<std::uint64_t, bool>> steps;
+  for (int i = 0; i < 4; ++i) {
+    auto s = step(f.cursor, store::decision::apply);
+    ASSERT_TRUE(s) << describe(s.error());
+    steps.emplace_back(s->acknowledged, s->finished);
+    if (i == 1) {
+      auto mid = a.store.request_update(person, line2, proof_of(line2));
+      ASSERT_TRUE(mid);
+      EXPECT_EQ(mid->added, 3u) << "four applied, three to go";
+    }
+  }
+  EXPECT_EQ(steps, (std::vector<std::pair<std::uint64_t, bool>>{
+                       {2, false}, {2, false}, {2, false}, {1, true}}));
+  auto left =
+      a.client.call({"HMGET", store::keys::line(person, line2), "fetched", "ack_state"});
+  ASSERT_TRUE(left);
+  EXPECT_TRUE(left->view()[0].is_nil()) << "the fetch is over";
+  EXPECT_TRUE(left->view()[1].is_nil()) << "no progress left behind";
+  EXPECT_FALSE(step(f.cursor, store::decision::apply));
+  EXPECT_TRUE(page(0).changes.empty());
+  for (const auto& card : book(7))
+    EXPECT_EQ(base_of(card.uid), card.hash.hex()) << card.uid;
+}
+
+TEST_F(pages, a_discard_in_steps_keeps_the_lines_own_and_empties_the_mailbox) {
+  auto f = all_pages();
+  for (bool finished = false; !finished;) {
+    auto s = step(f.cursor, store::decision::discard, 3);
+    ASSERT_TRUE(s) << describe(s.error());
+    finished = s->finished;
+  }
+  EXPECT_TRUE(page(0).changes.empty());
+  EXPECT_EQ(reassert_set().size(), 7u);
+  EXPECT_EQ(base_of("u1"), "");
+}
+
+TEST_F(pages, the_steps_of_an_ack_take_one_decision) {
+  auto f = all_pages();
+  ASSERT_TRUE(step(f.cursor, store::decision::apply));
+  auto other = step(f.cursor, store::decision::discard);
+  ASSERT_FALSE(other);
+  EXPECT_EQ(other.error(), ec::stale_cursor);
+  EXPECT_TRUE(reassert_set().empty()) << "the refused step did nothing";
+  std::uint64_t rest = 0;
+  for (bool finished = false; !finished;) {
+    auto s = step(f.cursor, store::decision::apply);
+    ASSERT_TRUE(s) << describe(s.error());
+    rest += s->acknowledged;
+    finished = s->finished;
+  }
+  EXPECT_EQ(rest, 5u);
+  EXPECT_TRUE(page(0).changes.empty());
+}
+
+TEST_F(pages, a_new_fetch_between_steps_ends_the_ack_and_loses_nothing) {
+  auto f = all_pages();
+  ASSERT_TRUE(step(f.cursor, store::decision::apply)); // two applied
+  auto again = page(0);
+  EXPECT_EQ(again.changes.size(), 5u) << "what the first step applied is held";
+  auto stale = step(f.cursor, store::decision::apply);
+  ASSERT_FALSE(stale);
+  EXPECT_EQ(stale.error(), ec::stale_cursor);
+  auto n = a.store.ack_pending(person, line2, proof_of(line2), again.cursor,
+                               store::decision::apply);
+  ASSERT_TRUE(n) << describe(n.error());
+  EXPECT_EQ(*n, 5u);
+  EXPECT_TRUE(page(0).changes.empty());
+  for (const auto& card : book(7))
+    EXPECT_EQ(base_of(card.uid), card.hash.hex()) << card.uid;
+}
+
+TEST_F(pages, an_ack_in_steps_before_the_last_page_leaves_the_undelivered_changes) {
+  auto p1 = page(3);
+  std::uint64_t acked = 0;
+  int steps = 0;
+  for (bool finished = false; !finished; ++steps) {
+    auto s = step(p1.cursor, store::decision::apply);
+    ASSERT_TRUE(s) << describe(s.error());
+    acked += s->acknowledged;
+    finished = s->finished;
+  }
+  EXPECT_EQ(steps, 4) << "the list's seven uids, two at a time";
+  EXPECT_EQ(acked, 3u);
+  auto rest = page(0);
+  EXPECT_EQ(rest.changes.size(), 4u);
+  for (const auto& uid : uids(p1))
+    EXPECT_EQ(uids(rest).count(uid), 0u) << uid;
 }

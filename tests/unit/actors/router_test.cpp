@@ -99,8 +99,8 @@ fake_shard(account_shard_actor::stateful_pointer<fake_shard_state> self,
       [=](atom::update, const std::string&, const std::string&,
           const std::string&) -> caf::result<store::pending_counts> { return unused(); },
       [=](atom::ack, const std::string&, const std::string&, const std::string&,
-          const std::string&,
-          store::decision) -> caf::result<std::uint64_t> { return unused(); },
+          const std::string&, store::decision,
+          std::uint32_t) -> caf::result<store::ack_progress> { return unused(); },
       [=](atom::read_cards, const std::string&, const std::string&, const std::string&,
           store::scope) -> caf::result<std::vector<store::stored_card>> {
         return unused();

@@ -429,6 +429,10 @@ std::vector<store::pending_counts> samples(tag<store::pending_counts>, const act
   return {{1, 2, 3}};
 }
 
+std::vector<store::ack_progress> samples(tag<store::ack_progress>, const actors&) {
+  return {{7, false}};
+}
+
 std::vector<store::pending_fetch> samples(tag<store::pending_fetch>, const actors&) {
   return {{"cursor",
            {1, 2, 3},
