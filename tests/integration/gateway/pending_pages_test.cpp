@@ -37,6 +37,17 @@ struct pending_pages : shared_deployment<pending_pages> {
   line one, two;
 };
 
+/// The calls in Redis's slow log of the script function named `prefix`...
+std::size_t script_calls(simsync::store::reply_view log, std::string_view prefix) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < log.size(); ++i) {
+    auto args = log[i][3];
+    if (args.size() > 1 && args[1].str().substr(0, prefix.size()) == prefix)
+      ++n;
+  }
+  return n;
+}
+
 } // namespace
 
 TEST_F(pending_pages, three_pages_then_an_ack_removes_exactly_what_they_held) {
@@ -99,13 +110,7 @@ TEST_F(pending_pages, a_mailbox_asked_for_whole_is_read_from_the_store_a_page_at
   EXPECT_EQ(all.json.value("added", -1), 2500);
   EXPECT_FALSE(all.json.contains("next"));
   ASSERT_TRUE(log) << describe(log.error());
-  std::size_t fetch_calls = 0;
-  for (std::size_t i = 0; i < log->view().size(); ++i) {
-    auto args = log->view()[i][3];
-    if (args.size() > 1 && args[1].str().substr(0, 14) == "fetch_pending_")
-      ++fetch_calls;
-  }
-  EXPECT_EQ(fetch_calls, 3u) << "pages of 1,000 changes";
+  EXPECT_EQ(script_calls(log->view(), "fetch_pending_"), 3u) << "pages of 1,000 changes";
   auto ack = http.ack(two, all.json.value("cursor", ""), "apply");
   ASSERT_EQ(ack.status, 200) << ack;
   EXPECT_EQ(ack.json.value("acknowledged", -1), 2500);
@@ -125,13 +130,8 @@ TEST_F(pending_pages, the_ack_of_a_whole_mailbox_is_taken_from_the_store_in_step
   ASSERT_EQ(ack.status, 200) << ack;
   EXPECT_EQ(ack.json.value("acknowledged", -1), 2500) << "every step's";
   ASSERT_TRUE(log) << describe(log.error());
-  std::size_t ack_calls = 0;
-  for (std::size_t i = 0; i < log->view().size(); ++i) {
-    auto args = log->view()[i][3];
-    if (args.size() > 1 && args[1].str().substr(0, 12) == "ack_pending_")
-      ++ack_calls;
-  }
-  EXPECT_EQ(ack_calls, 2u) << "steps of 2,000 of the fetch's 2,500";
+  EXPECT_EQ(script_calls(log->view(), "ack_pending_"), 2u)
+      << "steps of 2,000 of the fetch's 2,500";
   auto after = http.pending(two);
   ASSERT_EQ(after.status, 200);
   EXPECT_EQ(card_count(after), 0u);
