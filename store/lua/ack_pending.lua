@@ -98,11 +98,10 @@ hset_flat(pkey, left)
 
 if listed > #uids then
   -- Steps remain: this one's uids leave the list and the fetched hash, and
-  -- the counts an update request kept no longer describe the mailbox.
+  -- the progress moves the mailbox's tag (mailbox_tag), as the mailbox moved.
   redis.call('LTRIM', okey, #uids, -1)
   hdel_list(fkey, delivered)
   redis.call('HSET', lkey, 'ack_state', cursor .. ':' .. decision .. ':' .. (steps_done + #uids))
-  redis.call('HDEL', lkey, 'counted_tag')
   return {#delivered, 0}
 end
 -- The mark moves to the snapshot's even where a read since folded more and

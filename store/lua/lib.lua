@@ -826,14 +826,16 @@ end
 -- of the line that moves its base move the account's version on
 -- (close_account, offer_seq); a fold changes the explicit offers' count
 -- (read_pending); a fetch moves the line's cursor on and opens it, an ack
--- closes it ('-'). So the same tag means the same mailbox: a fetch answers
+-- closes it ('-'), and each step of an ack taken in steps moves its progress
+-- (ack_state). So the same tag means the same mailbox: a fetch answers
 -- 304 and an update request its counts as they were. (The account's other
 -- changes move the version too: they only cost a recount.)
 local function mailbox_tag(id, line)
   local version = redis.call('HGET', account_key(id), 'version')
-  local cursor, open = unpack(redis.call('HMGET', line_key(id, line), 'cursor', 'fetched'))
+  local cursor, open, acking =
+    unpack(redis.call('HMGET', line_key(id, line), 'cursor', 'fetched', 'ack_state'))
   return (version or '0') .. '.' .. redis.call('HLEN', pending_key(id, line)) .. '.' ..
-    (cursor or '0') .. (open and '' or '-')
+    (cursor or '0') .. (open and '' or '-') .. (acking and ('.' .. acking) or '')
 end
 
 -- The counts an update request kept for the line's mailbox ({added,
