@@ -793,3 +793,17 @@ TEST_F(pages, an_ack_in_steps_before_the_last_page_leaves_the_undelivered_change
   for (const auto& uid : uids(p1))
     EXPECT_EQ(uids(rest).count(uid), 0u) << uid;
 }
+
+TEST_F(pages, an_ack_step_with_another_lines_proof_is_refused_and_changes_nothing) {
+  auto f = all_pages();
+  for (std::string proof :
+       {proof_of(line1), std::string("x"), std::string(store::operator_proof)}) {
+    auto s = a.store.ack_step(person, line2, proof, f.cursor, store::decision::apply, 2);
+    ASSERT_FALSE(s) << "proof '" << proof << "'";
+    EXPECT_EQ(s.error(), ec::bad_token);
+  }
+  EXPECT_EQ(base_of("u1"), "");
+  auto s = step(f.cursor, store::decision::apply, 0);
+  ASSERT_TRUE(s) << describe(s.error());
+  EXPECT_EQ(s->acknowledged, 7u) << "the fetch was still whole";
+}

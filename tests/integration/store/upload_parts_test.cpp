@@ -222,3 +222,19 @@ TEST_F(upload_parts,
   EXPECT_EQ(live_cards(person, line1, backup).size(), 10u);
   EXPECT_TRUE(live_cards(person, line1).empty()) << "the shared book is untouched";
 }
+
+TEST_F(upload_parts, a_prune_with_another_lines_proof_is_refused_and_removes_nothing) {
+  whole(person, line1, numbered_cards(0, 5));
+  take_pending(person, line2);
+  for (std::string proof :
+       {proof_of(line1), std::string("x"), std::string(store::operator_proof)}) {
+    auto prune = request(person, line2, {});
+    prune.mode = store::upload_mode::prune;
+    prune.uids = {"u0"};
+    prune.token_hash = proof;
+    auto r = a.store.upload(prune);
+    ASSERT_FALSE(r) << "proof '" << proof << "'";
+    EXPECT_EQ(r.error(), ec::bad_token);
+  }
+  EXPECT_EQ(live_cards(person, line1).size(), 5u) << "nothing removed";
+}
