@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace simsync {
 
@@ -43,27 +44,51 @@ constexpr auto max_backoff = std::chrono::milliseconds{5000};
 enum class phase {
   connecting,  ///< not up yet since the link started
   idle,        ///< up, no window in flight; a tick is on its way
-  sending,     ///< a window in flight, then its trim
+  sending,     ///< windows in flight, then their trims
   backing_off, ///< down; the tick that retries is on its way
 };
 
 /// connecting, up (idle or sending) or down (backing off).
 link_state reported(phase p);
 
+/// At most this many windows in flight at once. A link waits for a window's
+/// acknowledgements before it reads the next, unless the window is large (a
+/// large book's batches): while the peer applies it, the batches the store
+/// writes meanwhile are read and sent as they come, rather than in one window
+/// when the first is done, whose apply was the book's last fifth of a second.
+constexpr std::size_t max_windows_in_flight = 4;
+
+/// A window sent and not yet trimmed.
+struct flight {
+  std::uint64_t window = 0;
+  std::size_t awaiting = 0; ///< its answers not in yet
+  bool sent = false;        ///< its requests went (window_sent)
+  bool large = false;       ///< it held a request's worth of batches or more
+};
+
 struct state {
   phase at = phase::connecting;
-  /// Numbers the windows, so that answers to an abandoned window are ignored.
+  /// Numbers the windows, so that answers to an abandoned window are ignored:
+  /// the newest window's.
   std::uint64_t window = 0;
-  /// Answers of the current window not in yet.
-  std::size_t awaiting = 0;
-  /// A request of the current window failed: once every answer is in, the
-  /// whole window is sent again.
+  /// The windows in flight, oldest first; trimmed in that order.
+  std::vector<flight> flights;
+  /// The read under way is a read ahead (action::read_ahead).
+  bool reading_ahead = false;
+  /// A request of a window in flight failed: once every answer is in, every
+  /// window in flight is sent again.
   bool window_failed = false;
   /// Before the next retry; 0 after a window is trimmed.
   std::chrono::milliseconds backoff{0};
   /// Why the link is not up; cleared when it is up again.
   std::string last_error;
 };
+
+/// The answers not in yet, over every window in flight.
+std::size_t awaiting(const state& s);
+
+/// Whether window `window` is in flight (its answers still count).
+bool in_flight(const state& s, std::uint64_t window);
 
 // What happened, fed to step(). The outcome of an action (connect,
 // read_outbox, send_window, trim) is the next event.
@@ -72,7 +97,8 @@ struct state {
 struct tick {};
 /// Redis and every node of the peer reached.
 struct connected {};
-/// Entries ready to go (0: the outbox is empty).
+/// Entries ready to go (0: the outbox is empty, or had nothing new to read
+/// ahead).
 struct outbox_read {
   std::size_t entries;
 };
@@ -80,6 +106,8 @@ struct outbox_read {
 /// card left to send: it is trimmed as it is).
 struct window_sent {
   std::size_t requests;
+  /// It held a request's worth of batches or more (window_limits::request_bytes).
+  bool large = false;
 };
 /// A peer node persisted the `entries` of one request of window `window`.
 struct acked {
@@ -103,7 +131,8 @@ struct failed {
 struct node_down {
   std::string why; ///< the error if this abandons a window in flight
 };
-/// Window `window` has waited too long for its acknowledgements.
+/// Window `window` (the oldest in flight) has waited too long for its
+/// acknowledgements.
 struct ack_overdue {
   std::uint64_t window;
   std::string why;
@@ -117,8 +146,9 @@ enum class action {
   none,
   connect,     ///< Redis and every peer node not connected yet
   read_outbox, ///< what the last read left unsent, else the outbox
+  read_ahead,  ///< the same, after the newest window in flight, without waiting
   send_window, ///< plan what was read and send it, numbered state::window
-  trim,        ///< the outbox through the window's last entry (or later)
+  trim,        ///< the outbox through the oldest window's last entry (or later)
 };
 
 /// What the actor does after a step, in the order of the fields.

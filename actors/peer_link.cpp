@@ -171,11 +171,14 @@ caf::error trim_acknowledged(link_pointer self) {
   return {};
 }
 
-link_machine::event read_outbox(link_pointer self) {
+/// What the last read left unsent, else the outbox after what was sent, waiting
+/// up to `wait` for an entry to arrive.
+link_machine::event read_outbox(link_pointer self, std::chrono::milliseconds wait) {
   auto& st = self->state;
   if (st.unsent.empty()) {
-    auto read = store::read_outbox(*st.redis, st.peer.id, st.acked_through, st.read_count,
-                                   idle_wait);
+    const auto& after =
+        st.in_flight.empty() ? st.acked_through : st.in_flight.back().last_id;
+    auto read = store::read_outbox(*st.redis, st.peer.id, after, st.read_count, wait);
     if (!read)
       return link_machine::failed{describe(read.error())};
     st.unsent = std::move(*read);
@@ -185,8 +188,10 @@ link_machine::event read_outbox(link_pointer self) {
       if (auto err = trim_acknowledged(self))
         return link_machine::failed{describe(err)};
   }
-  std::uint64_t oldest_ms =
-      st.unsent.empty() ? 0 : store::stream_id_ms(st.unsent.front().id);
+  std::uint64_t oldest_ms = !st.in_flight.empty() ? st.in_flight.front().first_ms
+                            : st.unsent.empty()
+                                ? 0
+                                : store::stream_id_ms(st.unsent.front().id);
   st.backlog->waiting_since(st.backlog_slot, oldest_ms);
   return link_machine::outbox_read{st.unsent.size()};
 }
@@ -198,6 +203,7 @@ void send_batch(link_pointer self, std::size_t node,
   auto& st = self->state;
   auto window = st.machine.window;
   auto count = entries.size();
+  auto sent_at = std::chrono::steady_clock::now();
   st.batches_sent += count;
   for (const auto& e : entries)
     st.bytes_sent += e.batch.size();
@@ -206,7 +212,10 @@ void send_batch(link_pointer self, std::size_t node,
   // No timeout of CAF's own: watch_acks keeps the time instead.
   self->request(st.nodes[node], caf::infinite, atom::deliver_v, std::move(batch))
       .then(
-          [self, window, count](const std::string&) {
+          [self, window, count, sent_at](const std::string&) {
+            auto& st = self->state;
+            if (st.round_trip && link_machine::in_flight(st.machine, window))
+              st.round_trip->record(std::chrono::steady_clock::now() - sent_at);
             feed(self, link_machine::acked{window, count});
           },
           [self, node, window](caf::error& err) {
@@ -229,21 +238,22 @@ void watch_acks(link_pointer self, caf::timespan in) {
   self->delayed_send(self, in, atom::tick_v, atom::ack_v);
 }
 
-/// Gives the window in flight up (link_machine::ack_overdue) if it has waited
-/// ack_timeout; else looks again when it will have.
+/// Gives the windows in flight up (link_machine::ack_overdue) if the oldest has
+/// waited ack_timeout; else looks again when it will have.
 void look_at_acks(link_pointer self) {
   auto& st = self->state;
   st.ack_watch_armed = false;
-  if (st.machine.at != link_machine::phase::sending)
+  if (st.machine.at != link_machine::phase::sending || st.in_flight.empty())
     return;
-  auto waited = std::chrono::steady_clock::now() - st.window_sent_at;
+  const auto& oldest = st.in_flight.front();
+  auto waited = std::chrono::steady_clock::now() - oldest.sent_at;
   if (waited < st.ack_timeout) {
     watch_acks(self, st.ack_timeout - waited);
     return;
   }
   feed(self, link_machine::ack_overdue{
-                 st.machine.window, "no acknowledgement from " + st.peer.id + " in " +
-                                        std::to_string(st.ack_timeout.count()) + " s"});
+                 oldest.window, "no acknowledgement from " + st.peer.id + " in " +
+                                    std::to_string(st.ack_timeout.count()) + " s"});
 }
 
 /// Sets `entry` (read sealed; it did not open) aside when its cards were
@@ -313,9 +323,12 @@ link_machine::event send_window(link_pointer self) {
       std::move(st.unsent), st.nodes.size(),
       [&st](const std::string& idcode) { return node_for(st, idcode); }, limits);
   st.unsent = std::move(plan.unsent);
-  st.window_last_id = std::move(plan.last_id);
-  st.window_sent_at = std::chrono::steady_clock::now();
-  st.window_entries = plan.nothing_to_send;
+  auto& sent = st.in_flight.emplace_back();
+  sent.window = st.machine.window;
+  sent.last_id = std::move(plan.last_id);
+  sent.first_ms = store::stream_id_ms(plan.first_id);
+  sent.sent_at = std::chrono::steady_clock::now();
+  sent.entries = plan.nothing_to_send;
   // Each request's cards are opened as it goes, so the peer starts on the
   // first while the link opens the next. One that does not open fails the
   // window: the requests already sent are answered into a window the machine
@@ -328,22 +341,24 @@ link_machine::event send_window(link_pointer self) {
     for (auto& request : plan.requests_by_node[node]) {
       if (auto err = ready_cards(self, request, cards))
         return link_machine::failed{describe(err)};
-      st.window_entries += request.size();
+      sent.entries += request.size();
       send_batch(self, node, std::move(request), cards);
       ++requests;
     }
   }
   if (requests > 0)
     watch_acks(self, st.ack_timeout);
-  return link_machine::window_sent{requests};
+  return link_machine::window_sent{requests, plan.bytes >= limits.request_bytes};
 }
 
-/// The window is acknowledged: read on after it, and trim it now if the last
-/// trim is old enough (else the next idle read or the next window trims it).
+/// The oldest window in flight is acknowledged: read on after it, and trim it
+/// now if the last trim is old enough (else the next idle read or the next
+/// window trims it).
 link_machine::event trim(link_pointer self) {
   auto& st = self->state;
-  st.acked_through = st.window_last_id;
-  st.acked_untrimmed += st.window_entries;
+  st.acked_through = std::move(st.in_flight.front().last_id);
+  st.acked_untrimmed += st.in_flight.front().entries;
+  st.in_flight.pop_front();
   if (trim_due(st))
     if (auto err = trim_acknowledged(self))
       return link_machine::failed{describe(err)};
@@ -358,6 +373,7 @@ std::optional<link_machine::event> carry_out(link_pointer self,
     st.backlog->down(st.backlog_slot);
   if (todo.drop_unsent) {
     st.unsent.clear();
+    st.in_flight.clear();
     st.read_count = first_read;
     // Read (and counted) again as not acknowledged.
     st.acked_through = "0-0";
@@ -365,11 +381,7 @@ std::optional<link_machine::event> carry_out(link_pointer self,
   }
   if (todo.forget_node)
     forget_node(st, *todo.forget_node);
-  if (todo.acknowledged > 0) {
-    if (st.round_trip)
-      st.round_trip->record(std::chrono::steady_clock::now() - st.window_sent_at);
-    st.acknowledged += todo.acknowledged;
-  }
+  st.acknowledged += todo.acknowledged;
   if (todo.tick_in) {
     // The clock would only delay what is due now.
     if (todo.tick_in->count() == 0)
@@ -383,7 +395,9 @@ std::optional<link_machine::event> carry_out(link_pointer self,
   case link_machine::action::connect:
     return connect(self);
   case link_machine::action::read_outbox:
-    return read_outbox(self);
+    return read_outbox(self, idle_wait);
+  case link_machine::action::read_ahead:
+    return read_outbox(self, std::chrono::milliseconds{0});
   case link_machine::action::send_window:
     return send_window(self);
   case link_machine::action::trim:

@@ -13,12 +13,22 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace simsync {
+
+/// What a peer link keeps of a window it sent, until the window is trimmed.
+struct sent_window {
+  std::uint64_t window = 0;   ///< the machine's number for it
+  std::string last_id;        ///< of its last entry: trimmed through it
+  std::size_t entries = 0;    ///< all of them, those with nothing to send too
+  std::uint64_t first_ms = 0; ///< when its oldest entry was written
+  std::chrono::steady_clock::time_point sent_at;
+};
 
 struct peer_link_state {
   static inline const char* name = "peer_link";
@@ -41,14 +51,14 @@ struct peer_link_state {
   /// Decides every step (actors/link_machine.hpp); the fields below are what
   /// the steps work on.
   link_machine::state machine;
-  std::string window_last_id;
+  /// The windows in flight, oldest first, as the machine's flights.
+  std::deque<sent_window> in_flight;
   /// The last entry the peer acknowledged: the next read starts after it
   /// ("0-0", the oldest entry, after a failure).
   std::string acked_through = "0-0";
   /// Acknowledged entries still in the outbox (a trim is due when there are
   /// any); the status counts only what the peer has not acknowledged.
   std::size_t acked_untrimmed = 0;
-  std::size_t window_entries = 0; ///< in the window in flight
   std::chrono::steady_clock::time_point last_trim;
   /// Entries read from the outbox and not sent yet, in stream order: the
   /// window about to be planned, then what it left beyond its byte limit, so
@@ -64,9 +74,8 @@ struct peer_link_state {
   std::uint64_t batches_sent = 0; ///< outbox entries sent (resends included)
   std::uint64_t bytes_sent = 0;   ///< of their batches
   std::uint64_t acknowledged = 0; ///< outbox entries the peer persisted
-  /// From sending a window to a peer node's acknowledgement, when measured.
+  /// From sending a request to a peer node's acknowledgement, when measured.
   std::optional<metrics::latency_histogram> round_trip;
-  std::chrono::steady_clock::time_point window_sent_at;
   /// How long a window waits for its acknowledgements before the link gives
   /// it up and sends it again (watch_acks).
   std::chrono::seconds ack_timeout{60};
@@ -78,8 +87,8 @@ struct peer_link_state {
 /// Redis and on connecting to the peer's nodes (TLS), and its supervisor lives in the
 /// other system. Each request is one batch signed with this carrier's key. Delivery is at
 /// least once and in order per account (all of an account's entries go to the same peer
-/// node, in requests sent in order, a window at a time); the peer's apply is idempotent,
-/// so a resent window does no harm.
+/// node, in requests sent in order); the peer's apply is idempotent, so a resent window
+/// does no harm.
 peer_link_actor::behavior_type
 peer_link(peer_link_actor::stateful_pointer<peer_link_state> self, std::string carrier,
           config::peer_entry peer, core::signature_key signing_key,

@@ -20,7 +20,9 @@ plan_window(std::vector<store::outbox_entry> entries, std::size_t node_count,
   entries.resize(kept);
   if (entries.empty())
     return plan;
+  plan.first_id = entries.front().id;
   plan.last_id = entries.back().id;
+  plan.bytes = bytes;
   std::vector<std::size_t> request_size(node_count, 0); // of each node's last request
   for (auto& e : entries) {
     if (e.kind == store::outbox_kind::batch && e.batch.empty()) {

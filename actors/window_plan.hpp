@@ -46,9 +46,13 @@ struct window_plan {
   /// account was removed after they were written): in no request, trimmed
   /// with the window.
   std::size_t nothing_to_send = 0;
-  /// The stream id of the window's last entry (empty for an empty window):
-  /// the outbox is trimmed through it once every request is acknowledged.
+  /// The stream ids of the window's first and last entries (empty for an
+  /// empty window): the outbox is trimmed through the last once every request
+  /// is acknowledged.
+  std::string first_id;
   std::string last_id;
+  /// Bytes of the window's batches, as read (still sealed).
+  std::size_t bytes = 0;
 };
 
 /// Plans one window from `entries` (in stream order): the first entries up to

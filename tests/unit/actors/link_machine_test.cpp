@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -36,6 +37,21 @@ struct machine {
     feed(window_sent{requests});
   }
 
+  /// From idle: a large window (a large book's batches) of `requests`
+  /// requests in flight.
+  void send_large(std::size_t requests) {
+    feed(outbox_read{requests});
+    feed(window_sent{requests, true});
+  }
+
+  /// The read ahead under way found `entries`, sent as `requests` (large).
+  effects read_ahead(std::size_t entries, std::size_t requests) {
+    auto e = feed(outbox_read{entries});
+    if (e.then != action::send_window)
+      return e;
+    return feed(window_sent{requests, true});
+  }
+
   /// From anywhere but sending: down after a failure to connect.
   effects fail_to_connect() {
     feed(tick{});
@@ -49,16 +65,23 @@ bool nothing(const effects& e) {
 }
 
 bool same(const state& a, const state& b) {
-  return a.at == b.at && a.window == b.window && a.awaiting == b.awaiting &&
-         a.window_failed == b.window_failed && a.backoff == b.backoff &&
-         a.last_error == b.last_error;
+  auto same_flights = a.flights.size() == b.flights.size() &&
+                      std::equal(a.flights.begin(), a.flights.end(), b.flights.begin(),
+                                 [](const flight& x, const flight& y) {
+                                   return x.window == y.window &&
+                                          x.awaiting == y.awaiting && x.sent == y.sent &&
+                                          x.large == y.large;
+                                 });
+  return a.at == b.at && a.window == b.window && same_flights &&
+         a.reading_ahead == b.reading_ahead && a.window_failed == b.window_failed &&
+         a.backoff == b.backoff && a.last_error == b.last_error;
 }
 
 /// What every failure does: down, retried after `backoff`, from the outbox's start.
 void expect_backing_off(const machine& m, const effects& e, ms backoff) {
   EXPECT_EQ(m.s.at, phase::backing_off);
   EXPECT_EQ(m.s.backoff, backoff);
-  EXPECT_EQ(m.s.awaiting, 0u);
+  EXPECT_EQ(awaiting(m.s), 0u);
   EXPECT_TRUE(e.backlog_down);
   EXPECT_TRUE(e.drop_unsent);
   EXPECT_EQ(e.tick_in, backoff);
@@ -103,7 +126,7 @@ TEST(link_machine, entries_go_as_a_new_numbered_window) {
   EXPECT_EQ(e.then, action::send_window);
   EXPECT_FALSE(e.tick_in);
   EXPECT_TRUE(nothing(m.feed(window_sent{3})));
-  EXPECT_EQ(m.s.awaiting, 3u);
+  EXPECT_EQ(awaiting(m.s), 3u);
 }
 
 TEST(link_machine, a_window_with_no_card_left_to_send_is_trimmed_at_once) {
@@ -112,7 +135,7 @@ TEST(link_machine, a_window_with_no_card_left_to_send_is_trimmed_at_once) {
   m.feed(outbox_read{2});
   auto e = m.feed(window_sent{0});
   EXPECT_EQ(e.then, action::trim);
-  EXPECT_EQ(m.s.awaiting, 0u);
+  EXPECT_EQ(awaiting(m.s), 0u);
   e = m.feed(trimmed{});
   EXPECT_EQ(m.s.at, phase::idle);
   EXPECT_EQ(e.tick_in, ms{0});
@@ -134,7 +157,7 @@ TEST(link_machine, the_last_ack_trims_the_window_and_the_link_looks_again) {
   auto e = m.feed(acked{1, 3});
   EXPECT_EQ(e.acknowledged, 3u);
   EXPECT_EQ(e.then, action::none);
-  EXPECT_EQ(m.s.awaiting, 1u);
+  EXPECT_EQ(awaiting(m.s), 1u);
   e = m.feed(acked{1, 1});
   EXPECT_EQ(e.acknowledged, 1u);
   EXPECT_EQ(e.then, action::trim);
@@ -334,8 +357,137 @@ TEST(link_machine, outcomes_out_of_turn_change_nothing) {
   m.send(2);
   auto sending = m.s;
   EXPECT_TRUE(nothing(m.feed(connected{})));
-  EXPECT_TRUE(nothing(m.feed(outbox_read{4})));
+  EXPECT_TRUE(nothing(m.feed(outbox_read{4})));       // no read ahead was asked for
+  EXPECT_TRUE(nothing(m.feed(window_sent{3, true}))); // it went already
   EXPECT_TRUE(same(m.s, sending));
+}
+
+TEST(link_machine, a_small_window_waits_for_its_acks_before_reading_on) {
+  machine m;
+  m.up();
+  m.send(3);
+  EXPECT_EQ(m.feed(acked{1, 2}).then, action::none);
+  EXPECT_EQ(m.feed(acked{1, 2}).then, action::none);
+  EXPECT_FALSE(m.s.reading_ahead);
+  EXPECT_EQ(m.s.flights.size(), 1u);
+}
+
+TEST(link_machine, a_large_window_reads_ahead_as_its_requests_are_acknowledged) {
+  machine m;
+  m.up();
+  m.send_large(3);
+  auto e = m.feed(acked{1, 1});
+  EXPECT_EQ(e.acknowledged, 1u);
+  EXPECT_EQ(e.then, action::read_ahead);
+  EXPECT_TRUE(m.s.reading_ahead);
+  e = m.feed(outbox_read{2}); // what the store wrote meanwhile
+  EXPECT_EQ(e.then, action::send_window);
+  EXPECT_FALSE(m.s.reading_ahead);
+  EXPECT_EQ(m.s.window, 2u);
+  ASSERT_EQ(m.s.flights.size(), 2u);
+  e = m.feed(window_sent{1, true});
+  EXPECT_EQ(e.then, action::none); // nothing acked since: no read
+  EXPECT_EQ(awaiting(m.s), 3u);
+  EXPECT_EQ(m.s.at, phase::sending);
+}
+
+TEST(link_machine, a_read_ahead_that_finds_nothing_waits_for_the_next_answer) {
+  machine m;
+  m.up();
+  m.send_large(3);
+  m.feed(acked{1, 1});
+  auto before_read = m.s.window;
+  EXPECT_TRUE(nothing(m.read_ahead(0, 0)));
+  EXPECT_FALSE(m.s.reading_ahead);
+  EXPECT_EQ(m.s.window, before_read);
+  EXPECT_EQ(m.s.flights.size(), 1u);
+  EXPECT_EQ(m.feed(acked{1, 1}).then, action::read_ahead);
+}
+
+TEST(link_machine, windows_are_trimmed_oldest_first_whatever_order_their_acks_come_in) {
+  machine m;
+  m.up();
+  m.send_large(2);
+  m.feed(acked{1, 1});
+  m.read_ahead(1, 1); // window 2
+  // Window 2 is answered first (another node): nothing is trimmed yet.
+  auto e = m.feed(acked{2, 1});
+  EXPECT_EQ(e.acknowledged, 1u);
+  EXPECT_EQ(e.then, action::read_ahead);
+  m.read_ahead(0, 0);
+  e = m.feed(acked{1, 1});
+  EXPECT_EQ(e.then, action::trim); // window 1
+  e = m.feed(trimmed{});
+  ASSERT_EQ(m.s.flights.size(), 1u);
+  EXPECT_EQ(m.s.flights.front().window, 2u);
+  EXPECT_EQ(e.then, action::trim); // window 2, answered already
+  EXPECT_FALSE(e.tick_in);
+  e = m.feed(trimmed{});
+  EXPECT_TRUE(m.s.flights.empty());
+  EXPECT_EQ(m.s.at, phase::idle);
+  EXPECT_EQ(e.tick_in, ms{0});
+}
+
+TEST(link_machine, a_trim_with_a_large_window_still_in_flight_reads_ahead) {
+  machine m;
+  m.up();
+  m.send_large(1);
+  m.feed(acked{1, 1}); // window 1 done: trimmed before anything is read
+  auto e = m.feed(trimmed{});
+  EXPECT_TRUE(m.s.flights.empty());
+  EXPECT_EQ(e.tick_in, ms{0});
+
+  m.send_large(2);
+  m.feed(acked{2, 1});
+  m.read_ahead(3, 2); // window 3
+  EXPECT_EQ(m.feed(acked{2, 1}).then, action::trim);
+  e = m.feed(trimmed{});
+  EXPECT_EQ(e.then, action::read_ahead);
+  EXPECT_FALSE(e.tick_in);
+}
+
+TEST(link_machine, no_more_than_the_maximum_of_windows_is_in_flight) {
+  machine m;
+  m.up();
+  m.send_large(max_windows_in_flight + 1);
+  for (std::size_t i = 1; i < max_windows_in_flight; ++i) {
+    ASSERT_EQ(m.feed(acked{1, 1}).then, action::read_ahead);
+    m.read_ahead(1, 1);
+  }
+  EXPECT_EQ(m.s.flights.size(), max_windows_in_flight);
+  EXPECT_EQ(m.feed(acked{1, 1}).then, action::none);
+  EXPECT_FALSE(m.s.reading_ahead);
+}
+
+TEST(link_machine,
+     a_failure_with_windows_ahead_resends_them_all_once_every_answer_is_in) {
+  machine m;
+  m.up();
+  m.send_large(2);
+  m.feed(acked{1, 1});
+  m.read_ahead(1, 1); // window 2
+  auto e = m.feed(request_failed{2, 0, "request timed out"});
+  EXPECT_EQ(e.forget_node, 0u);
+  EXPECT_EQ(m.s.at, phase::sending);
+  EXPECT_NE(e.then, action::read_ahead); // nothing more goes after a failure
+  e = m.feed(acked{1, 1}); // window 1 is all answered, but must not be trimmed
+  EXPECT_EQ(e.acknowledged, 1u);
+  expect_backing_off(m, e, first_backoff);
+  EXPECT_TRUE(m.s.flights.empty());
+  EXPECT_TRUE(nothing(m.feed(acked{2, 1})));
+  EXPECT_TRUE(nothing(m.feed(acked{1, 1})));
+}
+
+TEST(link_machine, an_overdue_oldest_window_gives_up_every_window_in_flight) {
+  machine m;
+  m.up();
+  m.send_large(2);
+  m.feed(acked{1, 1});
+  m.read_ahead(1, 1); // window 2
+  auto e = m.feed(ack_overdue{1, "no acknowledgement from carrier-b in 60 s"});
+  expect_backing_off(m, e, first_backoff);
+  EXPECT_TRUE(m.s.flights.empty());
+  EXPECT_TRUE(nothing(m.feed(acked{2, 1})));
 }
 
 TEST(link_machine, each_phase_reports_its_status_string) {

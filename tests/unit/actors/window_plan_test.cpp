@@ -48,6 +48,7 @@ TEST(window_plan, nothing_to_send_plans_no_request) {
   EXPECT_TRUE(plan.requests_by_node[1].empty());
   EXPECT_TRUE(plan.unsent.empty());
   EXPECT_EQ(plan.last_id, "");
+  EXPECT_EQ(plan.bytes, 0u);
 }
 
 TEST(window_plan, a_batch_entry_left_with_no_card_goes_nowhere_but_ends_with_the_window) {
@@ -100,7 +101,9 @@ TEST(window_plan, the_window_ends_at_the_entry_that_reaches_its_bytes) {
   ASSERT_EQ(plan.requests_by_node[0].size(), 1u);
   EXPECT_EQ(ids(plan.requests_by_node[0][0]), (ids_t{"1-0", "2-0", "3-0"}));
   EXPECT_EQ(ids(plan.unsent), (ids_t{"4-0"}));
+  EXPECT_EQ(plan.first_id, "1-0");
   EXPECT_EQ(plan.last_id, "3-0");
+  EXPECT_EQ(plan.bytes, 120u); // of what goes, not of what waits
 }
 
 TEST(window_plan, entries_split_per_node_in_stream_order) {
