@@ -376,7 +376,8 @@ local function write_additions(key)
   if not waiting then return end
   additions[key] = nil
   for _, origin in ipairs(waiting.order) do
-    history_add(key, 'k', 'added', 'o', origin, 'us', netstrings(waiting[origin]))
+    local uids = waiting[origin]
+    history_add(key, 'k', 'added', 'o', origin, 'n', uids.n, 'us', netstrings(uids))
   end
 end
 
@@ -689,6 +690,22 @@ local function add_once(uids, seen, uid)
   end
 end
 
+-- The entries of the account's history after `mark`, and the history's last
+-- id; nil for the entries when the history cannot say what came after `mark`
+-- (entries after it were dropped).
+local function history_after(id, mark)
+  local hkey = history_key(id)
+  -- A stream stays when trimmed empty: none means never written.
+  if redis.call('EXISTS', hkey) == 0 then return {}, mark end
+  local info = flat_to_map(redis.call('XINFO', 'STREAM', hkey))
+  local last = info['last-generated-id']
+  if info['entries-added'] > info.length then
+    local first = info['first-entry'] and info['first-entry'][1] or last
+    if id_after(first, mark) then return nil, last end
+  end
+  return redis.call('XRANGE', hkey, '(' .. mark, '+'), last
+end
+
 -- The uids the account's history names after `mark`, in order, first
 -- mention each, into `uids` (a list) and `seen` (uid -> true, or 'added'
 -- for a uid named there only by additions: a live version that nothing the
@@ -696,18 +713,10 @@ end
 -- store is named, and one of the same content keeps its kind and hash);
 -- `lost` entries (an edit that never was the book's) name nothing. Returns the
 -- history's last id, false when the history cannot say what came after
--- `mark` (entries after it were dropped), and how many entries it read.
+-- `mark` (history_after), and how many entries it read.
 local function history_uids_after(id, mark, uids, seen)
-  local hkey = history_key(id)
-  -- A stream stays when trimmed empty: none means never written.
-  if redis.call('EXISTS', hkey) == 0 then return mark, true, 0 end
-  local info = flat_to_map(redis.call('XINFO', 'STREAM', hkey))
-  local last = info['last-generated-id']
-  if info['entries-added'] > info.length then
-    local first = info['first-entry'] and info['first-entry'][1] or last
-    if id_after(first, mark) then return last, false, 0 end
-  end
-  local entries = redis.call('XRANGE', hkey, '(' .. mark, '+')
+  local entries, last = history_after(id, mark)
+  if not entries then return last, false, 0 end
   for _, entry in ipairs(entries) do
     local fields = entry[2]
     local kind, uid, listed
@@ -742,6 +751,14 @@ end
 -- found.
 local FOLD_AFTER_ENTRIES = 100
 
+-- The history id through which the line has taken or refused what its
+-- mailbox held (its mark; for a line without one, its account's
+-- mailbox_from, else the history's end).
+local function mailbox_mark(id, line)
+  return redis.call('HGET', line_key(id, line), 'mark') or
+           redis.call('HGET', account_key(id), 'mailbox_from') or history_end(id)
+end
+
 -- A line's mailbox as a list: `uids` (explicit offers first, then those the
 -- history names after the line's mark, or the whole book when the history
 -- no longer reaches back to it), the history id it `reaches`, how many are
@@ -753,9 +770,7 @@ local function list_pending(id, line)
   local uids, seen = {}, {}
   for i = 1, #flat, 2 do add_once(uids, seen, flat[i]) end
   local explicit = #uids
-  local mark = redis.call('HGET', line_key(id, line), 'mark') or
-                 redis.call('HGET', account_key(id), 'mailbox_from') or history_end(id)
-  local reaches, complete, entries = history_uids_after(id, mark, uids, seen)
+  local reaches, complete, entries = history_uids_after(id, mailbox_mark(id, line), uids, seen)
   if not complete then
     -- The whole book: HKEYS (read_pending reads their records).
     for _, uid in ipairs(redis.call('HKEYS', shared_key(id))) do add_once(uids, seen, uid) end
@@ -819,6 +834,39 @@ local function read_pending(id, line, listed)
     redis.call('HSET', line_key(id, line), 'mark', listed.reaches)
   end
   return uids, kinds, listed.reaches
+end
+
+-- An update request's counts without listing the mailbox's uids, when the
+-- mailbox is only what the history added after the mark of a line that
+-- holds nothing yet (a phone's first book: splitting and looking up 50,000
+-- uids was most of a count's time, bench/store_edit_bench
+-- BM_update_of_a_book_not_taken): no explicit offers, no base, the history
+-- complete from the mark and short of a fold (read_pending), and every entry
+-- after the mark an addition with its count ('n') or a lost edit. Those
+-- uids are distinct (adding a uid again needs its removal between, which
+-- the history names) and each is 'added' to the line (read_pending), so the
+-- count is the entries' counts summed. nil when the mailbox is anything
+-- else, or an entry predates the count.
+local function counts_of_additions(id, line)
+  if redis.call('EXISTS', pending_key(id, line), base_key(id, line)) > 0 then return nil end
+  local entries = history_after(id, mailbox_mark(id, line))
+  if not entries or #entries >= FOLD_AFTER_ENTRIES then return nil end
+  local added = 0
+  for _, entry in ipairs(entries) do
+    local fields = entry[2]
+    local kind, n
+    for i = 1, #fields, 2 do
+      local f = fields[i]
+      if f == 'k' then kind = fields[i + 1]
+      elseif f == 'n' then n = tonumber(fields[i + 1]) end
+    end
+    if kind == 'added' and n then
+      added = added + n
+    elseif kind ~= 'lost' then
+      return nil
+    end
+  end
+  return {added = added, changed = 0, removed = 0}
 end
 
 -- Changes whenever the line's mailbox does: every change the shared store

@@ -14,10 +14,13 @@ if refusal then return refusal end
 -- tag and answered again while it holds.
 local kept = kept_counts(id, line)
 if kept then return {kept.added, kept.changed, kept.removed} end
-local counts = {added = 0, changed = 0, removed = 0}
-local _, kinds = read_pending(id, line)
-for _, kind in pairs(kinds) do
-  counts[kind] = counts[kind] + 1
+local counts = counts_of_additions(id, line)
+if not counts then
+  counts = {added = 0, changed = 0, removed = 0}
+  local _, kinds = read_pending(id, line)
+  for _, kind in pairs(kinds) do
+    counts[kind] = counts[kind] + 1
+  end
 end
 redis.call('HSET', line_key(id, line), 'counted_tag', mailbox_tag(id, line), 'counted',
            counts.added .. '.' .. counts.changed .. '.' .. counts.removed)

@@ -147,6 +147,8 @@ TEST_F(mailbox, a_long_wait_is_folded_into_offers_once_read_and_nothing_is_lost)
   EXPECT_EQ(a.store.request_update(person, line2, proof_of(line2))->added, 2u);
   // Later changes still come, and the fetch has every change in its newest version.
   upload(a.store, person, line1, {make_card("u3", "Zhao")}, store::upload_mode::delta);
+  EXPECT_EQ(a.store.request_update(person, line2, proof_of(line2))->added, 3u)
+      << "the offers the fold made count with the addition after them";
   auto f = fetch(line2);
   EXPECT_EQ(kinds(f), (std::map<std::string, std::string>{
                           {"u1", "added"}, {"u2", "added"}, {"u3", "added"}}));
@@ -374,6 +376,42 @@ TEST_F(mailbox, counts_follow_every_change_the_history_names_after_an_addition) 
   auto f = fetch(line2);
   EXPECT_EQ(f.counts.added, 1u);
   EXPECT_EQ(kinds(f), (std::map<std::string, std::string>{{"u1", "added"}}));
+}
+
+TEST_F(mailbox, a_line_that_holds_nothing_counts_the_additions_after_its_mark) {
+  // Only additions after line2's mark, and line2 holds nothing: counted from
+  // the history's entries (their counts) without listing the uids.
+  upload(a.store, person, line1, {make_card("u3", "Zhao"), make_card("u4", "Sun")},
+         store::upload_mode::delta);
+  auto counted = a.store.request_update(person, line2, proof_of(line2));
+  ASSERT_TRUE(counted) << describe(counted.error());
+  EXPECT_EQ(counted->added, 4u);
+  EXPECT_EQ(counted->changed, 0u);
+  EXPECT_EQ(counted->removed, 0u);
+  EXPECT_EQ(fetch(line2).counts.added, 4u);
+}
+
+TEST_F(mailbox, a_line_that_holds_a_card_is_counted_card_by_card) {
+  // line2's own card is an addition after its mark too, but line2 holds it:
+  // not offered back, so not counted.
+  upload(a.store, person, line2, {make_card("u9", "Qian")}, store::upload_mode::delta);
+  upload(a.store, person, line1, {make_card("u3", "Zhao")}, store::upload_mode::delta);
+  auto counted = a.store.request_update(person, line2, proof_of(line2));
+  ASSERT_TRUE(counted) << describe(counted.error());
+  EXPECT_EQ(counted->added, 3u) << "u1, u2 and u3; u9 is line2's own";
+  EXPECT_EQ(kinds(fetch(line2)),
+            (std::map<std::string, std::string>{
+                {"u1", "added"}, {"u2", "added"}, {"u3", "added"}}));
+}
+
+TEST_F(mailbox, an_addition_written_without_its_count_is_counted_card_by_card) {
+  // An entry of a release before additions carried their count ('n').
+  std::string listed = "2:u72:u8"; // netstrings of u7 and u8
+  ASSERT_TRUE(a.client.call({"XADD", store::keys::history(person), "*", "k", "added", "o",
+                             "carrier-b|+8613700137000", "us", listed}));
+  auto counted = a.store.request_update(person, line2, proof_of(line2));
+  ASSERT_TRUE(counted) << describe(counted.error());
+  EXPECT_EQ(counted->added, 4u) << "u1 and u2, and u7 and u8 of the entry without a count";
 }
 
 TEST_F(mailbox, a_line_own_upload_clears_what_was_pending_for_it) {
