@@ -399,9 +399,8 @@ TEST_F(mailbox, a_line_that_holds_a_card_is_counted_card_by_card) {
   auto counted = a.store.request_update(person, line2, proof_of(line2));
   ASSERT_TRUE(counted) << describe(counted.error());
   EXPECT_EQ(counted->added, 3u) << "u1, u2 and u3; u9 is line2's own";
-  EXPECT_EQ(kinds(fetch(line2)),
-            (std::map<std::string, std::string>{
-                {"u1", "added"}, {"u2", "added"}, {"u3", "added"}}));
+  EXPECT_EQ(kinds(fetch(line2)), (std::map<std::string, std::string>{
+                                     {"u1", "added"}, {"u2", "added"}, {"u3", "added"}}));
 }
 
 TEST_F(mailbox, an_addition_written_without_its_count_is_counted_card_by_card) {
@@ -411,7 +410,8 @@ TEST_F(mailbox, an_addition_written_without_its_count_is_counted_card_by_card) {
                              "carrier-b|+8613700137000", "us", listed}));
   auto counted = a.store.request_update(person, line2, proof_of(line2));
   ASSERT_TRUE(counted) << describe(counted.error());
-  EXPECT_EQ(counted->added, 4u) << "u1 and u2, and u7 and u8 of the entry without a count";
+  EXPECT_EQ(counted->added, 4u)
+      << "u1 and u2, and u7 and u8 of the entry without a count";
 }
 
 TEST_F(mailbox, a_line_own_upload_clears_what_was_pending_for_it) {
