@@ -227,6 +227,29 @@ void BM_update_of_a_book_not_taken(benchmark::State& state) {
   counters.report(state);
 }
 
+/// The first page (1,000 changes, as the gateway asks) of a line's fetch of
+/// a book of range(0) cards it has not taken, right after its update request
+/// counted it (as a phone asks): the fetch's snapshot lists every uid of the
+/// book, and that page is the longest call a sibling's Redis makes for a
+/// large book. The update request is not timed.
+void BM_first_page_of_a_book_not_taken(benchmark::State& state) {
+  bench_account at("carrier-b", "carrier-a", state.range(0));
+  server_counters counters(at.client);
+  store::pending_request first{account_id, "line-2", "h2", 1000, "", ""};
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto counted = at.store.request_update(account_id, "line-2", "h2");
+    state.ResumeTiming();
+    auto page = at.store.fetch_page(first);
+    if (!counted || !page || page->changes.size() != 1000 ||
+        page->counts.added != static_cast<std::size_t>(state.range(0))) {
+      state.SkipWithError("the first page did not hold 1,000 of the book's cards");
+      return;
+    }
+  }
+  counters.report(state);
+}
+
 } // namespace
 
 BENCHMARK(BM_origin_upload)
@@ -242,6 +265,10 @@ BENCHMARK(BM_sibling_apply)
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
+BENCHMARK(BM_first_page_of_a_book_not_taken)
+    ->Arg(50000)
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 BENCHMARK(BM_update_of_a_book_not_taken)
     ->Args({1000, 1})
     ->Args({1000, 0})
