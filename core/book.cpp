@@ -32,25 +32,11 @@ struct read_slice {
   std::size_t lines = 0; ///< line breaks in the slice
 };
 
-/// How many "BEGIN:VCARD" a slice holds: about its cards (a line inside a
-/// card may hold it too; a reservation, not a count).
-std::size_t begin_lines(std::string_view slice) {
-  constexpr std::string_view begin = "BEGIN:VCARD";
-  std::size_t n = 0;
-  for (auto at = slice.find(begin); at != std::string_view::npos;
-       at = slice.find(begin, at + begin.size()))
-    ++n;
-  return n;
-}
-
 /// Reads and hashes the cards of one slice: the work that takes a large
 /// book's time, done for each slice on its own.
 read_slice read_cards(std::string_view slice) {
   read_slice out;
   out.lines = static_cast<std::size_t>(std::count(slice.begin(), slice.end(), '\n'));
-  // Room for every card at once: growing the list item by item moved each
-  // item about twice, a third of a large book's reading.
-  out.items.reserve(begin_lines(slice) + 1);
   vcard_reader reader(slice);
   vcard_block block;
   auto note_text_outside = [&](std::size_t index) {
@@ -145,6 +131,9 @@ prepared_book prepare_book(std::string_view body, std::size_t slice_bytes) {
   });
 
   prepared_book book;
+  // The hash of the card that took each UID, to tell an exact duplicate
+  // (dropped) from a different card (suffixed or rejected).
+  std::unordered_map<std::string, content_hash> taken;
   // Room for every good card at once (the items already hold them).
   std::size_t good = 0;
   for (const auto& slice : slices)
@@ -152,18 +141,8 @@ prepared_book prepare_book(std::string_view body, std::size_t slice_bytes) {
         std::count_if(slice.items.begin(), slice.items.end(), [](const auto& item) {
           return item.kind == slice_item::what::card;
         }));
-  book.entries.reserve(good);
-  // The hash of the card that took each UID, to tell an exact duplicate
-  // (dropped) from a different card (suffixed or rejected). Keyed by the
-  // entries' own UIDs: the entries never outgrow their room, so they stay
-  // where they are (a copy of each UID was a sixth of a large book's reading).
-  std::unordered_map<std::string_view, content_hash> taken;
   taken.reserve(good);
-  auto take = [&](std::string uid, slice_item& item, std::size_t index, bool assigned) {
-    const auto& entry = book.entries.emplace_back(
-        book_entry{std::move(uid), item.hash, std::move(item.bytes), index, assigned});
-    taken.emplace(entry.uid, entry.hash);
-  };
+  book.entries.reserve(good);
   std::size_t first_index = 0; // of the slice's first card in the book
   std::size_t lines_before = 0;
   for (auto& slice : slices) {
@@ -179,10 +158,11 @@ prepared_book prepare_book(std::string_view body, std::size_t slice_bytes) {
         continue;
       }
       if (!item.uid_derived) {
-        auto held = taken.find(item.uid);
-        if (held == taken.end())
-          take(std::move(item.uid), item, index, false);
-        else if (held->second != item.hash)
+        auto [it, inserted] = taken.try_emplace(item.uid, item.hash);
+        if (inserted)
+          book.entries.push_back(
+              {it->first, item.hash, std::move(item.bytes), index, false});
+        else if (it->second != item.hash)
           book.rejected.push_back({index, line, "duplicate UID"});
         continue;
       }
@@ -191,12 +171,13 @@ prepared_book prepare_book(std::string_view body, std::size_t slice_bytes) {
       // which a re-upload of the same export repeats.
       std::string uid = item.uid;
       for (int suffix = 2;; ++suffix) {
-        auto held = taken.find(uid);
-        if (held == taken.end()) {
-          take(std::move(uid), item, index, true);
+        auto [it, inserted] = taken.try_emplace(uid, item.hash);
+        if (inserted) {
+          book.entries.push_back(
+              {std::move(uid), item.hash, std::move(item.bytes), index, true});
           break;
         }
-        if (held->second == item.hash)
+        if (it->second == item.hash)
           break;
         uid = item.uid + "-" + std::to_string(suffix);
       }
