@@ -154,6 +154,42 @@ TEST_F(sibling_outage, a_backlog_of_many_accounts_on_every_shard_converges) {
   }
 }
 
+TEST_F(sibling_outage, a_crash_while_a_large_book_streams_loses_and_repeats_nothing) {
+  // A book arriving in parts, each more than a request's 512 KiB of
+  // batches: the link reads each part's entries as they come and has several
+  // windows in flight at once. carrier-b is killed half-way and comes back:
+  // every window in flight is sent again, and the book arrives whole, each
+  // card added once.
+  constexpr int parts = 6;
+  constexpr int part_cards = 4000;
+  auto send_part = [&](int part) {
+    std::vector<core::book_entry> cards;
+    for (int i = 0; i < part_cards; ++i) {
+      auto n = std::to_string(part * part_cards + i);
+      cards.push_back(make_card("big-" + n, "Card " + n));
+    }
+    client.upload("carrier-a", person, line_a, cards, store::upload_mode::delta);
+  };
+  for (int part = 0; part < parts / 2; ++part)
+    send_part(part);
+  d.stop("carrier-b", SIGKILL);
+  for (int part = parts / 2; part < parts; ++part)
+    send_part(part);
+  d.start("carrier-b");
+  client.forget("carrier-b");
+  ASSERT_TRUE(eventually(
+      [&] {
+        return client.shared("carrier-b", person, line_b) ==
+               client.shared("carrier-a", person, line_a);
+      },
+      std::chrono::seconds{60}))
+      << "carrier-b did not converge";
+  auto counted = client.counts("carrier-b", person, line_b);
+  EXPECT_EQ(counted.added, std::size_t{parts * part_cards});
+  EXPECT_EQ(counted.changed, 0u);
+  EXPECT_EQ(counted.removed, 0u);
+}
+
 TEST(unanswered_window, is_given_up_after_the_ack_timeout_and_its_change_still_arrives) {
   // carrier-b's carrierd is stopped, not gone: the connections to it stay
   // open, so nothing fails on carrier-a's side but the wait for the
