@@ -61,7 +61,7 @@ if next == '' then
   -- skipped when its page is delivered.
   local counts, listed = kept_counts(id, line), nil
   if counts then
-    listed = list_pending(id, line)
+    listed = list_pending(id, line, true)
     if folds(listed) then counts = nil end -- read_pending folds, and counts anew
   end
   local order, reaches

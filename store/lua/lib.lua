@@ -706,6 +706,31 @@ local function history_after(id, mark)
   return redis.call('XRANGE', hkey, '(' .. mark, '+'), last
 end
 
+-- How many history entries a read goes through before it folds them
+-- (read_pending): about 0.15 ms of Redis's time, against 23 ms for 9,000
+-- and more for the 10,000 a history keeps at most (bench/store_edit_bench
+-- BM_update_after_edits, before the fold); a fold is one HSET of the uids it
+-- found.
+local FOLD_AFTER_ENTRIES = 100
+
+-- A history entry's field `name` (its fields as XRANGE gives them), or nil.
+local function entry_field(fields, name)
+  for i = 1, #fields, 2 do
+    if fields[i] == name then return fields[i + 1] end
+  end
+  return nil
+end
+
+-- Whether history `entries` are additions and lost edits alone (which name
+-- nothing): their uids are then distinct (counts_of_additions).
+local function additions_alone(entries)
+  for _, entry in ipairs(entries) do
+    local kind = entry_field(entry[2], 'k')
+    if kind ~= 'added' and kind ~= 'lost' then return false end
+  end
+  return true
+end
+
 -- The uids the account's history names after `mark`, in order, first
 -- mention each, into `uids` (a list) and `seen` (uid -> true, or 'added'
 -- for a uid named there only by additions: a live version that nothing the
@@ -714,9 +739,25 @@ end
 -- `lost` entries (an edit that never was the book's) name nothing. Returns the
 -- history's last id, false when the history cannot say what came after
 -- `mark` (history_after), and how many entries it read.
-local function history_uids_after(id, mark, uids, seen)
+-- `listing`: the caller wants the list alone. Then, when nothing is listed
+-- yet and the entries are additions and lost edits only, short of a fold,
+-- their uids go in as they come and `seen` stays empty: such uids are
+-- distinct (counts_of_additions), and a table of 50,000 of them was a fifth
+-- of a large book's first page (bench/store_edit_bench
+-- BM_first_page_of_a_book_not_taken).
+local function history_uids_after(id, mark, uids, seen, listing)
   local entries, last = history_after(id, mark)
   if not entries then return last, false, 0 end
+  if listing and #uids == 0 and #entries < FOLD_AFTER_ENTRIES and
+     additions_alone(entries) then
+    for _, entry in ipairs(entries) do
+      local listed = entry_field(entry[2], 'us')
+      if listed then
+        for _, u in ipairs(split_netstrings(listed) or {}) do uids[#uids + 1] = u end
+      end
+    end
+    return last, true, #entries
+  end
   for _, entry in ipairs(entries) do
     local fields = entry[2]
     local kind, uid, listed
@@ -744,13 +785,6 @@ local function history_uids_after(id, mark, uids, seen)
   return last, true, #entries
 end
 
--- How many history entries a read goes through before it folds them
--- (read_pending): about 0.15 ms of Redis's time, against 23 ms for 9,000
--- and more for the 10,000 a history keeps at most (bench/store_edit_bench
--- BM_update_after_edits, before the fold); a fold is one HSET of the uids it
--- found.
-local FOLD_AFTER_ENTRIES = 100
-
 -- The history id through which the line has taken or refused what its
 -- mailbox held (its mark; for a line without one, its account's
 -- mailbox_from, else the history's end).
@@ -763,14 +797,16 @@ end
 -- history names after the line's mark, or the whole book when the history
 -- no longer reaches back to it), the history id it `reaches`, how many are
 -- `explicit`, whether the history was `complete` from the mark, how many of
--- its `entries` were read, and history_uids_after's `seen`. A uid may be
+-- its `entries` were read, and history_uids_after's `seen` (empty for a
+-- `listing`, history_uids_after's, that folds nothing). A uid may be
 -- stale (held already, or gone from shared): read_pending tells.
-local function list_pending(id, line)
+local function list_pending(id, line, listing)
   local flat = redis.call('HGETALL', pending_key(id, line))
   local uids, seen = {}, {}
   for i = 1, #flat, 2 do add_once(uids, seen, flat[i]) end
   local explicit = #uids
-  local reaches, complete, entries = history_uids_after(id, mailbox_mark(id, line), uids, seen)
+  local reaches, complete, entries =
+    history_uids_after(id, mailbox_mark(id, line), uids, seen, listing)
   if not complete then
     -- The whole book: HKEYS (read_pending reads their records).
     for _, uid in ipairs(redis.call('HKEYS', shared_key(id))) do add_once(uids, seen, uid) end
@@ -853,15 +889,11 @@ local function counts_of_additions(id, line)
   if not entries or #entries >= FOLD_AFTER_ENTRIES then return nil end
   local added = 0
   for _, entry in ipairs(entries) do
-    local fields = entry[2]
-    local kind, n
-    for i = 1, #fields, 2 do
-      local f = fields[i]
-      if f == 'k' then kind = fields[i + 1]
-      elseif f == 'n' then n = tonumber(fields[i + 1]) end
-    end
-    if kind == 'added' and n then
-      added = added + n
+    local kind = entry_field(entry[2], 'k')
+    if kind == 'added' then
+      local n = entry_field(entry[2], 'n')
+      if not n then return nil end
+      added = added + tonumber(n)
     elseif kind ~= 'lost' then
       return nil
     end

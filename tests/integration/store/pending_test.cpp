@@ -391,6 +391,23 @@ TEST_F(mailbox, a_line_that_holds_nothing_counts_the_additions_after_its_mark) {
   EXPECT_EQ(fetch(line2).counts.added, 4u);
 }
 
+TEST_F(mailbox, a_card_added_again_after_its_removal_is_fetched_once_after_a_count) {
+  // u3 is added, removed and added again: its additions are two entries,
+  // with the removal between them. The fetch after the update request takes
+  // the request's counts and lists the uids; u3 is listed once.
+  upload(a.store, person, line1,
+         {make_card("u1", "Li"), make_card("u2", "Wang"), make_card("u3", "Zhao")});
+  upload(a.store, person, line1, {make_card("u1", "Li"), make_card("u2", "Wang")});
+  upload(a.store, person, line1, {make_card("u3", "Zhao")}, store::upload_mode::delta);
+  auto counted = a.store.request_update(person, line2, proof_of(line2));
+  ASSERT_TRUE(counted) << describe(counted.error());
+  EXPECT_EQ(counted->added, 3u);
+  auto f = fetch(line2);
+  EXPECT_EQ(f.changes.size(), 3u) << "a uid listed twice";
+  EXPECT_EQ(kinds(f), (std::map<std::string, std::string>{
+                          {"u1", "added"}, {"u2", "added"}, {"u3", "added"}}));
+}
+
 TEST_F(mailbox, a_line_that_holds_a_card_is_counted_card_by_card) {
   // line2's own card is an addition after its mark too, but line2 holds it:
   // not offered back, so not counted.
