@@ -797,9 +797,10 @@ end
 -- history names after the line's mark, or the whole book when the history
 -- no longer reaches back to it), the history id it `reaches`, how many are
 -- `explicit`, whether the history was `complete` from the mark, how many of
--- its `entries` were read, and history_uids_after's `seen` (empty for a
--- `listing`, history_uids_after's, that folds nothing). A uid may be
--- stale (held already, or gone from shared): read_pending tells.
+-- its `entries` were read, and history_uids_after's `seen`. With `listing`
+-- (the caller wants the list alone), `seen` may be left empty: only when the
+-- list holds additions alone and the read folds nothing. A uid may be stale
+-- (held already, or gone from shared): read_pending tells.
 local function list_pending(id, line, listing)
   local flat = redis.call('HGETALL', pending_key(id, line))
   local uids, seen = {}, {}
