@@ -721,9 +721,12 @@ local function entry_field(fields, name)
   return nil
 end
 
--- Whether history `entries` are additions and lost edits alone (which name
--- nothing): their uids are then distinct (counts_of_additions).
+-- Whether history `entries` are read without a fold (read_pending) and are
+-- additions and lost edits alone (which name nothing). Their uids are then
+-- distinct: adding a uid again needs its removal between, which the history
+-- names. Each is 'added' to a line that holds nothing (read_pending).
 local function additions_alone(entries)
+  if #entries >= FOLD_AFTER_ENTRIES then return false end
   for _, entry in ipairs(entries) do
     local kind = entry_field(entry[2], 'k')
     if kind ~= 'added' and kind ~= 'lost' then return false end
@@ -742,14 +745,13 @@ end
 -- `listing`: the caller wants the list alone. Then, when nothing is listed
 -- yet and the entries are additions and lost edits only, short of a fold,
 -- their uids go in as they come and `seen` stays empty: such uids are
--- distinct (counts_of_additions), and a table of 50,000 of them was a fifth
+-- distinct (additions_alone), and a table of 50,000 of them was a fifth
 -- of a large book's first page (bench/store_edit_bench
 -- BM_first_page_of_a_book_not_taken).
 local function history_uids_after(id, mark, uids, seen, listing)
   local entries, last = history_after(id, mark)
   if not entries then return last, false, 0 end
-  if listing and #uids == 0 and #entries < FOLD_AFTER_ENTRIES and
-     additions_alone(entries) then
+  if listing and #uids == 0 and additions_alone(entries) then
     for _, entry in ipairs(entries) do
       local listed = entry_field(entry[2], 'us')
       if listed then
@@ -877,26 +879,21 @@ end
 -- mailbox is only what the history added after the mark of a line that
 -- holds nothing yet (a phone's first book: splitting and looking up 50,000
 -- uids was most of a count's time, bench/store_edit_bench
--- BM_update_of_a_book_not_taken): no explicit offers, no base, the history
--- complete from the mark and short of a fold (read_pending), and every entry
--- after the mark an addition with its count ('n') or a lost edit. Those
--- uids are distinct (adding a uid again needs its removal between, which
--- the history names) and each is 'added' to the line (read_pending), so the
--- count is the entries' counts summed. nil when the mailbox is anything
--- else, or an entry predates the count.
+-- BM_update_of_a_book_not_taken): no explicit offers, no base, and the
+-- history complete from the mark and its entries additions alone
+-- (additions_alone), each with its count ('n'): the count is their counts
+-- summed. nil when the mailbox is anything else, or an entry predates the
+-- count.
 local function counts_of_additions(id, line)
   if redis.call('EXISTS', pending_key(id, line), base_key(id, line)) > 0 then return nil end
   local entries = history_after(id, mailbox_mark(id, line))
-  if not entries or #entries >= FOLD_AFTER_ENTRIES then return nil end
+  if not entries or not additions_alone(entries) then return nil end
   local added = 0
   for _, entry in ipairs(entries) do
-    local kind = entry_field(entry[2], 'k')
-    if kind == 'added' then
+    if entry_field(entry[2], 'k') == 'added' then
       local n = entry_field(entry[2], 'n')
       if not n then return nil end
       added = added + tonumber(n)
-    elseif kind ~= 'lost' then
-      return nil
     end
   end
   return {added = added, changed = 0, removed = 0}
