@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
+#include <atomic>
 #include <memory>
 #include <stdexcept>
 
@@ -89,6 +90,49 @@ std::string hmac_sha256(std::string_view key, std::string_view message) {
                      message.size()) != 1 ||
       EVP_MAC_final(ctx.get(), digest, &size, sizeof digest) != 1)
     throw std::runtime_error("HMAC-SHA-256 failed");
+  return {reinterpret_cast<const char*>(digest), size};
+}
+
+hmac_sha256_key::hmac_sha256_key(std::string_view key) {
+  static std::atomic<std::uint64_t> made{0};
+  mac_ctx ctx(EVP_MAC_CTX_dup(hmac_sha256_template()), &EVP_MAC_CTX_free);
+  if (!ctx || EVP_MAC_init(ctx.get(), reinterpret_cast<const unsigned char*>(key.data()),
+                           key.size(), nullptr) != 1)
+    throw std::runtime_error("HMAC-SHA-256 failed");
+  keyed_ =
+      std::shared_ptr<const evp_mac_ctx_st>(ctx.release(), [](const evp_mac_ctx_st* c) {
+        EVP_MAC_CTX_free(const_cast<EVP_MAC_CTX*>(c));
+      });
+  id_ = ++made;
+}
+
+std::string hmac_sha256_key::mac(std::string_view message) const {
+  // The thread's context, keyed by the setup it was copied from: an id, not
+  // the address, which a later key's setup could reuse.
+  struct ready_context {
+    std::uint64_t id = 0;
+    mac_ctx ctx{nullptr, &EVP_MAC_CTX_free};
+  };
+  thread_local ready_context ready;
+  bool reused = ready.id == id_ && ready.ctx;
+  if (reused) {
+    // No key: the key set before is used again, from its start.
+    if (EVP_MAC_init(ready.ctx.get(), nullptr, 0, nullptr) != 1)
+      throw std::runtime_error("HMAC-SHA-256 failed");
+  } else {
+    ready.ctx.reset(EVP_MAC_CTX_dup(const_cast<EVP_MAC_CTX*>(keyed_.get())));
+    ready.id = ready.ctx ? id_ : 0;
+  }
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  std::size_t size = 0;
+  if (!ready.ctx ||
+      EVP_MAC_update(ready.ctx.get(),
+                     reinterpret_cast<const unsigned char*>(message.data()),
+                     message.size()) != 1 ||
+      EVP_MAC_final(ready.ctx.get(), digest, &size, sizeof digest) != 1) {
+    ready.id = 0; // not left half-used for the next MAC
+    throw std::runtime_error("HMAC-SHA-256 failed");
+  }
   return {reinterpret_cast<const char*>(digest), size};
 }
 

@@ -1,8 +1,12 @@
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+
+struct evp_mac_ctx_st; // OpenSSL's EVP_MAC_CTX
 
 namespace simsync::core {
 
@@ -34,5 +38,23 @@ std::string sha256(std::string_view bytes);
 /// HMAC-SHA-256 of `message` under `key`: 32 raw bytes. Throws
 /// std::runtime_error if OpenSSL fails.
 std::string hmac_sha256(std::string_view key, std::string_view message);
+
+/// HMAC-SHA-256 under one key, set up once: hmac_sha256(key, message) without
+/// the key's setup, and without an allocation on a thread whose last MAC of
+/// this kind was under the same key (each thread keeps one context ready). A
+/// gateway hashes a line's number this way on every request (line_id_of).
+/// Copies share the key's setup.
+class hmac_sha256_key {
+public:
+  /// Throws std::runtime_error if OpenSSL fails.
+  explicit hmac_sha256_key(std::string_view key);
+
+  /// hmac_sha256(key, message). Throws std::runtime_error if OpenSSL fails.
+  std::string mac(std::string_view message) const;
+
+private:
+  std::shared_ptr<const evp_mac_ctx_st> keyed_; ///< copied for each thread
+  std::uint64_t id_ = 0; ///< this key's setup among the process's, never reused
+};
 
 } // namespace simsync::core

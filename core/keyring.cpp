@@ -52,6 +52,7 @@ keyring::keyring(std::map<key_id, std::string> seal_keys, key_id writer,
                                 " is not in the ring");
   if (lookup_key_.size() < min_lookup_key_size)
     throw std::invalid_argument("keyring: the lookup key must be at least 32 bytes");
+  lookup_mac_.emplace(lookup_key_);
 }
 
 std::string keyring::seal(std::string_view plaintext, std::string_view context) const {
@@ -107,14 +108,14 @@ std::optional<keyring::key_id> keyring::key_of(std::string_view sealed) {
 }
 
 std::string keyring::lookup_hash(std::string_view domain, std::string_view value) const {
-  if (lookup_key_.empty())
+  if (!lookup_mac_)
     throw std::logic_error("keyring: lookup hash with an empty keyring");
   // The domain keeps an MSISDN's hash from ever equalling an ICCID's; the
   // separator cannot occur in a domain name.
   std::string message(domain);
   message += '\0';
   message.append(value);
-  return base64url(hmac_sha256(lookup_key_, message).substr(0, lookup_hash_bytes));
+  return base64url(lookup_mac_->mac(message).substr(0, lookup_hash_bytes));
 }
 
 void shared_keyring::replace(keyring ring) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/digest.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -76,6 +78,7 @@ private:
   std::map<key_id, std::string> seal_keys_;
   key_id writer_ = 0;
   std::string lookup_key_;
+  std::optional<hmac_sha256_key> lookup_mac_; ///< under lookup_key_, once set
 };
 
 /// A node's current keyring, replaced whole when its keys rotate. Readers
