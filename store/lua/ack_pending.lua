@@ -35,10 +35,11 @@ local pkey, fkey, bkey, okey =
   pending_key(id, line), fetched_key(id, line), base_key(id, line), fetchlist_key(id, line)
 -- The uids this call takes, each with what was fetched of it (false: never
 -- delivered): the next `step` of a paged fetch's list, else every fetched.
-local listed = redis.call('LLEN', okey)
+local listed = fetch_list_size(id, line)
 local uids, entries
 if listed > 0 then
   local n = step > 0 and math.min(step, listed) or listed
+  if not fetch_list_upto(id, line, n) then return fail('stale_cursor') end
   uids = redis.call('LRANGE', okey, 0, n - 1)
   local fetched = hmget_map(fkey, uids)
   entries = {}
@@ -109,7 +110,7 @@ end
 -- fetched is removed here, though the history may name its uid again after
 -- the snapshot.
 if reached then redis.call('HSET', lkey, 'mark', reached) end
-redis.call('DEL', fkey, okey)
+redis.call('DEL', fkey, okey, fetchrest_key(id, line))
 redis.call('HDEL', lkey, 'fetched', 'fetch_added', 'fetch_changed', 'fetch_removed', 'fetch_mark',
-           'fetch_upto', 'ack_state')
+           'fetch_upto', 'fetch_rest', 'ack_state')
 return {#delivered, 1}

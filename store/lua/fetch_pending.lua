@@ -15,8 +15,8 @@ local refusal = access_refused(id, line, token_hash)
 if refusal then return refusal end
 if not limit or limit < 0 then return fail('bad_request') end
 
-local pkey, fkey, lkey, okey =
-  pending_key(id, line), fetched_key(id, line), line_key(id, line), fetchlist_key(id, line)
+local pkey, fkey, lkey, okey, rkey = pending_key(id, line), fetched_key(id, line),
+  line_key(id, line), fetchlist_key(id, line), fetchrest_key(id, line)
 
 -- Delivers `uids`: the change each has now, recorded in the fetched hash
 -- with its explicit offer's sequence number ('-' for one the history names)
@@ -59,13 +59,29 @@ if next == '' then
   -- reading every record again (a 50,000-card book: most of the first
   -- page's time); a uid the list holds that the line holds already is
   -- skipped when its page is delivered.
-  local counts, listed = kept_counts(id, line), nil
+  -- A new line's book (additions alone, pending_entries) is listed as its
+  -- history entries: only those the first page reaches give their uids now,
+  -- the others wait in fetchrest for the pages and ack steps that reach them.
+  local counts, listed, book = kept_counts(id, line), nil, nil
   if counts then
-    listed = list_pending(id, line, true)
-    if folds(listed) then counts = nil end -- read_pending folds, and counts anew
+    book = pending_entries(id, line)
+    if not book then
+      listed = list_pending(id, line, true)
+      if folds(listed) then counts = nil end -- read_pending folds, and counts anew
+    end
   end
-  local order, reaches
-  if counts then
+  -- unlisted: the ids of the book's entries the first page does not reach.
+  local order, reaches, total, unlisted
+  if book then
+    order, reaches, total, unlisted = {}, book.reaches, book.total, {}
+    for _, entry in ipairs(book.entries) do
+      if limit == 0 or #order < limit then
+        add_entry_uids(entry[2], order)
+      else
+        unlisted[#unlisted + 1] = entry[1]
+      end
+    end
+  elseif counts then
     order, reaches = listed.uids, listed.reaches
   else
     local uids, kinds
@@ -83,15 +99,19 @@ if next == '' then
     end
     hdel_list(pkey, stale)
   end
-  redis.call('DEL', fkey, okey)
+  total = total or #order
+  redis.call('DEL', fkey, okey, rkey)
+  redis.call('HDEL', lkey, 'fetch_rest')
   local cursor = redis.call('HINCRBY', lkey, 'cursor', 1)
   local first = order
   local rest = ''
-  if limit > 0 and limit < #order then
+  if limit > 0 and limit < total then
     first = {}
     for i = 1, limit do first[i] = order[i] end
-    for i = 1, #order, CHUNK do
-      redis.call('RPUSH', okey, unpack(order, i, math.min(i + CHUNK - 1, #order)))
+    rpush_list(okey, order)
+    if unlisted and #unlisted > 0 then
+      rpush_list(rkey, unlisted)
+      redis.call('HSET', lkey, 'fetch_rest', total - #order)
     end
     rest = cursor .. '.' .. limit
   end
@@ -111,8 +131,9 @@ local cursor, offset = string.match(next, '^(%d+)%.(%d+)$')
 if not cursor then return fail('bad_request') end
 if redis.call('HGET', lkey, 'fetched') ~= cursor then return fail('stale_cursor') end
 offset = tonumber(offset)
-local total = redis.call('LLEN', okey)
+local total = fetch_list_size(id, line)
 local last = limit > 0 and math.min(offset + limit, total) or total
+if not fetch_list_upto(id, line, last) then return fail('stale_cursor') end
 local uids = offset < last and redis.call('LRANGE', okey, offset, last - 1) or {}
 deliver(uids, out)
 local upto = tonumber(redis.call('HGET', lkey, 'fetch_upto') or '0')

@@ -818,6 +818,76 @@ local function list_pending(id, line, listing)
           entries = entries, seen = seen}
 end
 
+-- A line's mailbox as history entries rather than uids, where list_pending
+-- would list additions alone (history_uids_after's listing case): no
+-- explicit offer, the history complete from the mark, its entries additions
+-- and lost edits only, short of a fold, each addition with its count. A
+-- fetch then lists the uids of only the entries its pages and ack steps
+-- reach (fetch_list_upto): listing a 50,000-card book's every uid was most
+-- of its first page (bench/store_edit_bench
+-- BM_first_page_of_a_book_not_taken). Returns {entries = the additions'
+-- {id, fields}, in order; total = their uids; reaches = the history id
+-- read to}, or nil for any other mailbox.
+local function pending_entries(id, line)
+  if redis.call('HLEN', pending_key(id, line)) > 0 then return nil end
+  local entries, last = history_after(id, mailbox_mark(id, line))
+  if not entries or not additions_alone(entries) then return nil end
+  local listed, total = {}, 0
+  for _, entry in ipairs(entries) do
+    if entry_field(entry[2], 'us') then
+      local n = entry_field(entry[2], 'n')
+      if not n then return nil end -- written before the count
+      listed[#listed + 1] = entry
+      total = total + n
+    end
+  end
+  return {entries = listed, total = total, reaches = last}
+end
+
+-- The uids history entry `fields` adds ('us'), appended to the list `out`.
+local function add_entry_uids(fields, out)
+  for _, uid in ipairs(split_netstrings(entry_field(fields, 'us')) or {}) do
+    out[#out + 1] = uid
+  end
+end
+
+-- Appends `items` to the list `key`, CHUNK at a time (unpack's bound).
+local function rpush_list(key, items)
+  for i = 1, #items, CHUNK do
+    redis.call('RPUSH', key, unpack(items, i, math.min(i + CHUNK - 1, #items)))
+  end
+end
+
+-- How many uids the line's open paged fetch lists: those in its fetchlist
+-- and those its fetchrest's entries still hold.
+local function fetch_list_size(id, line)
+  return redis.call('LLEN', fetchlist_key(id, line)) +
+           tonumber(redis.call('HGET', line_key(id, line), 'fetch_rest') or '0')
+end
+
+-- Makes the open fetch's fetchlist hold its first `n` uids (or all it has),
+-- taking the uids of fetchrest's entries in order. False when the next
+-- entry is gone from the history (trimmed since the fetch began): the fetch
+-- cannot go on, and every later page or step of it says so too, since the
+-- entry stays first in fetchrest.
+local function fetch_list_upto(id, line, n)
+  local okey, rkey = fetchlist_key(id, line), fetchrest_key(id, line)
+  local have = redis.call('LLEN', okey)
+  while have < n do
+    local entry_id = redis.call('LINDEX', rkey, 0)
+    if not entry_id then return true end
+    local found = redis.call('XRANGE', history_key(id), entry_id, entry_id)
+    if #found == 0 then return false end
+    local uids = {}
+    add_entry_uids(found[1][2], uids)
+    rpush_list(okey, uids)
+    redis.call('LPOP', rkey)
+    redis.call('HINCRBY', line_key(id, line), 'fetch_rest', -entry_field(found[1][2], 'n'))
+    have = have + #uids
+  end
+  return true
+end
+
 -- Whether a read of `listed` (list_pending) folds it (read_pending).
 local function folds(listed)
   return not listed.complete or listed.entries >= FOLD_AFTER_ENTRIES

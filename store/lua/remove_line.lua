@@ -16,7 +16,8 @@ else
   redis.call('SREM', sims_key(id), line)
 end
 redis.call('DEL', sim_key(line), pending_key(id, line), base_key(id, line),
-           fetched_key(id, line), fetchlist_key(id, line), line_key(id, line),
+           fetched_key(id, line), fetchlist_key(id, line), fetchrest_key(id, line),
+           line_key(id, line),
            private_backup_key(id, line), reassert_key(id, line))
 redis.call('DEL', private_history_key(id, line))
 if redis.call('SCARD', sims_key(id)) > 0 then

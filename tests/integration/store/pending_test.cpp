@@ -646,6 +646,131 @@ TEST_F(pages, a_fetch_after_an_update_delivers_exactly_what_it_counted) {
   EXPECT_EQ(after->added + after->changed + after->removed, 0u);
 }
 
+// -- a new line's book, listed by its history entries -----------------------------
+
+namespace {
+
+/// Line 1's book in three history entries (u1..u7, then u8..u10 and
+/// u11..u13 added by two later uploads), counted by line 2's update request
+/// first, as a phone does: its fetch lists the entries, and the uids of each
+/// only once a page or an ack step reaches it.
+struct entry_pages : pages {
+  void SetUp() override {
+    pages::SetUp();
+    upload(a.store, person, line1, cards(8, 10), store::upload_mode::delta);
+    upload(a.store, person, line1, cards(11, 13), store::upload_mode::delta);
+    auto counted = a.store.request_update(person, line2, proof_of(line2));
+    ASSERT_TRUE(counted) << describe(counted.error());
+    ASSERT_EQ(counted->added, 13u);
+  }
+  static std::vector<core::book_entry> cards(int from, int to) {
+    std::vector<core::book_entry> out;
+    for (int i = from; i <= to; ++i)
+      out.push_back(make_card("u" + std::to_string(i), "Card " + std::to_string(i)));
+    return out;
+  }
+  static std::set<std::string> all_uids() {
+    std::set<std::string> out;
+    for (int i = 1; i <= 13; ++i)
+      out.insert("u" + std::to_string(i));
+    return out;
+  }
+  long long length_of(const std::string& key) {
+    auto r = a.client.call({"LLEN", key});
+    return r ? r->view().integer() : -1;
+  }
+  /// The history's entry ids, oldest first.
+  std::vector<std::string> history_ids() {
+    auto r = a.client.call({"XRANGE", store::keys::history(person), "-", "+"});
+    std::vector<std::string> out;
+    for (std::size_t i = 0; r && i < r->view().size(); ++i)
+      out.emplace_back(r->view()[i][0].str());
+    return out;
+  }
+};
+
+} // namespace
+
+TEST_F(entry_pages, each_card_comes_once_and_the_entries_are_listed_as_pages_reach_them) {
+  auto p = page(2);
+  // The first page listed the first entry's seven uids, not the book's 13.
+  EXPECT_EQ(length_of(store::keys::fetchlist(person, line2)), 7);
+  EXPECT_EQ(length_of(store::keys::fetchrest(person, line2)), 2);
+  std::set<std::string> all = uids(p);
+  EXPECT_EQ(p.changes.size(), 2u);
+  int pages_read = 1;
+  while (!p.next.empty()) {
+    p = page(2, p.next);
+    ++pages_read;
+    EXPECT_LE(p.changes.size(), 2u);
+    EXPECT_EQ(p.counts.added, 13u);
+    for (const auto& uid : uids(p))
+      EXPECT_TRUE(all.insert(uid).second) << uid << " came twice";
+  }
+  EXPECT_EQ(pages_read, 7);
+  EXPECT_EQ(all, all_uids());
+  EXPECT_EQ(length_of(store::keys::fetchrest(person, line2)), 0);
+  auto n = a.store.ack_pending(person, line2, proof_of(line2), p.cursor,
+                               store::decision::apply);
+  ASSERT_TRUE(n) << describe(n.error());
+  EXPECT_EQ(*n, 13u);
+  for (const auto& uid : all_uids())
+    EXPECT_FALSE(base_of(uid).empty()) << uid;
+  EXPECT_TRUE(page(0).changes.empty());
+  auto fields = a.client.call({"HGET", store::keys::line(person, line2), "fetch_rest"});
+  ASSERT_TRUE(fields);
+  EXPECT_TRUE(fields->view().is_nil()) << "the fetch is over";
+}
+
+TEST_F(entry_pages, an_ack_in_steps_after_the_first_page_leaves_the_rest_of_the_book) {
+  auto p1 = page(2);
+  std::uint64_t acked = 0;
+  int steps = 0;
+  for (bool finished = false; !finished; ++steps) {
+    auto s = step(p1.cursor, store::decision::apply, 4);
+    ASSERT_TRUE(s) << describe(s.error());
+    acked += s->acknowledged;
+    finished = s->finished;
+  }
+  EXPECT_EQ(steps, 4) << "the list's 13 uids, four at a time";
+  EXPECT_EQ(acked, 2u) << "only what the page delivered";
+  EXPECT_EQ(length_of(store::keys::fetchrest(person, line2)), 0);
+  auto rest = page(0);
+  EXPECT_EQ(rest.changes.size(), 11u);
+  auto expected = all_uids();
+  for (const auto& uid : uids(p1)) {
+    EXPECT_EQ(uids(rest).count(uid), 0u) << uid;
+    expected.erase(uid);
+  }
+  EXPECT_EQ(uids(rest), expected);
+}
+
+TEST_F(entry_pages, a_history_trimmed_under_the_fetch_stops_it_and_loses_nothing) {
+  auto p = page(2);
+  auto ids = history_ids();
+  ASSERT_EQ(ids.size(), 3u);
+  // The history's policy drops its oldest entries: the first two go.
+  ASSERT_TRUE(a.client.call({"XTRIM", store::keys::history(person), "MINID", ids[2]}));
+  // The first entry's uids were listed with the first page: pages go on.
+  p = page(2, p.next);
+  p = page(2, p.next);
+  ASSERT_EQ(p.changes.size(), 2u);
+  // The next page needs the second entry's, which is gone.
+  auto refused = a.store.fetch_page(
+      store::pending_request{person, line2, proof_of(line2), 2, p.next, ""});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error(), ec::stale_cursor);
+  auto ack = a.store.ack_pending(person, line2, proof_of(line2), p.cursor,
+                                 store::decision::apply);
+  ASSERT_FALSE(ack);
+  EXPECT_EQ(ack.error(), ec::stale_cursor);
+  EXPECT_TRUE(base_of("u1").empty()) << "the refused ack applied nothing";
+  // A new fetch: the history no longer reaches the line's mark, so the
+  // whole book is offered to the line, which holds none of it.
+  auto again = page(0);
+  EXPECT_EQ(uids(again), all_uids());
+}
+
 TEST_F(pages, a_next_of_an_older_fetch_is_refused) {
   auto old = page(3);
   auto fresh = page(3);
@@ -746,7 +871,7 @@ TEST_F(pages, removing_the_line_forgets_its_reassert_set_and_open_fetch) {
   ASSERT_TRUE(a.store.remove_line(person, line2, proof_of(line2), {}));
   for (const auto& key :
        {store::keys::reassert(person, line2), store::keys::fetchlist(person, line2),
-        store::keys::fetched(person, line2)}) {
+        store::keys::fetchrest(person, line2), store::keys::fetched(person, line2)}) {
     auto r = a.client.call({"EXISTS", key});
     EXPECT_EQ(r->view().integer(), 0) << key;
   }
