@@ -90,10 +90,7 @@ hdel_list(pkey, done)
 hset_flat(bkey, base_sets)
 hdel_list(bkey, base_dels)
 if decision == 'discard' then
-  local rkey = reassert_key(id, line)
-  for i = 1, #delivered, CHUNK do
-    redis.call('SADD', rkey, unpack(delivered, i, math.min(i + CHUNK - 1, #delivered)))
-  end
+  call_in_chunks('SADD', reassert_key(id, line), delivered)
 end
 hset_flat(pkey, left)
 

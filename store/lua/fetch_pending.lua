@@ -66,7 +66,7 @@ if next == '' then
   if counts then
     book = pending_entries(id, line)
     if not book then
-      listed = list_pending(id, line, true)
+      listed = list_pending(id, line)
       if folds(listed) then counts = nil end -- read_pending folds, and counts anew
     end
   end
@@ -108,9 +108,9 @@ if next == '' then
   if limit > 0 and limit < total then
     first = {}
     for i = 1, limit do first[i] = order[i] end
-    rpush_list(okey, order)
+    call_in_chunks('RPUSH', okey, order)
     if unlisted and #unlisted > 0 then
-      rpush_list(rkey, unlisted)
+      call_in_chunks('RPUSH', rkey, unlisted)
       redis.call('HSET', lkey, 'fetch_rest', total - #order)
     end
     rest = cursor .. '.' .. limit

@@ -147,8 +147,16 @@ local function collect_if_large(cards)
   if cards > LARGE_CALL_CARDS then collectgarbage() end
 end
 
--- HSET/HDEL of many fields, in chunks that fit Lua's C stack.
+-- Commands of many arguments go in chunks that fit Lua's C stack (unpack's
+-- bound, about 8,000 values).
 local CHUNK = 1000
+-- `command` on `key` with `items` as its further arguments, CHUNK at a time
+-- (RPUSH, SADD, SREM, HDEL: one item an argument; none for no items).
+local function call_in_chunks(command, key, items)
+  for i = 1, #items, CHUNK do
+    redis.call(command, key, unpack(items, i, math.min(i + CHUNK - 1, #items)))
+  end
+end
 -- Redis keeps a hash as a listpack while it has at most
 -- hash-max-listpack-entries fields (store/redis-settings.conf) and no value
 -- longer than hash-max-listpack-value (64 bytes); each field set scans a
@@ -182,9 +190,7 @@ local function may_hold(key, count)
 end
 local function hdel_list(key, fields)
   if not may_hold(key, #fields) then return end
-  for i = 1, #fields, CHUNK do
-    redis.call('HDEL', key, unpack(fields, i, math.min(i + CHUNK - 1, #fields)))
-  end
+  call_in_chunks('HDEL', key, fields)
 end
 
 -- The values of `fields` in a hash that holds them, as field -> value.
@@ -742,24 +748,9 @@ end
 -- `lost` entries (an edit that never was the book's) name nothing. Returns the
 -- history's last id, false when the history cannot say what came after
 -- `mark` (history_after), and how many entries it read.
--- `listing`: the caller wants the list alone. Then, when nothing is listed
--- yet and the entries are additions and lost edits only, short of a fold,
--- their uids go in as they come and `seen` stays empty: such uids are
--- distinct (additions_alone), and a table of 50,000 of them was a fifth
--- of a large book's first page (bench/store_edit_bench
--- BM_first_page_of_a_book_not_taken).
-local function history_uids_after(id, mark, uids, seen, listing)
+local function history_uids_after(id, mark, uids, seen)
   local entries, last = history_after(id, mark)
   if not entries then return last, false, 0 end
-  if listing and #uids == 0 and additions_alone(entries) then
-    for _, entry in ipairs(entries) do
-      local listed = entry_field(entry[2], 'us')
-      if listed then
-        for _, u in ipairs(split_netstrings(listed) or {}) do uids[#uids + 1] = u end
-      end
-    end
-    return last, true, #entries
-  end
   for _, entry in ipairs(entries) do
     local fields = entry[2]
     local kind, uid, listed
@@ -799,17 +790,16 @@ end
 -- history names after the line's mark, or the whole book when the history
 -- no longer reaches back to it), the history id it `reaches`, how many are
 -- `explicit`, whether the history was `complete` from the mark, how many of
--- its `entries` were read, and history_uids_after's `seen`. With `listing`
--- (the caller wants the list alone), `seen` may be left empty: only when the
--- list holds additions alone and the read folds nothing. A uid may be stale
--- (held already, or gone from shared): read_pending tells.
-local function list_pending(id, line, listing)
+-- its `entries` were read, and history_uids_after's `seen`. A uid may be
+-- stale (held already, or gone from shared): read_pending tells. (A new
+-- line's book is listed by its entries instead: pending_entries.)
+local function list_pending(id, line)
   local flat = redis.call('HGETALL', pending_key(id, line))
   local uids, seen = {}, {}
   for i = 1, #flat, 2 do add_once(uids, seen, flat[i]) end
   local explicit = #uids
   local reaches, complete, entries =
-    history_uids_after(id, mailbox_mark(id, line), uids, seen, listing)
+    history_uids_after(id, mailbox_mark(id, line), uids, seen)
   if not complete then
     -- The whole book: HKEYS (read_pending reads their records).
     for _, uid in ipairs(redis.call('HKEYS', shared_key(id))) do add_once(uids, seen, uid) end
@@ -818,10 +808,10 @@ local function list_pending(id, line, listing)
           entries = entries, seen = seen}
 end
 
--- A line's mailbox as history entries rather than uids, where list_pending
--- would list additions alone (history_uids_after's listing case): no
--- explicit offer, the history complete from the mark, its entries additions
--- and lost edits only, short of a fold, each addition with its count. A
+-- A line's mailbox as history entries rather than uids (list_pending), where
+-- it is a new line's book: no explicit offer, the history complete from the
+-- mark, its entries additions and lost edits only, short of a fold
+-- (additions_alone: their uids are distinct), each with its count. A
 -- fetch then lists the uids of only the entries its pages and ack steps
 -- reach (fetch_list_upto): listing a 50,000-card book's every uid was most
 -- of its first page (bench/store_edit_bench
@@ -851,13 +841,6 @@ local function add_entry_uids(fields, out)
   end
 end
 
--- Appends `items` to the list `key`, CHUNK at a time (unpack's bound).
-local function rpush_list(key, items)
-  for i = 1, #items, CHUNK do
-    redis.call('RPUSH', key, unpack(items, i, math.min(i + CHUNK - 1, #items)))
-  end
-end
-
 -- How many uids the line's open paged fetch lists: those in its fetchlist
 -- and those its fetchrest's entries still hold.
 local function fetch_list_size(id, line)
@@ -880,7 +863,7 @@ local function fetch_list_upto(id, line, n)
     if #found == 0 then return false end
     local uids = {}
     add_entry_uids(found[1][2], uids)
-    rpush_list(okey, uids)
+    call_in_chunks('RPUSH', okey, uids)
     redis.call('LPOP', rkey)
     redis.call('HINCRBY', line_key(id, line), 'fetch_rest', -entry_field(found[1][2], 'n'))
     have = have + #uids

@@ -241,9 +241,7 @@ elseif next(reassert) then
   else
     for i = FIRST, #ARGV, STEP do done[#done + 1] = ARGV[i] end
   end
-  for i = 1, #done, CHUNK do
-    redis.call('SREM', reassert_key(id, line), unpack(done, i, math.min(i + CHUNK - 1, #done)))
-  end
+  call_in_chunks('SREM', reassert_key(id, line), done)
 end
 
 finish_line_changes(lc)
