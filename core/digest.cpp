@@ -120,7 +120,7 @@ std::string hmac_sha256_key::mac(std::string_view message) const {
     if (EVP_MAC_init(ready.ctx.get(), nullptr, 0, nullptr) != 1)
       throw std::runtime_error("HMAC-SHA-256 failed");
   } else {
-    ready.ctx.reset(EVP_MAC_CTX_dup(const_cast<EVP_MAC_CTX*>(keyed_.get())));
+    ready.ctx.reset(EVP_MAC_CTX_dup(keyed_.get()));
     ready.id = ready.ctx ? id_ : 0;
   }
   unsigned char digest[EVP_MAX_MD_SIZE];
