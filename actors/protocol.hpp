@@ -83,7 +83,8 @@ typename Inspector::result_type inspect(Inspector& f, upload_conflict& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, upload_result& x) {
   return f(caf::meta::type_name("upload_result"), x.version, x.added, x.changed,
-           x.removed, x.unchanged, x.conflicts, x.would_remove, x.book_size);
+           x.removed, x.unchanged, x.conflicts, x.would_remove, x.book_size,
+           x.cards_to_send);
 }
 
 template <class Inspector>

@@ -251,13 +251,16 @@ constexpr std::size_t parts_ahead = 2;
 void send_part(const exchange_ptr& ex, const std::shared_ptr<upload_in_parts>& upload);
 
 /// A part answered: the answer once the last is, or the first holds the
-/// snapshot; otherwise the next parts go.
+/// snapshot; otherwise the next parts go, without the cards a prune found
+/// the line holds as they are.
 void part_answered(const exchange_ptr& ex, const std::shared_ptr<upload_in_parts>& upload,
                    const store::upload_result& r) {
   if (upload->over)
     return;
   store::add_part_result(upload->sum, r);
-  if (r.held_for_confirmation() || ++upload->answered == upload->parts.size()) {
+  if (++upload->answered == 1)
+    store::drop_cards_held(upload->parts, r.cards_to_send);
+  if (r.held_for_confirmation() || upload->answered == upload->parts.size()) {
     upload->over = true;
     return answer_upload(ex, upload->sum, upload->rejected, std::move(upload->assigned));
   }

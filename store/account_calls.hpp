@@ -62,6 +62,7 @@ public:
 private:
   std::shared_ptr<const core::keyring> sealed_with_;
   std::string hlc_, confirmed_, mass_min_, mass_percent_, keep_ms_, keep_count_;
+  upload_mode mode_;
   std::vector<std::string> hashes_;
   std::vector<std::string> records_;
 };

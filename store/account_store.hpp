@@ -71,8 +71,10 @@ struct upload_request {
   std::string token_hash; ///< the proof (operator_proof)
   store::scope scope = scope::shared;
   upload_mode mode = upload_mode::snapshot;
-  std::vector<core::book_entry> cards; ///< snapshot and delta
-  std::vector<std::string> uids;       ///< remove, prune
+  /// Snapshot and delta; a prune's are its snapshot's, their uids and
+  /// hashes alone (the cards go in the deltas after it).
+  std::vector<core::book_entry> cards;
+  std::vector<std::string> uids; ///< remove
   /// False when the book had rejected cards: a quarantined card is never read
   /// as a deletion, so a snapshot with rejects removes nothing.
   bool allow_removals = true;
@@ -109,6 +111,10 @@ struct upload_result {
   /// it would have removed `would_remove` of the book's `book_size` cards.
   std::size_t would_remove = 0;
   std::size_t book_size = 0;
+  /// A prune's: one character per card of its snapshot, in order, '0' for a
+  /// card the line holds as it is (counted unchanged), '1' for one the
+  /// deltas after it carry (store/upload_parts.hpp, drop_cards_held).
+  std::string cards_to_send;
 
   bool held_for_confirmation() const { return would_remove > 0; }
 };

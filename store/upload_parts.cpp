@@ -26,9 +26,9 @@ std::vector<upload_request> upload_parts(upload_request whole, std::size_t part_
   };
   if (whole.mode == upload_mode::snapshot) {
     auto prune = part_of(upload_mode::prune);
-    prune.uids.reserve(cards.size());
+    prune.cards.reserve(cards.size());
     for (const auto& card : cards)
-      prune.uids.push_back(card.uid);
+      prune.cards.push_back({card.uid, card.hash, {}, card.index, card.uid_assigned});
     parts.push_back(std::move(prune));
   }
   for (std::size_t from = 0; from < cards.size(); from += part_cards) {
@@ -41,6 +41,30 @@ std::vector<upload_request> upload_parts(upload_request whole, std::size_t part_
     parts.push_back(std::move(part));
   }
   return parts;
+}
+
+void drop_cards_held(std::vector<upload_request>& parts, std::string_view cards_to_send) {
+  std::size_t cards = 0;
+  for (std::size_t i = 1; i < parts.size(); ++i)
+    cards += parts[i].cards.size();
+  if (parts.empty() || parts[0].mode != upload_mode::prune ||
+      cards_to_send.size() != cards)
+    return;
+  std::vector<upload_request> kept;
+  kept.push_back(std::move(parts[0]));
+  std::size_t at = 0;
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    auto& part = parts[i];
+    std::vector<core::book_entry> sent;
+    for (auto& card : part.cards)
+      if (cards_to_send[at++] != '0')
+        sent.push_back(std::move(card));
+    if (sent.empty())
+      continue;
+    part.cards = std::move(sent);
+    kept.push_back(std::move(part));
+  }
+  parts = std::move(kept);
 }
 
 void add_part_result(upload_result& sum, const upload_result& part) {

@@ -5,7 +5,9 @@
 // a 50,000-card snapshot was one call of about half a second. A snapshot
 // goes as a prune (its removals, of what its uids leave out, with the
 // mass-deletion guard, before any card is stored) and then its cards as
-// deltas; a delta goes as smaller deltas. Each part is atomic, and the
+// deltas, but for those the prune found the line holds as they are (a
+// re-sync of an unchanged book is the prune alone: no card is sealed, sent
+// or read again); a delta goes as smaller deltas. Each part is atomic, and the
 // parts together store what the one call would have: a card's write depends
 // on that card alone, and what the snapshot leaves out is known from its
 // uids. Another line's change may land between two parts, as it could land
@@ -16,6 +18,7 @@
 #include "store/account_store.hpp"
 
 #include <cstddef>
+#include <string_view>
 #include <vector>
 
 namespace simsync::store {
@@ -31,6 +34,14 @@ inline constexpr std::size_t upload_part_cards = 2000;
 /// later_part.
 std::vector<upload_request> upload_parts(upload_request whole,
                                          std::size_t part_cards = upload_part_cards);
+
+/// `parts` (upload_parts' snapshot: a prune, then deltas) without the cards
+/// its prune answered the line holds as they are (upload_result's
+/// cards_to_send, one character per card of the deltas, in order: '0' for
+/// such a card), and without the deltas left empty. Unchanged unless the
+/// first part is a prune and the answer has a character for every card:
+/// sending a card the line holds costs work, never a wrong result.
+void drop_cards_held(std::vector<upload_request>& parts, std::string_view cards_to_send);
 
 /// The result of the parts so far, `sum`, with another part's added: its
 /// counts and conflicts added, the version the latest of theirs.

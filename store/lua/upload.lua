@@ -5,12 +5,15 @@
 --       phone confirmed), mass_min_cards, mass_percent, history keep_ms,
 --       history keep_count, then the items: uid, hash, record triples, each
 --       record the line's live version of the card stamped at now_hlc, as
---       core::encode_live_record makes it; for modes remove and prune, uids
---       alone. A prune is the first part of a snapshot sent in parts
+--       core::encode_live_record makes it; for mode remove, uids alone; for
+--       mode prune, their hashes (32 hex digits each, in one string) and
+--       then the uids. A prune is the first part of a snapshot sent in parts
 --       (store/upload_parts.hpp): the snapshot's removals, of what its uids
---       leave out, with its guard; its cards follow as deltas.
+--       leave out, with its guard; its cards follow as deltas, but for those
+--       the line holds as they are (cards_to_send).
 -- Returns {version, added, changed, removed, unchanged, 0, 0, conflicts...}
--- with conflicts as uid, reason pairs; or, having stored nothing,
+-- with conflicts as uid, reason pairs (a prune's after its cards_to_send,
+-- the cards it settles counted unchanged); or, having stored nothing,
 -- {0, 0, 0, 0, 0, would_remove, book_size} for a snapshot that would remove
 -- more of the book than the line confirmed (the mass-deletion guard).
 local id, line, token_hash, scope, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
@@ -23,7 +26,8 @@ if mode ~= 'delta' then
   confirmed, mass_min, mass_percent = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
 end
 local keep_ms, keep_count = ARGV[12], ARGV[13]
-local FIRST = 14
+-- (A prune's hashes come before its uids.)
+local FIRST = mode == 'prune' and 15 or 14
 -- Whether the items are uid, hash, record triples (else uids alone), and so
 -- the stride of the items' uids.
 local with_records = mode == 'snapshot' or mode == 'delta'
@@ -53,6 +57,13 @@ local function mass_deletion(would_remove, size)
 end
 local function refuse(would_remove, size) return {0, 0, 0, 0, 0, would_remove, size} end
 
+-- The hash a prune names for its uid ARGV[i].
+local HASH_DIGITS = 32
+local function prune_hash(i)
+  local at = (i - FIRST) * HASH_DIGITS + 1
+  return string.sub(ARGV[FIRST - 1], at, at + HASH_DIGITS - 1)
+end
+
 -- F7: the private store is this line's backup; what it holds is the base.
 if scope == 'private' then
   local key, hkey = private_backup_key(id, line), private_history_key(id, line)
@@ -73,6 +84,22 @@ if scope == 'private' then
   if mode ~= 'delta' and #drops > mass_min then
     local size = redis.call('HLEN', key)
     if mass_deletion(#drops, size) then return refuse(#drops, size) end
+  end
+
+  -- A prune's cards_to_send: '0' for a card the backup holds as it is.
+  local to_send
+  if mode == 'prune' then
+    local flags = {}
+    for i = FIRST, #ARGV do
+      local cur = held[ARGV[i]]
+      if cur and rec_hash(cur) == prune_hash(i) then
+        flags[#flags + 1] = '0'
+        unchanged = unchanged + 1
+      else
+        flags[#flags + 1] = '1'
+      end
+    end
+    to_send = table.concat(flags)
   end
 
   local writes = {}
@@ -101,7 +128,7 @@ if scope == 'private' then
   if any then trim_history(hkey) end
   local version = close_account(account, any)
   collect_if_large(added + changed + removed + unchanged)
-  return {version, added, changed, removed, unchanged, 0, 0}
+  return {version, added, changed, removed, unchanged, 0, 0, to_send}
 end
 
 -- F2: diff against the line's base, so cards that came from other lines and
@@ -128,6 +155,47 @@ if #reassert > 0 then
   for _, uid in ipairs(listed) do reassert[uid] = true end
 end
 
+-- A prune's cards_to_send: a character per uid, '0' for a card the line's
+-- base holds as the prune names it (and the line did not discard): a delta
+-- of it would count it unchanged and store nothing, so it is counted here
+-- and the deltas leave it out; '1' for the others. A chunk the base holds
+-- whole is one comparison of strings (an unchanged book's re-sync is mostly
+-- HMGETs). Returns the string, how many it settles, and how many of the
+-- uids the base holds.
+local function cards_to_send()
+  local count = #ARGV - FIRST + 1
+  if redis.call('EXISTS', bkey) == 0 then return string.rep('1', count), 0, 0 end
+  local runs, n, settled, found = {}, 0, 0, 0
+  local none_discarded = next(reassert) == nil
+  for i = FIRST, #ARGV, CHUNK do
+    local held = redis.call('HMGET', bkey, unpack(ARGV, i, math.min(i + CHUNK - 1, #ARGV)))
+    local whole = none_discarded
+    for k = 1, #held do
+      if held[k] then found = found + 1 else whole = false end
+    end
+    local at = (i - FIRST) * HASH_DIGITS + 1
+    if whole and
+        table.concat(held) == string.sub(ARGV[FIRST - 1], at, at + #held * HASH_DIGITS - 1) then
+      n = n + 1
+      runs[n] = string.rep('0', #held)
+      settled = settled + #held
+    else
+      for k = 1, #held do
+        n = n + 1
+        if held[k] == prune_hash(i + k - 1) and not reassert[ARGV[i + k - 1]] then
+          runs[n] = '0'
+          settled = settled + 1
+        else
+          runs[n] = '1'
+        end
+      end
+    end
+  end
+  return table.concat(runs), settled, found
+end
+local to_send, base_holds
+if mode == 'prune' then to_send, unchanged, base_holds = cards_to_send() end
+
 -- The removals the request asks for: uids the snapshot leaves out of the
 -- base, or those a removal names (a delta names none: nil). A removal takes
 -- away only the version the line has seen (its base); a newer one stays, is
@@ -141,8 +209,10 @@ if mode ~= 'delta' then
     -- (A line with no base, as at its first upload, has nothing to remove.)
     -- A prune reads the base's uids, then the entries of those it leaves
     -- out: reading a 50,000-card base whole was most of a re-sync's prune.
-    local held = mode == 'prune' and redis.call('HKEYS', bkey)
-    if (held and #held > 0) or (not held and next(base)) then
+    -- (None when the base holds no uid but the prune's.)
+    local held = mode == 'prune' and redis.call('HLEN', bkey) > base_holds and
+                   redis.call('HKEYS', bkey)
+    if (held and #held > 0) or (mode == 'snapshot' and next(base)) then
       local seen = {}
       for i = FIRST, #ARGV, STEP do seen[ARGV[i]] = true end
       if held then
@@ -254,7 +324,7 @@ local seq = conflicts and #conflicts > 0 and offer_seq(account)
 -- one (the line holds a card or no longer holds one): that moves the
 -- version on too, as the line's mailbox changed (mailbox_tag).
 local reply = {close_account(account, lc.n_touched > 0), added, changed, removed, unchanged,
-               0, 0}
+               0, 0, to_send}
 if seq then
   for _, c in ipairs(conflicts) do
     offer(id, line, {c[1], c[2]}, seq)

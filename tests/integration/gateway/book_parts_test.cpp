@@ -1,6 +1,7 @@
 // A book of more cards than a part (store/upload_parts.hpp) goes to the store
 // in parts, through a real carrierd and redis-server: no one Redis call holds
-// that Redis for the whole book, the answer counts the whole book, and the
+// that Redis for the whole book, the answer counts the whole book, a re-sync
+// sends only the cards the line does not hold as they are, and the
 // mass-deletion guard still refuses it with nothing stored.
 #include "store/upload_parts.hpp"
 #include "tests/integration/gateway/gateway_fixture.hpp"
@@ -73,10 +74,11 @@ TEST_F(book_parts, a_book_larger_than_a_part_is_stored_by_calls_of_at_most_a_par
   ASSERT_TRUE(log) << describe(log.error());
   auto calls = upload_calls(log->view());
   // FCALL, its name, the key count, 13 arguments, then the items: a prune of
-  // 5,000 uids, then parts of 2,000, 2,000 and 1,000 cards (3 items each).
+  // 5,000 uids (after their hashes, in one argument), then parts of 2,000,
+  // 2,000 and 1,000 cards (3 items each).
   ASSERT_EQ(calls.size(), 4u);
   std::sort(calls.begin(), calls.end());
-  EXPECT_EQ(calls, (std::vector<std::size_t>{16 + 3 * 1000, 16 + 5000, 16 + 3 * 2000,
+  EXPECT_EQ(calls, (std::vector<std::size_t>{16 + 3 * 1000, 17 + 5000, 16 + 3 * 2000,
                                              16 + 3 * 2000}));
   static_assert(store::upload_part_cards == 2000);
 
@@ -86,6 +88,40 @@ TEST_F(book_parts, a_book_larger_than_a_part_is_stored_by_calls_of_at_most_a_par
   auto counts = http.update(two);
   ASSERT_EQ(counts.status, 200) << counts;
   EXPECT_EQ(counts.json.value("added", -1), 5000);
+}
+
+TEST_F(book_parts, a_resync_sends_the_store_only_what_changed) {
+  ASSERT_EQ(http.push(one, book(0, 5000)).status, 200);
+  auto redis = d->redis("carrier-a").connect();
+  auto calls_of = [&](const std::string& body) {
+    EXPECT_TRUE(redis.call({"CONFIG", "SET", "slowlog-log-slower-than", "0"}));
+    EXPECT_TRUE(redis.call({"SLOWLOG", "RESET"}));
+    auto put = http.push(one, body);
+    auto log = redis.call({"SLOWLOG", "GET", "10000"});
+    EXPECT_TRUE(redis.call({"CONFIG", "SET", "slowlog-log-slower-than", "10000"}));
+    EXPECT_EQ(put.status, 200) << put;
+    EXPECT_TRUE(log) << describe(log.error());
+    auto calls = log ? upload_calls(log->view()) : std::vector<std::size_t>{};
+    std::sort(calls.begin(), calls.end());
+    return std::pair{put, calls};
+  };
+
+  auto [same, alone] = calls_of(book(0, 5000));
+  EXPECT_EQ(same.json.value("unchanged", -1), 5000) << same;
+  EXPECT_EQ(alone, (std::vector<std::size_t>{17 + 5000})) << "the prune alone";
+
+  // u4321 changed: the prune, then a part of that one card.
+  auto edited = book(0, 5000);
+  auto at = edited.find("Card 4321");
+  ASSERT_NE(at, std::string::npos);
+  edited.replace(at, 9, "Card 4321, edited");
+  auto [changed, two_calls] = calls_of(edited);
+  EXPECT_EQ(changed.json.value("changed", -1), 1) << changed;
+  EXPECT_EQ(changed.json.value("unchanged", -1), 4999);
+  EXPECT_EQ(two_calls, (std::vector<std::size_t>{16 + 3, 17 + 5000}));
+  auto stored = http.contacts(one);
+  ASSERT_EQ(stored.status, 200);
+  EXPECT_NE(stored.body.find("Card 4321, edited"), std::string::npos);
 }
 
 TEST_F(book_parts, the_guard_refuses_a_book_in_parts_and_nothing_is_stored) {

@@ -49,23 +49,27 @@ struct upload_parts : ::testing::Test {
   }
 
   /// The upload in parts, as the gateway sends them: one after the other,
-  /// until the last or one held for confirmation. `calls` counts them.
+  /// until the last or one held for confirmation, a snapshot's deltas
+  /// without the cards its prune found the line holds. `calls` counts them.
   store::upload_result in_parts(const std::string& idcode, const std::string& line,
                                 std::vector<core::book_entry> book,
                                 std::uint64_t confirm = 0, std::size_t* calls = nullptr,
                                 store::scope where = store::scope::shared) {
     store::upload_result sum;
-    for (auto& part : store::upload_parts(
-             request(idcode, line, std::move(book), confirm, where), part_cards)) {
+    auto parts = store::upload_parts(
+        request(idcode, line, std::move(book), confirm, where), part_cards);
+    for (std::size_t i = 0; i < parts.size(); ++i) {
       if (calls)
         ++*calls;
-      auto r = a.store.upload(part);
+      auto r = a.store.upload(parts[i]);
       EXPECT_TRUE(r) << describe(r.error());
       if (!r)
         break;
       store::add_part_result(sum, *r);
       if (r->held_for_confirmation())
         break;
+      if (i == 0)
+        store::drop_cards_held(parts, r->cards_to_send);
     }
     return sum;
   }
@@ -121,7 +125,8 @@ TEST_F(upload_parts, a_snapshot_in_parts_stores_what_the_one_call_stores) {
   std::size_t calls = 0;
   auto parts = in_parts(other_person, other_line2, book, 0, &calls);
 
-  EXPECT_EQ(calls, 1u + 4u) << "a prune, then 8 cards in parts of 2";
+  EXPECT_EQ(calls, 1u + 2u) << "a prune, then of 8 cards in parts of 2 those line 2 "
+                               "does not hold as they are: u4 (with u3), u10 and u11";
   EXPECT_EQ(parts.added, one.added);
   EXPECT_EQ(parts.changed, one.changed);
   EXPECT_EQ(parts.removed, one.removed);
@@ -181,10 +186,93 @@ TEST_F(upload_parts, a_snapshot_in_parts_settles_what_the_line_discarded) {
   EXPECT_EQ(live_cards(person, line1).count("k3"), 0u);
   EXPECT_EQ(pending_kinds(person, line2)["k1"], "added");
   EXPECT_EQ(a.admin.call({"EXISTS", reassert})->view().integer(), 0);
+  std::size_t calls = 0;
   EXPECT_EQ(in_parts(person, line1,
-                     {make_card("k1", "v1"), make_card("k2", "x"), make_card("k4", "z")})
+                     {make_card("k1", "v1"), make_card("k2", "x"), make_card("k4", "z")},
+                     0, &calls)
                 .unchanged,
             3u);
+  EXPECT_EQ(calls, 1u) << "nothing left to re-assert: the prune alone";
+}
+
+TEST_F(upload_parts, a_resync_sends_only_the_cards_the_line_does_not_hold_as_they_are) {
+  std::size_t calls = 0;
+  EXPECT_EQ(in_parts(person, line1, numbered_cards(0, 10), 0, &calls).added, 10u);
+  EXPECT_EQ(calls, 1u + 5u);
+  take_pending(person, line2);
+  auto before = shared_records(a.client, person);
+
+  calls = 0;
+  auto same = in_parts(person, line1, numbered_cards(0, 10), 0, &calls);
+  EXPECT_EQ(calls, 1u) << "an unchanged book: the prune alone";
+  EXPECT_EQ(same.unchanged, 10u);
+  EXPECT_EQ(same.added + same.changed + same.removed, 0u);
+  EXPECT_EQ(shared_records(a.client, person), before);
+
+  // u3 and u7 changed, u9 left out, u10 new: u3 and u7 in one part (the
+  // part of u2, u3 and that of u6, u7 hold one card each), u10 in another.
+  auto book = numbered_cards(0, 9);
+  book[3] = make_card("u3", "changed");
+  book[7] = make_card("u7", "changed");
+  book.push_back(make_card("u10", "new"));
+  calls = 0;
+  auto edited = in_parts(person, line1, book, 0, &calls);
+  EXPECT_EQ(calls, 1u + 3u) << "the prune, then the parts of u3, u7 and u10";
+  EXPECT_EQ(edited.changed, 2u);
+  EXPECT_EQ(edited.added, 1u);
+  EXPECT_EQ(edited.removed, 1u);
+  EXPECT_EQ(edited.unchanged, 7u);
+  auto held = live_cards(person, line1);
+  EXPECT_EQ(held.size(), 10u);
+  EXPECT_NE(held["u3"].find("changed"), std::string::npos);
+  EXPECT_NE(held["u10"].find("new"), std::string::npos);
+  EXPECT_EQ(held.count("u9"), 0u);
+  EXPECT_EQ(
+      pending_kinds(person, line2),
+      (std::map<std::string, std::string>{
+          {"u3", "changed"}, {"u7", "changed"}, {"u9", "removed"}, {"u10", "added"}}));
+}
+
+TEST_F(upload_parts, a_resync_sends_again_a_card_the_line_discarded_a_removal_of) {
+  in_parts(person, line1,
+           {make_card("k1", "a"), make_card("k2", "b"), make_card("k3", "c")});
+  take_pending(person, line2);
+  in_parts(person, line2, {make_card("k2", "b"), make_card("k3", "c")}); // removes k1
+  auto f = a.store.fetch_pending(person, line1, proof_of(line1));
+  ASSERT_TRUE(f);
+  ASSERT_TRUE(a.store.ack_pending(person, line1, proof_of(line1), f->cursor,
+                                  store::decision::discard));
+  ASSERT_EQ(live_cards(person, line1).count("k1"), 0u);
+
+  // Line 1's base holds all three as it re-syncs them, but it kept k1
+  // against line 2's removal: k1 is sent, and comes back.
+  std::size_t calls = 0;
+  auto again = in_parts(
+      person, line1, {make_card("k1", "a"), make_card("k2", "b"), make_card("k3", "c")},
+      0, &calls);
+  EXPECT_EQ(calls, 2u) << "the prune, then the part of k1";
+  EXPECT_EQ(again.added, 1u);
+  EXPECT_EQ(again.unchanged, 2u);
+  EXPECT_EQ(live_cards(person, line1).count("k1"), 1u);
+  EXPECT_EQ(pending_kinds(person, line2)["k1"], "added");
+}
+
+TEST_F(upload_parts, a_resync_leaves_another_lines_change_the_line_has_not_taken) {
+  in_parts(person, line1, numbered_cards(0, 6));
+  take_pending(person, line2);
+  auto edit = request(person, line2, {make_card("u2", "line 2's")});
+  edit.mode = store::upload_mode::delta;
+  ASSERT_TRUE(a.store.upload(edit));
+
+  // Line 1 re-syncs its book as it holds it, u2 as it was before line 2's
+  // edit, which it has not taken: that is no change of line 1's.
+  std::size_t calls = 0;
+  auto same = in_parts(person, line1, numbered_cards(0, 6), 0, &calls);
+  EXPECT_EQ(calls, 1u);
+  EXPECT_EQ(same.unchanged, 6u);
+  EXPECT_NE(live_cards(person, line2)["u2"].find("line 2's"), std::string::npos);
+  EXPECT_EQ(pending_kinds(person, line1),
+            (std::map<std::string, std::string>{{"u2", "changed"}}));
 }
 
 TEST_F(upload_parts, a_delta_in_parts_is_deltas_and_removes_nothing) {
@@ -221,6 +309,15 @@ TEST_F(upload_parts,
   EXPECT_EQ(confirmed.unchanged, 5u);
   EXPECT_EQ(live_cards(person, line1, backup).size(), 10u);
   EXPECT_TRUE(live_cards(person, line1).empty()) << "the shared book is untouched";
+
+  std::size_t calls = 0;
+  auto book = numbered_cards(15, 25);
+  book[2] = make_card("u17", "changed");
+  auto again = in_parts(person, line1, book, 0, &calls, backup);
+  EXPECT_EQ(calls, 2u) << "the prune, then the part of u17";
+  EXPECT_EQ(again.changed, 1u);
+  EXPECT_EQ(again.unchanged, 9u);
+  EXPECT_NE(live_cards(person, line1, backup)["u17"].find("changed"), std::string::npos);
 }
 
 TEST_F(upload_parts, a_prune_with_another_lines_proof_is_refused_and_removes_nothing) {
@@ -230,7 +327,7 @@ TEST_F(upload_parts, a_prune_with_another_lines_proof_is_refused_and_removes_not
        {proof_of(line1), std::string("x"), std::string(store::operator_proof)}) {
     auto prune = request(person, line2, {});
     prune.mode = store::upload_mode::prune;
-    prune.uids = {"u0"};
+    prune.cards = {make_card("u0", "a")};
     prune.token_hash = proof;
     auto r = a.store.upload(prune);
     ASSERT_FALSE(r) << "proof '" << proof << "'";

@@ -405,7 +405,7 @@ std::vector<store::upload_request> samples(tag<store::upload_request>, const act
 }
 
 std::vector<store::upload_result> samples(tag<store::upload_result>, const actors&) {
-  return {{1, 2, 3, 4, 5, {{"uid-1", "too big"}, {"uid-2", "bad card"}}, 6, 7}};
+  return {{1, 2, 3, 4, 5, {{"uid-1", "too big"}, {"uid-2", "bad card"}}, 6, 7, "0110"}};
 }
 
 std::vector<store::history_page> samples(tag<store::history_page>, const actors&) {

@@ -52,8 +52,10 @@ TEST(upload_parts, a_snapshot_is_a_prune_of_all_its_uids_then_its_cards_in_order
   auto parts = store::upload_parts(request(store::upload_mode::snapshot, 5), 2);
   ASSERT_EQ(parts.size(), 4u);
   EXPECT_EQ(parts[0].mode, store::upload_mode::prune);
-  EXPECT_EQ(parts[0].uids, (std::vector<std::string>{"u0", "u1", "u2", "u3", "u4"}));
-  EXPECT_TRUE(parts[0].cards.empty());
+  EXPECT_EQ(uids_of(parts[0]), (std::vector<std::string>{"u0", "u1", "u2", "u3", "u4"}));
+  for (const auto& card : parts[0].cards)
+    EXPECT_TRUE(card.card.empty()) << "a prune names cards by uid and hash alone";
+  EXPECT_EQ(parts[0].cards[4].hash, core::content_hash::of("4"));
   EXPECT_FALSE(parts[0].later_part) << "the first part may be refused for lag";
   EXPECT_EQ(uids_of(parts[1]), (std::vector<std::string>{"u0", "u1"}));
   EXPECT_EQ(uids_of(parts[2]), (std::vector<std::string>{"u2", "u3"}));
@@ -76,6 +78,33 @@ TEST(upload_parts, a_snapshot_is_a_prune_of_all_its_uids_then_its_cards_in_order
   EXPECT_EQ(parts[1].cards[1].hash, core::content_hash::of("1"));
 }
 
+TEST(upload_parts, the_deltas_after_a_prune_carry_only_the_cards_it_asks_for) {
+  auto parts = store::upload_parts(request(store::upload_mode::snapshot, 5), 2);
+  store::drop_cards_held(parts, "01001");
+  ASSERT_EQ(parts.size(), 3u)
+      << "the prune, then u1, then u4: the part of u2, u3 is gone";
+  EXPECT_EQ(parts[0].mode, store::upload_mode::prune);
+  EXPECT_EQ(uids_of(parts[1]), (std::vector<std::string>{"u1"}));
+  EXPECT_EQ(parts[1].cards[0].card, "card 1");
+  EXPECT_EQ(uids_of(parts[2]), (std::vector<std::string>{"u4"}));
+  EXPECT_TRUE(parts[2].later_part);
+
+  auto unchanged = store::upload_parts(request(store::upload_mode::snapshot, 5), 2);
+  store::drop_cards_held(unchanged, "00000");
+  EXPECT_EQ(unchanged.size(), 1u) << "the prune alone";
+}
+
+TEST(upload_parts, an_answer_that_does_not_fit_the_parts_drops_nothing) {
+  for (std::string answer : {"", "0000", "000000"}) {
+    auto parts = store::upload_parts(request(store::upload_mode::snapshot, 5), 2);
+    store::drop_cards_held(parts, answer);
+    EXPECT_EQ(parts.size(), 4u) << "'" << answer << "'";
+  }
+  auto deltas = store::upload_parts(request(store::upload_mode::delta, 5), 2);
+  store::drop_cards_held(deltas, "00");
+  EXPECT_EQ(deltas.size(), 3u) << "deltas have no prune to answer for them";
+}
+
 TEST(upload_parts, a_delta_is_deltas) {
   auto parts = store::upload_parts(request(store::upload_mode::delta, 5), 2);
   ASSERT_EQ(parts.size(), 3u);
@@ -88,9 +117,9 @@ TEST(upload_parts, a_delta_is_deltas) {
 
 TEST(upload_parts, the_parts_results_add_up_and_the_last_version_is_the_answer) {
   store::upload_result sum;
-  store::add_part_result(sum, {7, 0, 0, 2, 0, {{"u9", "not-held"}}, 0, 0});
-  store::add_part_result(sum, {8, 2, 1, 0, 3, {}, 0, 0});
-  store::add_part_result(sum, {9, 1, 0, 0, 1, {{"u8", "changed-since-seen"}}, 0, 0});
+  store::add_part_result(sum, {7, 0, 0, 2, 0, {{"u9", "not-held"}}, 0, 0, {}});
+  store::add_part_result(sum, {8, 2, 1, 0, 3, {}, 0, 0, {}});
+  store::add_part_result(sum, {9, 1, 0, 0, 1, {{"u8", "changed-since-seen"}}, 0, 0, {}});
   EXPECT_EQ(sum.version, 9u);
   EXPECT_EQ(sum.added, 3u);
   EXPECT_EQ(sum.changed, 1u);
