@@ -3,11 +3,13 @@
 // account has two lines and one sibling carrier, so every upload also fills a
 // pending mailbox and writes an outbox entry, as in production. And the same
 // book as a sibling carrier applies it: one outbox entry of its cards, new to
-// an account of one line; and that line taking it (counts, pages, ack).
+// an account of one line; and that line taking it (counts, pages, ack). And
+// a 50,000-card book sent in parts, new or again, shared or private.
 #include "bench/sample_book.hpp"
 #include "core/record.hpp"
 #include "store/account_store.hpp"
 #include "store/netstrings.hpp"
+#include "store/upload_parts.hpp"
 #include "tests/support/redis_server.hpp"
 #include "tests/support/test_keyring.hpp"
 
@@ -65,6 +67,67 @@ void shared_upload(benchmark::State& state, store::upload_mode mode) {
 
 void BM_shared_upload_snapshot(benchmark::State& state) {
   shared_upload(state, store::upload_mode::snapshot);
+}
+
+/// A book of state.range(0) cards sent as the gateway sends a large one
+/// (store::upload_parts: a prune, then deltas without the cards it settles),
+/// to a line's shared store (range(1) 0) or private backup (1): a new line's
+/// first book (range(2) 0) or the same book sent again (1, the first not
+/// timed). Calls per book as a counter.
+void BM_book_in_parts(benchmark::State& state) {
+  const int cards = static_cast<int>(state.range(0));
+  const auto where = state.range(1) ? store::scope::private_backup : store::scope::shared;
+  const bool resync = state.range(2) != 0;
+  testing::redis_server server;
+  auto client = server.connect();
+  store::account_store s(client, "carrier-a", simsync::testing::test_keyring());
+  const auto book = bench::sample_book(cards, "a");
+  int account = 0;
+  std::uint64_t now_ms = 1'700'000'000'000;
+  std::uint64_t calls = 0;
+  auto send = [&](const std::string& id, std::uint64_t* counted) {
+    store::upload_request req;
+    req.idcode = id;
+    req.line = "+8613800138000" + id;
+    req.token_hash = "h";
+    req.scope = where;
+    req.mode = store::upload_mode::snapshot;
+    req.cards = book;
+    req.now_ms = ++now_ms;
+    auto parts = store::upload_parts(std::move(req));
+    store::upload_result sum;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      auto r = s.upload(parts[i]);
+      if (!r)
+        return false;
+      store::add_part_result(sum, *r);
+      if (i == 0)
+        store::drop_cards_held(parts, r->cards_to_send);
+    }
+    if (counted)
+      *counted += parts.size();
+    return sum.added + sum.unchanged == static_cast<std::size_t>(cards);
+  };
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto id = std::to_string(account++);
+    s.register_line(
+        {id, "+8613800138000" + id, "898601", "h", "sealed", now_ms, {}, "m"});
+    if (resync && !send(id, nullptr)) {
+      state.SkipWithError("the first book was not stored");
+      break;
+    }
+    state.ResumeTiming();
+    if (!send(id, &calls)) {
+      state.SkipWithError("the book was not stored whole");
+      break;
+    }
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * cards);
+  state.counters["calls_per_book"] =
+      state.iterations()
+          ? static_cast<double>(calls) / static_cast<double>(state.iterations())
+          : 0;
 }
 
 /// The outbox entry carrier-a's link delivers for a book of `cards` cards:
@@ -183,6 +246,13 @@ void BM_sibling_take_book(benchmark::State& state) {
 BENCHMARK(BM_sibling_take_book)
     ->Arg(1000)
     ->Arg(10000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_book_in_parts)
+    ->Args({50000, 0, 0})
+    ->Args({50000, 0, 1})
+    ->Args({50000, 1, 0})
+    ->Args({50000, 1, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_sibling_apply_book)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -67,18 +67,27 @@ end
 -- F7: the private store is this line's backup; what it holds is the base.
 if scope == 'private' then
   local key, hkey = private_backup_key(id, line), private_history_key(id, line)
-  local held = flat_to_map(redis.call('HGETALL', key))
-  local drops, seen = {}, {}
+  -- A snapshot or a prune reads the whole backup (it removes what it leaves
+  -- out); a delta or a removal, its own uids' entries: a 50,000-card book's
+  -- 25 deltas each read the whole backup, 2.7 s of Redis in all.
+  local held
+  if leaves_out then
+    held = flat_to_map(redis.call('HGETALL', key))
+  else
+    local uids = {}
+    for i = FIRST, #ARGV, STEP do uids[#uids + 1] = ARGV[i] end
+    held = hmget_map(key, uids)
+  end
+  local drops = {}
   if mode == 'remove' then
     for i = FIRST, #ARGV do
       if held[ARGV[i]] then drops[#drops + 1] = ARGV[i] end
     end
-  else
+  elseif leaves_out and allow_removals then
+    local seen = {}
     for i = FIRST, #ARGV, STEP do seen[ARGV[i]] = true end
-    if leaves_out and allow_removals then
-      for uid in pairs(held) do
-        if not seen[uid] then drops[#drops + 1] = uid end
-      end
+    for uid in pairs(held) do
+      if not seen[uid] then drops[#drops + 1] = uid end
     end
   end
   if mode ~= 'delta' and #drops > mass_min then
