@@ -249,6 +249,8 @@ BENCHMARK(BM_sibling_take_book)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_book_in_parts)
+    ->Args({500, 0, 0})
+    ->Args({500, 0, 1})
     ->Args({50000, 0, 0})
     ->Args({50000, 0, 1})
     ->Args({50000, 1, 0})

@@ -6,11 +6,15 @@
 
 namespace simsync::store {
 
-std::vector<upload_request> upload_parts(upload_request whole, std::size_t part_cards) {
+std::vector<upload_request> upload_parts(upload_request whole, std::size_t part_cards,
+                                         std::size_t prune_cards) {
   std::vector<upload_request> parts;
-  const bool in_parts =
-      (whole.mode == upload_mode::snapshot || whole.mode == upload_mode::delta) &&
-      part_cards > 0 && whole.cards.size() > part_cards;
+  const auto cards_over = [&](std::size_t most) {
+    return most > 0 && whole.cards.size() > most;
+  };
+  const bool in_parts = (whole.mode == upload_mode::snapshot &&
+                         (cards_over(part_cards) || cards_over(prune_cards))) ||
+                        (whole.mode == upload_mode::delta && cards_over(part_cards));
   if (!in_parts) {
     parts.push_back(std::move(whole));
     return parts;

@@ -27,13 +27,21 @@ namespace simsync::store {
 /// (bench/store_upload_bench): a part holds Redis for about 20 ms.
 inline constexpr std::size_t upload_part_cards = 2000;
 
-/// `whole` as the calls to make in order: itself when it holds at most
-/// `part_cards` cards or is a removal; otherwise, for a snapshot, a prune
-/// of its uids and then its cards as deltas of at most `part_cards`; for a
-/// delta, deltas of at most `part_cards`. Every part after the first is a
-/// later_part.
+/// A snapshot of more cards than this goes as a prune and deltas even when
+/// they fit one part: a phone sends its whole book again whenever it is
+/// unsure what the server holds, and the prune answers which cards it needs
+/// (a book the line holds as it is: none, so none is sealed or sent). A
+/// smaller one goes as it is: one call, where the prune would be a second.
+inline constexpr std::size_t snapshot_prune_cards = 100;
+
+/// `whole` as the calls to make in order: itself when it is a removal, a
+/// delta of at most `part_cards` cards or a snapshot of at most
+/// `prune_cards`; otherwise, for a snapshot, a prune of its uids and then
+/// its cards as deltas of at most `part_cards`; for a delta, deltas of at
+/// most `part_cards`. Every part after the first is a later_part.
 std::vector<upload_request> upload_parts(upload_request whole,
-                                         std::size_t part_cards = upload_part_cards);
+                                         std::size_t part_cards = upload_part_cards,
+                                         std::size_t prune_cards = snapshot_prune_cards);
 
 /// `parts` (upload_parts' snapshot: a prune, then deltas) without the cards
 /// its prune answered the line holds as they are (upload_result's

@@ -105,6 +105,23 @@ TEST(upload_parts, an_answer_that_does_not_fit_the_parts_drops_nothing) {
   EXPECT_EQ(deltas.size(), 3u) << "deltas have no prune to answer for them";
 }
 
+TEST(upload_parts, a_snapshot_of_more_than_a_small_book_goes_as_a_prune_within_a_part) {
+  constexpr auto most = store::snapshot_prune_cards;
+  auto small = store::upload_parts(request(store::upload_mode::snapshot, most));
+  ASSERT_EQ(small.size(), 1u) << "one call";
+  EXPECT_EQ(small[0].mode, store::upload_mode::snapshot);
+
+  auto book = store::upload_parts(request(store::upload_mode::snapshot, most + 1));
+  ASSERT_EQ(book.size(), 2u) << "a prune (its answer may leave the delta out), a delta";
+  EXPECT_EQ(book[0].mode, store::upload_mode::prune);
+  EXPECT_EQ(book[1].mode, store::upload_mode::delta);
+  EXPECT_EQ(book[1].cards.size(), most + 1);
+
+  auto delta = store::upload_parts(request(store::upload_mode::delta, most + 1));
+  ASSERT_EQ(delta.size(), 1u) << "a delta names no card it does not change";
+  EXPECT_EQ(delta[0].mode, store::upload_mode::delta);
+}
+
 TEST(upload_parts, a_delta_is_deltas) {
   auto parts = store::upload_parts(request(store::upload_mode::delta, 5), 2);
   ASSERT_EQ(parts.size(), 3u);
