@@ -35,11 +35,13 @@ std::vector<upload_request> upload_parts(upload_request whole, std::size_t part_
       prune.cards.push_back({card.uid, card.hash, {}, card.index, card.uid_assigned});
     parts.push_back(std::move(prune));
   }
-  for (std::size_t from = 0; from < cards.size(); from += part_cards) {
+  // (No bound on a part: the prune's deltas are one.)
+  const std::size_t per_part = part_cards > 0 ? part_cards : cards.size();
+  for (std::size_t from = 0; from < cards.size(); from += per_part) {
     auto part = part_of(upload_mode::delta);
     auto begin = cards.begin() + static_cast<std::ptrdiff_t>(from);
-    auto end = cards.size() - from > part_cards
-                   ? begin + static_cast<std::ptrdiff_t>(part_cards)
+    auto end = cards.size() - from > per_part
+                   ? begin + static_cast<std::ptrdiff_t>(per_part)
                    : cards.end();
     part.cards.assign(std::make_move_iterator(begin), std::make_move_iterator(end));
     parts.push_back(std::move(part));

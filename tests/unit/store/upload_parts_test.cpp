@@ -120,6 +120,11 @@ TEST(upload_parts, a_snapshot_of_more_than_a_small_book_goes_as_a_prune_within_a
   auto delta = store::upload_parts(request(store::upload_mode::delta, most + 1));
   ASSERT_EQ(delta.size(), 1u) << "a delta names no card it does not change";
   EXPECT_EQ(delta[0].mode, store::upload_mode::delta);
+
+  auto unbounded =
+      store::upload_parts(request(store::upload_mode::snapshot, most + 1), 0);
+  ASSERT_EQ(unbounded.size(), 2u) << "no bound on a part: the prune, then one delta";
+  EXPECT_EQ(unbounded[1].cards.size(), most + 1);
 }
 
 TEST(upload_parts, a_delta_is_deltas) {
