@@ -9,9 +9,9 @@
 #include "core/record.hpp"
 #include "store/account_store.hpp"
 #include "store/netstrings.hpp"
-#include "store/upload_parts.hpp"
 #include "tests/support/redis_server.hpp"
 #include "tests/support/test_keyring.hpp"
+#include "tests/support/upload_in_parts.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -84,8 +84,8 @@ void BM_book_in_parts(benchmark::State& state) {
   const auto book = bench::sample_book(cards, "a");
   int account = 0;
   std::uint64_t now_ms = 1'700'000'000'000;
-  std::uint64_t calls = 0;
-  auto send = [&](const std::string& id, std::uint64_t* counted) {
+  std::size_t calls = 0;
+  auto send = [&](const std::string& id, std::size_t* counted) {
     store::upload_request req;
     req.idcode = id;
     req.line = "+8613800138000" + id;
@@ -94,19 +94,9 @@ void BM_book_in_parts(benchmark::State& state) {
     req.mode = store::upload_mode::snapshot;
     req.cards = book;
     req.now_ms = ++now_ms;
-    auto parts = store::upload_parts(std::move(req));
-    store::upload_result sum;
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      auto r = s.upload(parts[i]);
-      if (!r)
-        return false;
-      store::add_part_result(sum, *r);
-      if (i == 0)
-        store::drop_cards_held(parts, r->cards_to_send);
-    }
-    if (counted)
-      *counted += parts.size();
-    return sum.added + sum.unchanged == static_cast<std::size_t>(cards);
+    auto sum =
+        testing::upload_in_parts(s, std::move(req), store::upload_part_cards, counted);
+    return sum && sum->added + sum->unchanged == static_cast<std::size_t>(cards);
   };
   for (auto _ : state) {
     state.PauseTiming();

@@ -64,6 +64,7 @@ private:
   std::string hlc_, confirmed_, mass_min_, mass_percent_, keep_ms_, keep_count_;
   upload_mode mode_;
   std::vector<std::string> hashes_;
+  std::string prune_hashes_; ///< a prune's: its cards' hashes, in one argument
   std::vector<std::string> records_;
 };
 

@@ -169,11 +169,11 @@ end
 -- of it would count it unchanged and store nothing, so it is counted here
 -- and the deltas leave it out; '1' for the others. A chunk the base holds
 -- whole is one comparison of strings (an unchanged book's re-sync is mostly
--- HMGETs). Returns the string, how many it settles, and how many of the
--- uids the base holds.
+-- HMGETs). Returns the string, how many it settles, how many of the uids
+-- the base holds, and how many it holds in all.
 local function cards_to_send()
-  local count = #ARGV - FIRST + 1
-  if redis.call('EXISTS', bkey) == 0 then return string.rep('1', count), 0, 0 end
+  local count, size = #ARGV - FIRST + 1, redis.call('HLEN', bkey)
+  if size == 0 then return string.rep('1', count), 0, 0, 0 end
   local runs, n, settled, found = {}, 0, 0, 0
   local none_discarded = next(reassert) == nil
   for i = FIRST, #ARGV, CHUNK do
@@ -200,10 +200,10 @@ local function cards_to_send()
       end
     end
   end
-  return table.concat(runs), settled, found
+  return table.concat(runs), settled, found, size
 end
-local to_send, base_holds
-if mode == 'prune' then to_send, unchanged, base_holds = cards_to_send() end
+local to_send, base_holds, base_size
+if mode == 'prune' then to_send, unchanged, base_holds, base_size = cards_to_send() end
 
 -- The removals the request asks for: uids the snapshot leaves out of the
 -- base, or those a removal names (a delta names none: nil). A removal takes
@@ -219,8 +219,7 @@ if mode ~= 'delta' then
     -- A prune reads the base's uids, then the entries of those it leaves
     -- out: reading a 50,000-card base whole was most of a re-sync's prune.
     -- (None when the base holds no uid but the prune's.)
-    local held = mode == 'prune' and redis.call('HLEN', bkey) > base_holds and
-                   redis.call('HKEYS', bkey)
+    local held = mode == 'prune' and base_size > base_holds and redis.call('HKEYS', bkey)
     if (held and #held > 0) or (mode == 'snapshot' and next(base)) then
       local seen = {}
       for i = FIRST, #ARGV, STEP do seen[ARGV[i]] = true end

@@ -5,6 +5,7 @@
 // that small books take the parts' path.
 #include "store/upload_parts.hpp"
 #include "tests/integration/store/store_fixture.hpp"
+#include "tests/support/upload_in_parts.hpp"
 
 #include <tuple>
 
@@ -48,30 +49,17 @@ struct upload_parts : ::testing::Test {
     return r ? *r : store::upload_result{};
   }
 
-  /// The upload in parts, as the gateway sends them: one after the other,
-  /// until the last or one held for confirmation, a snapshot's deltas
-  /// without the cards its prune found the line holds. `calls` counts them.
+  /// The upload in parts, as the gateway sends them (upload_in_parts).
+  /// `calls` counts them.
   store::upload_result in_parts(const std::string& idcode, const std::string& line,
                                 std::vector<core::book_entry> book,
                                 std::uint64_t confirm = 0, std::size_t* calls = nullptr,
                                 store::scope where = store::scope::shared) {
-    store::upload_result sum;
-    auto parts = store::upload_parts(
-        request(idcode, line, std::move(book), confirm, where), part_cards);
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      if (calls)
-        ++*calls;
-      auto r = a.store.upload(parts[i]);
-      EXPECT_TRUE(r) << describe(r.error());
-      if (!r)
-        break;
-      store::add_part_result(sum, *r);
-      if (r->held_for_confirmation())
-        break;
-      if (i == 0)
-        store::drop_cards_held(parts, r->cards_to_send);
-    }
-    return sum;
+    auto r =
+        upload_in_parts(a.store, request(idcode, line, std::move(book), confirm, where),
+                        part_cards, calls);
+    EXPECT_TRUE(r) << describe(r.error());
+    return r ? *r : store::upload_result{};
   }
 
   void take_pending(const std::string& idcode, const std::string& line) {
