@@ -94,8 +94,7 @@ void BM_book_in_parts(benchmark::State& state) {
     req.mode = store::upload_mode::snapshot;
     req.cards = book;
     req.now_ms = ++now_ms;
-    auto sum =
-        testing::upload_in_parts(s, std::move(req), store::upload_part_cards, counted);
+    auto sum = testing::upload_in_parts(s, std::move(req), {}, counted);
     return sum && sum->added + sum->unchanged == static_cast<std::size_t>(cards);
   };
   for (auto _ : state) {

@@ -229,60 +229,43 @@ void fetch_pages(const exchange_ptr& ex, store::pending_request ask, bool whole,
       atom::fetch_v, std::move(request));
 }
 
-/// An upload on its way to the store in parts (store::upload_parts), and
+/// An upload on its way to the store in parts (store::upload_plan), and
 /// what its answer needs.
 struct upload_in_parts {
   std::string idcode;
-  std::vector<store::upload_request> parts;
-  std::size_t sent = 0;
-  std::size_t answered = 0;
+  store::upload_plan plan;
   bool over = false; ///< answered (the sum, a hold or an error)
-  store::upload_result sum;
   std::vector<core::card_error> rejected;
   nlohmann::json assigned;
 };
 
-/// Parts asked of the store before the ones before them are answered, after
-/// the first: the store works on one while the gateway seals the next (the
-/// first goes alone: a prune may hold the snapshot, and only the first part
-/// may be refused for replication lag, before anything else is sent).
+/// Deltas asked of the store before the ones before them are answered: the
+/// store works on one while the gateway seals the next.
 constexpr std::size_t parts_ahead = 2;
 
-void send_part(const exchange_ptr& ex, const std::shared_ptr<upload_in_parts>& upload);
-
-/// A part answered: the answer once the last is, or the first holds the
-/// snapshot; otherwise the next parts go, without the cards a prune found
-/// the line holds as they are.
-void part_answered(const exchange_ptr& ex, const std::shared_ptr<upload_in_parts>& upload,
-                   const store::upload_result& r) {
-  if (upload->over)
-    return;
-  store::add_part_result(upload->sum, r);
-  if (++upload->answered == 1)
-    store::drop_cards_held(upload->parts, r.cards_to_send);
-  if (r.held_for_confirmation() || upload->answered == upload->parts.size()) {
-    upload->over = true;
-    return answer_upload(ex, upload->sum, upload->rejected, std::move(upload->assigned));
-  }
-  while (upload->sent < upload->parts.size() &&
-         upload->sent - upload->answered < parts_ahead)
-    send_part(ex, upload);
-}
-
-/// Asks the store for the upload's next part. A part that fails answers
-/// with its error; parts already asked for are stored all the same.
-void send_part(const exchange_ptr& ex, const std::shared_ptr<upload_in_parts>& upload) {
-  auto part = std::move(upload->parts[upload->sent++]);
-  ex->ask_or(
-      upload->idcode,
-      [ex, upload](const store::upload_result& r) { part_answered(ex, upload, r); },
-      [ex, upload](caf::error& err) {
-        if (upload->over)
-          return;
-        upload->over = true;
-        ex->fail(err);
-      },
-      atom::upload_v, std::move(part));
+/// Asks the store for each part the plan lets go now. A part that fails
+/// answers with its error; parts already asked for are stored all the same.
+void send_parts(const exchange_ptr& ex, const std::shared_ptr<upload_in_parts>& upload) {
+  while (auto part = upload->plan.next(parts_ahead))
+    ex->ask_or(
+        upload->idcode,
+        [ex, upload](const store::upload_result& r) {
+          if (upload->over)
+            return;
+          upload->plan.answered(r);
+          if (!upload->plan.finished())
+            return send_parts(ex, upload);
+          upload->over = true;
+          answer_upload(ex, upload->plan.sum(), upload->rejected,
+                        std::move(upload->assigned));
+        },
+        [ex, upload](caf::error& err) {
+          if (upload->over)
+            return;
+          upload->over = true;
+          ex->fail(err);
+        },
+        atom::upload_v, std::move(*part));
 }
 
 /// The uids of a paged fetch's list one ack step takes: the store is asked
@@ -357,12 +340,10 @@ void handle_upload(const exchange_ptr& ex, store::upload_mode mode) {
     req.guard = ex->ctx().mass_deletion;
     // Emptying a book on purpose confirms its removals.
     req.confirm_removals = empty ? std::numeric_limits<std::uint64_t>::max() : confirmed;
-    auto upload = std::make_shared<upload_in_parts>();
-    upload->idcode = who.idcode;
-    upload->parts = store::upload_parts(std::move(req));
-    upload->rejected = std::move(book.rejected);
-    upload->assigned = std::move(assigned);
-    send_part(ex, upload);
+    auto upload = std::make_shared<upload_in_parts>(
+        upload_in_parts{who.idcode, store::upload_plan(std::move(req)), false,
+                        std::move(book.rejected), std::move(assigned)});
+    send_parts(ex, upload);
   });
 }
 

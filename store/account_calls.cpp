@@ -54,6 +54,8 @@ std::string_view mode_name(upload_mode m) {
     return "delta";
   case upload_mode::remove:
     return "remove";
+  case upload_mode::compare:
+    return "compare";
   case upload_mode::prune:
     return "prune";
   }
@@ -95,15 +97,20 @@ upload_call::upload_call(const upload_request& req, const std::string& carrier,
     args_.insert(args_.end(), req.uids.begin(), req.uids.end());
     return;
   }
-  if (req.mode == upload_mode::prune) {
-    // The hashes in one argument: 50,000 of their own were about 20 ms more
-    // of the script's time (Redis makes a Lua string of each argument).
-    for (const auto& card : req.cards)
-      prune_hashes_ += card.hash.hex();
-    args_.push_back(prune_hashes_);
+  if (req.mode == upload_mode::compare || req.mode == upload_mode::prune) {
+    // A compare's hashes in one argument: 50,000 of their own were about
+    // 20 ms more of the script's time (Redis makes a Lua string of each
+    // argument). A prune has the compares' count there instead.
+    if (req.mode == upload_mode::compare)
+      for (const auto& card : req.cards)
+        hashes_or_count_ += card.hash.hex();
+    else
+      hashes_or_count_ = std::to_string(req.base_holds);
+    args_.push_back(hashes_or_count_);
     args_.reserve(args_.size() + req.cards.size());
     for (const auto& card : req.cards)
       args_.push_back(card.uid);
+    compared_ = req.cards.size();
     return;
   }
   // Filled before any view names them, so that nothing moves under a view.
@@ -135,14 +142,21 @@ caf::expected<upload_result> upload_call::read(reply_view v) const {
   std::uint64_t n[7];
   if (!read_counts(v, 7, n))
     return corrupt("upload answered an unexpected reply");
-  upload_result out{n[0], n[1], n[2], n[3], n[4], {}, n[5], n[6], {}};
-  // A prune that stored its removals says which cards the deltas carry.
+  upload_result out{n[0], n[1], n[2], n[3], n[4], {}, n[5], n[6], {}, 0, 0, false};
   std::size_t pairs_at = 7;
-  if (mode_ == upload_mode::prune && !out.held_for_confirmation()) {
-    if (v.size() < 8 || v[7].is_integer() || v[7].is_array())
-      return corrupt("a prune answered without its cards to send");
+  if (mode_ == upload_mode::compare) {
+    // A character for each card named, then three counts.
+    if (v.size() != 11 || v[7].is_integer() || v[7].is_array() || !v[8].is_integer() ||
+        !v[9].is_integer() || !v[10].is_integer())
+      return corrupt("a compare answered an unexpected reply");
     out.cards_to_send = std::string(v[7].str());
-    pairs_at = 8;
+    if (out.cards_to_send.size() != compared_ ||
+        out.cards_to_send.find_first_not_of("01") != std::string::npos)
+      return corrupt("a compare answered cards to send that do not fit its cards");
+    out.base_holds = static_cast<std::uint64_t>(v[8].integer());
+    out.base_size = static_cast<std::uint64_t>(v[9].integer());
+    out.discarded = v[10].integer() != 0;
+    return out;
   }
   if ((v.size() - pairs_at) % 2 != 0)
     return corrupt("upload answered an unexpected reply");

@@ -64,7 +64,9 @@ private:
   std::string hlc_, confirmed_, mass_min_, mass_percent_, keep_ms_, keep_count_;
   upload_mode mode_;
   std::vector<std::string> hashes_;
-  std::string prune_hashes_; ///< a prune's: its cards' hashes, in one argument
+  /// A compare's cards' hashes, in one argument; a prune's base_holds.
+  std::string hashes_or_count_;
+  std::size_t compared_ = 0; ///< the cards a compare or prune names
   std::vector<std::string> records_;
 };
 

@@ -23,9 +23,10 @@ namespace simsync::store {
 enum class scope { shared, private_backup };
 
 /// How an upload reads: the line's whole book, cards to add or change, or
-/// uids to remove; or, as the first part of a snapshot sent in parts
-/// (store/upload_parts.hpp), the snapshot's uids, whose removals it makes.
-enum class upload_mode { snapshot, delta, remove, prune };
+/// uids to remove; or, for a snapshot sent in parts (store/upload_parts.hpp),
+/// a compare of some of its cards with what the line holds (it stores
+/// nothing) or a prune of the snapshot's uids, whose removals it makes.
+enum class upload_mode { snapshot, delta, remove, compare, prune };
 
 enum class decision { apply, discard };
 
@@ -71,9 +72,14 @@ struct upload_request {
   std::string token_hash; ///< the proof (operator_proof)
   store::scope scope = scope::shared;
   upload_mode mode = upload_mode::snapshot;
-  /// Snapshot and delta; a prune's are its snapshot's, their uids and
-  /// hashes alone (the cards go in the deltas after it).
+  /// Snapshot and delta; a compare's and a prune's are their snapshot's
+  /// (some or all of them), uids and hashes alone (the cards go in deltas).
   std::vector<core::book_entry> cards;
+  /// A prune's: how many of its uids the line's base held when its
+  /// snapshot was compared (upload_result::base_holds, summed). The base
+  /// holding more than these means the snapshot leaves cards out; the prune
+  /// reads the base's uids only then.
+  std::uint64_t base_holds = 0;
   std::vector<std::string> uids; ///< remove
   /// False when the book had rejected cards: a quarantined card is never read
   /// as a deletion, so a snapshot with rejects removes nothing.
@@ -111,10 +117,15 @@ struct upload_result {
   /// it would have removed `would_remove` of the book's `book_size` cards.
   std::size_t would_remove = 0;
   std::size_t book_size = 0;
-  /// A prune's: one character per card of its snapshot, in order, '0' for a
-  /// card the line holds as it is (counted unchanged), '1' for one the
-  /// deltas after it carry (store/upload_parts.hpp, drop_cards_held).
+  /// A compare's (it stores nothing): one character per card it names, in
+  /// order, '0' for a card the line holds as it is (counted unchanged), '1'
+  /// for one the deltas carry (store/upload_parts.hpp); how many of them
+  /// the line's base (or backup) holds, how many cards it holds in all, and
+  /// whether the line discarded changes it has not uploaded again since.
   std::string cards_to_send;
+  std::uint64_t base_holds = 0;
+  std::uint64_t base_size = 0;
+  bool discarded = false;
 
   bool held_for_confirmation() const { return would_remove > 0; }
 };

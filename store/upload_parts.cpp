@@ -3,21 +3,20 @@
 #include <algorithm>
 #include <iterator>
 #include <utility>
+#include <vector>
 
 namespace simsync::store {
 
-std::vector<upload_request> upload_parts(upload_request whole, std::size_t part_cards,
-                                         std::size_t prune_cards) {
-  std::vector<upload_request> parts;
-  const auto cards_over = [&](std::size_t most) {
+upload_plan::upload_plan(upload_request whole, part_sizes sizes) {
+  const auto over = [&](std::size_t most) {
     return most > 0 && whole.cards.size() > most;
   };
-  const bool in_parts = (whole.mode == upload_mode::snapshot &&
-                         (cards_over(part_cards) || cards_over(prune_cards))) ||
-                        (whole.mode == upload_mode::delta && cards_over(part_cards));
-  if (!in_parts) {
-    parts.push_back(std::move(whole));
-    return parts;
+  const bool snapshot_in_parts = whole.mode == upload_mode::snapshot &&
+                                 (over(sizes.delta_cards) || over(sizes.prune_above));
+  const bool delta_in_parts = whole.mode == upload_mode::delta && over(sizes.delta_cards);
+  if (!snapshot_in_parts && !delta_in_parts) {
+    waiting_.push_back(std::move(whole));
+    return;
   }
   auto cards = std::move(whole.cards);
   whole.cards.clear();
@@ -25,52 +24,113 @@ std::vector<upload_request> upload_parts(upload_request whole, std::size_t part_
   auto part_of = [&](upload_mode mode) {
     upload_request part = whole;
     part.mode = mode;
-    part.later_part = !parts.empty();
+    part.later_part = !waiting_.empty();
     return part;
   };
-  if (whole.mode == upload_mode::snapshot) {
+  // Cards [from, to) by uid and hash alone.
+  auto named = [&](std::size_t from, std::size_t to) {
+    std::vector<core::book_entry> out;
+    out.reserve(to - from);
+    for (auto i = from; i < to; ++i)
+      out.push_back(
+          {cards[i].uid, cards[i].hash, {}, cards[i].index, cards[i].uid_assigned});
+    return out;
+  };
+  // (No bound on a part: one of that kind.)
+  const auto bound = [&](std::size_t most) { return most > 0 ? most : cards.size(); };
+  if (snapshot_in_parts) {
+    for (std::size_t from = 0; from < cards.size(); from += bound(sizes.compare_cards)) {
+      auto compare = part_of(upload_mode::compare);
+      compare.cards =
+          named(from, std::min(cards.size(), from + bound(sizes.compare_cards)));
+      waiting_.push_back(std::move(compare));
+      ++compares_left_;
+    }
     auto prune = part_of(upload_mode::prune);
-    prune.cards.reserve(cards.size());
-    for (const auto& card : cards)
-      prune.cards.push_back({card.uid, card.hash, {}, card.index, card.uid_assigned});
-    parts.push_back(std::move(prune));
+    prune.cards = named(0, cards.size());
+    waiting_.push_back(std::move(prune));
   }
-  // (No bound on a part: the prune's deltas are one.)
-  const std::size_t per_part = part_cards > 0 ? part_cards : cards.size();
-  for (std::size_t from = 0; from < cards.size(); from += per_part) {
+  for (std::size_t from = 0; from < cards.size(); from += bound(sizes.delta_cards)) {
     auto part = part_of(upload_mode::delta);
     auto begin = cards.begin() + static_cast<std::ptrdiff_t>(from);
-    auto end = cards.size() - from > per_part
-                   ? begin + static_cast<std::ptrdiff_t>(per_part)
+    auto end = cards.size() - from > bound(sizes.delta_cards)
+                   ? begin + static_cast<std::ptrdiff_t>(bound(sizes.delta_cards))
                    : cards.end();
     part.cards.assign(std::make_move_iterator(begin), std::make_move_iterator(end));
-    parts.push_back(std::move(part));
+    waiting_.push_back(std::move(part));
   }
-  return parts;
 }
 
-void drop_cards_held(std::vector<upload_request>& parts, std::string_view cards_to_send) {
-  std::size_t cards = 0;
-  for (std::size_t i = 1; i < parts.size(); ++i)
-    cards += parts[i].cards.size();
-  if (parts.empty() || parts[0].mode != upload_mode::prune ||
-      cards_to_send.size() != cards)
+std::optional<upload_request> upload_plan::next(std::size_t ahead) {
+  if (finished() || waiting_.empty())
+    return std::nullopt;
+  const bool overlaps =
+      answers_ > 0 && last_asked_delta_ && waiting_.front().mode == upload_mode::delta;
+  if (overlaps ? asked_.size() >= ahead : !asked_.empty())
+    return std::nullopt;
+  auto part = std::move(waiting_.front());
+  waiting_.pop_front();
+  asked_.push_back(part.mode);
+  last_asked_delta_ = part.mode == upload_mode::delta;
+  return part;
+}
+
+void upload_plan::answered(const upload_result& r) {
+  if (asked_.empty())
     return;
-  std::vector<upload_request> kept;
-  kept.push_back(std::move(parts[0]));
+  const auto mode = asked_.front();
+  asked_.pop_front();
+  ++answers_;
+  add_part_result(sum_, r);
+  if (mode != upload_mode::compare)
+    return;
+  cards_to_send_ += r.cards_to_send;
+  compare_sum_.base_holds += r.base_holds;
+  compare_sum_.base_size = std::max(compare_sum_.base_size, r.base_size);
+  compare_sum_.discarded = compare_sum_.discarded || r.discarded;
+  if (compares_left_ > 0 && --compares_left_ == 0)
+    compared();
+}
+
+void upload_plan::compared() {
+  if (waiting_.empty() || waiting_.front().mode != upload_mode::prune)
+    return;
+  auto prune = std::move(waiting_.front());
+  waiting_.pop_front();
+  std::size_t cards = 0;
+  for (const auto& part : waiting_)
+    cards += part.cards.size();
+  std::deque<upload_request> kept;
+  // An answer that does not fit the deltas (it cannot: each compare's fits
+  // its cards) sends every card, and the prune reads the base's uids.
+  if (cards_to_send_.size() != cards) {
+    kept.push_back(std::move(prune));
+    std::move(waiting_.begin(), waiting_.end(), std::back_inserter(kept));
+    waiting_ = std::move(kept);
+    return;
+  }
+  // The base held no more than the snapshot's cards, and nothing discarded
+  // waits to be settled: the prune would remove nothing, so it is not asked.
+  if (compare_sum_.base_size > compare_sum_.base_holds || compare_sum_.discarded) {
+    prune.base_holds = compare_sum_.base_holds;
+    kept.push_back(std::move(prune));
+  }
   std::size_t at = 0;
-  for (std::size_t i = 1; i < parts.size(); ++i) {
-    auto& part = parts[i];
+  for (auto& part : waiting_) {
     std::vector<core::book_entry> sent;
     for (auto& card : part.cards)
-      if (cards_to_send[at++] != '0')
+      if (cards_to_send_[at++] != '0')
         sent.push_back(std::move(card));
     if (sent.empty())
       continue;
     part.cards = std::move(sent);
     kept.push_back(std::move(part));
   }
-  parts = std::move(kept);
+  waiting_ = std::move(kept);
+}
+
+bool upload_plan::finished() const {
+  return sum_.held_for_confirmation() || (waiting_.empty() && asked_.empty());
 }
 
 void add_part_result(upload_result& sum, const upload_result& part) {

@@ -6,16 +6,20 @@
 --       history keep_count, then the items: uid, hash, record triples, each
 --       record the line's live version of the card stamped at now_hlc, as
 --       core::encode_live_record makes it; for mode remove, uids alone; for
---       mode prune, their hashes (32 hex digits each, in one string) and
---       then the uids. A prune is the first part of a snapshot sent in parts
---       (store/upload_parts.hpp): the snapshot's removals, of what its uids
---       leave out, with its guard; its cards follow as deltas, but for those
---       the line holds as they are (cards_to_send).
+--       mode compare, their hashes (32 hex digits each, in one string) and
+--       then the uids; for mode prune, how many of the snapshot's uids the
+--       compares found the base holds, then the uids.
+-- A snapshot sent in parts (store/upload_parts.hpp) is compares of its
+-- cards, which store nothing and answer which cards the line holds as they
+-- are; then, if it leaves cards out (or the line discarded changes), a
+-- prune: the snapshot's removals, of what its uids leave out, with its
+-- guard; then its cards as deltas, but for those the line holds.
 -- Returns {version, added, changed, removed, unchanged, 0, 0, conflicts...}
--- with conflicts as uid, reason pairs (a prune's after its cards_to_send,
--- the cards it settles counted unchanged); or, having stored nothing,
+-- with conflicts as uid, reason pairs; or, having stored nothing,
 -- {0, 0, 0, 0, 0, would_remove, book_size} for a snapshot that would remove
--- more of the book than the line confirmed (the mass-deletion guard).
+-- more of the book than the line confirmed (the mass-deletion guard); a
+-- compare, {version, 0, 0, 0, unchanged, 0, 0, cards_to_send, base_holds,
+-- base_size, discarded} (compare_with_base).
 local id, line, token_hash, scope, mode = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 local now_hlc, carrier, allow_removals = ARGV[6] + 0, ARGV[7], ARGV[8] == '1'
 -- (The guard's figures are read as numbers only where a removal can be: an
@@ -26,8 +30,8 @@ if mode ~= 'delta' then
   confirmed, mass_min, mass_percent = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
 end
 local keep_ms, keep_count = ARGV[12], ARGV[13]
--- (A prune's hashes come before its uids.)
-local FIRST = mode == 'prune' and 15 or 14
+-- (A compare's hashes and a prune's count come before their uids.)
+local FIRST = (mode == 'compare' or mode == 'prune') and 15 or 14
 -- Whether the items are uid, hash, record triples (else uids alone), and so
 -- the stride of the items' uids.
 local with_records = mode == 'snapshot' or mode == 'delta'
@@ -37,6 +41,70 @@ local leaves_out = mode == 'snapshot' or mode == 'prune'
 
 local refusal = access_refused(id, line, token_hash)
 if refusal then return refusal end
+
+-- The hash a compare names for its uid ARGV[i].
+local HASH_DIGITS = 32
+local function compared_hash(i)
+  local at = (i - FIRST) * HASH_DIGITS + 1
+  return string.sub(ARGV[FIRST - 1], at, at + HASH_DIGITS - 1)
+end
+
+-- A compare's answer: a character per uid, '0' for a card the line holds
+-- as the compare names it (its base's hash, or its backup's record's) and
+-- did not discard: a delta of it would count it unchanged and store
+-- nothing, so it is counted here and the deltas leave it out; '1' for the
+-- others. A chunk the base holds whole is one comparison of strings (an
+-- unchanged book's re-sync is mostly HMGETs). Then how many of the uids the
+-- base holds, how many it holds in all, and 1 if the line discarded
+-- changes (the snapshot's prune settles them). It stores nothing: a
+-- 50,000-card book is compared in calls of a few thousand cards, so that
+-- none holds Redis long.
+local function compare_with_base()
+  local version = tonumber(redis.call('HGET', account_key(id), 'version') or '0')
+  local count = #ARGV - FIRST + 1
+  local key, reassert, discarded = nil, {}, 0
+  if scope == 'private' then
+    key = private_backup_key(id, line)
+  else
+    key = base_key(id, line)
+    for _, uid in ipairs(redis.call('SMEMBERS', reassert_key(id, line))) do
+      reassert[uid], discarded = true, 1
+    end
+  end
+  local size = redis.call('HLEN', key)
+  if size == 0 then return {version, 0, 0, 0, 0, 0, 0, string.rep('1', count), 0, 0, discarded} end
+  local runs, n, settled, found = {}, 0, 0, 0
+  -- (A backup holds records, which hold the hash: compared one by one.)
+  local hashes = scope ~= 'private'
+  for i = FIRST, #ARGV, CHUNK do
+    local held = redis.call('HMGET', key, unpack(ARGV, i, math.min(i + CHUNK - 1, #ARGV)))
+    local whole = hashes and discarded == 0
+    for k = 1, #held do
+      if held[k] then found = found + 1 else whole = false end
+    end
+    local at = (i - FIRST) * HASH_DIGITS + 1
+    if whole and
+        table.concat(held) == string.sub(ARGV[FIRST - 1], at, at + #held * HASH_DIGITS - 1) then
+      n = n + 1
+      runs[n] = string.rep('0', #held)
+      settled = settled + #held
+    else
+      for k = 1, #held do
+        local h = held[k]
+        if h and not hashes then h = rec_hash(h) end
+        n = n + 1
+        if h == compared_hash(i + k - 1) and not reassert[ARGV[i + k - 1]] then
+          runs[n] = '0'
+          settled = settled + 1
+        else
+          runs[n] = '1'
+        end
+      end
+    end
+  end
+  return {version, 0, 0, 0, settled, 0, 0, table.concat(runs), found, size, discarded}
+end
+if mode == 'compare' then return compare_with_base() end
 
 local added, changed, removed, unchanged = 0, 0, 0, 0
 local account = open_account(id)
@@ -57,22 +125,32 @@ local function mass_deletion(would_remove, size)
 end
 local function refuse(would_remove, size) return {0, 0, 0, 0, 0, would_remove, size} end
 
--- The hash a prune names for its uid ARGV[i].
-local HASH_DIGITS = 32
-local function prune_hash(i)
-  local at = (i - FIRST) * HASH_DIGITS + 1
-  return string.sub(ARGV[FIRST - 1], at, at + HASH_DIGITS - 1)
+-- A prune reads the base's (or backup's) uids only when it holds more than
+-- the compares found of the snapshot's: only then does it leave cards out.
+local function leaves_cards_out(key)
+  return allow_removals and redis.call('HLEN', key) > tonumber(ARGV[FIRST - 1])
 end
 
 -- F7: the private store is this line's backup; what it holds is the base.
 if scope == 'private' then
   local key, hkey = private_backup_key(id, line), private_history_key(id, line)
-  -- A snapshot or a prune reads the whole backup (it removes what it leaves
-  -- out); a delta or a removal, its own uids' entries: a 50,000-card book's
-  -- 25 deltas each read the whole backup, 2.7 s of Redis in all.
+  -- A snapshot reads the whole backup (it removes what it leaves out); a
+  -- prune, the entries of what it leaves out; a delta or a removal, its own
+  -- uids' entries: a 50,000-card book's 25 deltas each read the whole
+  -- backup, 2.7 s of Redis in all.
   local held
-  if leaves_out then
+  if mode == 'snapshot' then
     held = flat_to_map(redis.call('HGETALL', key))
+  elseif mode == 'prune' then
+    local out = {}
+    if leaves_cards_out(key) then
+      local seen = {}
+      for i = FIRST, #ARGV do seen[ARGV[i]] = true end
+      for _, uid in ipairs(redis.call('HKEYS', key)) do
+        if not seen[uid] then out[#out + 1] = uid end
+      end
+    end
+    held = hmget_map(key, out, true)
   else
     local uids = {}
     for i = FIRST, #ARGV, STEP do uids[#uids + 1] = ARGV[i] end
@@ -93,22 +171,6 @@ if scope == 'private' then
   if mode ~= 'delta' and #drops > mass_min then
     local size = redis.call('HLEN', key)
     if mass_deletion(#drops, size) then return refuse(#drops, size) end
-  end
-
-  -- A prune's cards_to_send: '0' for a card the backup holds as it is.
-  local to_send
-  if mode == 'prune' then
-    local flags = {}
-    for i = FIRST, #ARGV do
-      local cur = held[ARGV[i]]
-      if cur and rec_hash(cur) == prune_hash(i) then
-        flags[#flags + 1] = '0'
-        unchanged = unchanged + 1
-      else
-        flags[#flags + 1] = '1'
-      end
-    end
-    to_send = table.concat(flags)
   end
 
   local writes = {}
@@ -137,7 +199,7 @@ if scope == 'private' then
   if any then trim_history(hkey) end
   local version = close_account(account, any)
   collect_if_large(added + changed + removed + unchanged)
-  return {version, added, changed, removed, unchanged, 0, 0, to_send}
+  return {version, added, changed, removed, unchanged, 0, 0}
 end
 
 -- F2: diff against the line's base, so cards that came from other lines and
@@ -164,46 +226,6 @@ if #reassert > 0 then
   for _, uid in ipairs(listed) do reassert[uid] = true end
 end
 
--- A prune's cards_to_send: a character per uid, '0' for a card the line's
--- base holds as the prune names it (and the line did not discard): a delta
--- of it would count it unchanged and store nothing, so it is counted here
--- and the deltas leave it out; '1' for the others. A chunk the base holds
--- whole is one comparison of strings (an unchanged book's re-sync is mostly
--- HMGETs). Returns the string, how many it settles, how many of the uids
--- the base holds, and how many it holds in all.
-local function cards_to_send()
-  local count, size = #ARGV - FIRST + 1, redis.call('HLEN', bkey)
-  if size == 0 then return string.rep('1', count), 0, 0, 0 end
-  local runs, n, settled, found = {}, 0, 0, 0
-  local none_discarded = next(reassert) == nil
-  for i = FIRST, #ARGV, CHUNK do
-    local held = redis.call('HMGET', bkey, unpack(ARGV, i, math.min(i + CHUNK - 1, #ARGV)))
-    local whole = none_discarded
-    for k = 1, #held do
-      if held[k] then found = found + 1 else whole = false end
-    end
-    local at = (i - FIRST) * HASH_DIGITS + 1
-    if whole and
-        table.concat(held) == string.sub(ARGV[FIRST - 1], at, at + #held * HASH_DIGITS - 1) then
-      n = n + 1
-      runs[n] = string.rep('0', #held)
-      settled = settled + #held
-    else
-      for k = 1, #held do
-        n = n + 1
-        if held[k] == prune_hash(i + k - 1) and not reassert[ARGV[i + k - 1]] then
-          runs[n] = '0'
-          settled = settled + 1
-        else
-          runs[n] = '1'
-        end
-      end
-    end
-  end
-  return table.concat(runs), settled, found, size
-end
-local to_send, base_holds, base_size
-if mode == 'prune' then to_send, unchanged, base_holds, base_size = cards_to_send() end
 
 -- The removals the request asks for: uids the snapshot leaves out of the
 -- base, or those a removal names (a delta names none: nil). A removal takes
@@ -219,7 +241,7 @@ if mode ~= 'delta' then
     -- A prune reads the base's uids, then the entries of those it leaves
     -- out: reading a 50,000-card base whole was most of a re-sync's prune.
     -- (None when the base holds no uid but the prune's.)
-    local held = mode == 'prune' and base_size > base_holds and redis.call('HKEYS', bkey)
+    local held = mode == 'prune' and leaves_cards_out(bkey) and redis.call('HKEYS', bkey)
     if (held and #held > 0) or (mode == 'snapshot' and next(base)) then
       local seen = {}
       for i = FIRST, #ARGV, STEP do seen[ARGV[i]] = true end
@@ -332,7 +354,7 @@ local seq = conflicts and #conflicts > 0 and offer_seq(account)
 -- one (the line holds a card or no longer holds one): that moves the
 -- version on too, as the line's mailbox changed (mailbox_tag).
 local reply = {close_account(account, lc.n_touched > 0), added, changed, removed, unchanged,
-               0, 0, to_send}
+               0, 0}
 if seq then
   for _, c in ipairs(conflicts) do
     offer(id, line, {c[1], c[2]}, seq)

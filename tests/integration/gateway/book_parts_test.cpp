@@ -6,6 +6,7 @@
 #include "store/upload_parts.hpp"
 #include "tests/integration/gateway/gateway_fixture.hpp"
 
+#include <algorithm>
 #include <regex>
 
 using namespace simsync;
@@ -40,11 +41,13 @@ struct book_parts : shared_deployment<book_parts> {
   line one, two;
 };
 
-/// The number of arguments of each `upload` script call in Redis's slow log
-/// (which keeps 32 of a call's arguments, the last saying how many more).
-std::vector<std::size_t> upload_calls(store::reply_view log) {
+/// Each `upload` script call in Redis's slow log (which keeps 32 of a call's
+/// arguments, the last saying how many more), oldest first: its mode and its
+/// number of arguments.
+using upload_call = std::pair<std::string, std::size_t>;
+std::vector<upload_call> upload_calls(store::reply_view log) {
   static const std::regex more{R"(\.\.\. \((\d+) more arguments\))"};
-  std::vector<std::size_t> out;
+  std::vector<upload_call> out;
   for (std::size_t i = 0; i < log.size(); ++i) {
     auto args = log[i][3];
     if (args.size() < 2 || args[1].str().substr(0, 7) != "upload_")
@@ -54,8 +57,10 @@ std::vector<std::size_t> upload_calls(store::reply_view log) {
     std::string last(args[args.size() - 1].str());
     if (std::regex_match(last, m, more))
       n = args.size() - 1 + std::stoul(m[1]);
-    out.push_back(n);
+    // FCALL, the name, the key count, then idcode, line, proof, scope, mode.
+    out.emplace_back(args[7].str(), n);
   }
+  std::reverse(out.begin(), out.end()); // the log lists the newest first
   return out;
 }
 
@@ -73,14 +78,16 @@ TEST_F(book_parts, a_book_larger_than_a_part_is_stored_by_calls_of_at_most_a_par
   EXPECT_EQ(put.json.value("added", -1), 5000) << "the whole book's counts";
   ASSERT_TRUE(log) << describe(log.error());
   auto calls = upload_calls(log->view());
-  // FCALL, its name, the key count, 13 arguments, then the items: a prune of
-  // 5,000 uids (after their hashes, in one argument), then parts of 2,000,
-  // 2,000 and 1,000 cards (3 items each).
-  ASSERT_EQ(calls.size(), 4u);
-  std::sort(calls.begin(), calls.end());
-  EXPECT_EQ(calls, (std::vector<std::size_t>{16 + 3 * 1000, 17 + 5000, 16 + 3 * 2000,
-                                             16 + 3 * 2000}));
+  // FCALL, its name, the key count, 13 arguments, then the items: a compare
+  // of 5,000 uids (after their hashes, in one argument); no prune, since the
+  // line holds nothing; then parts of 2,000, 2,000 and 1,000 cards (3 items
+  // each), in that order.
+  EXPECT_EQ(calls, (std::vector<upload_call>{{"compare", 17 + 5000},
+                                             {"delta", 16 + 3 * 2000},
+                                             {"delta", 16 + 3 * 2000},
+                                             {"delta", 16 + 3 * 1000}}));
   static_assert(store::upload_part_cards == 2000);
+  static_assert(store::compare_part_cards == 5000);
 
   auto stored = http.contacts(one);
   ASSERT_EQ(stored.status, 200);
@@ -101,16 +108,16 @@ TEST_F(book_parts, a_resync_sends_the_store_only_what_changed) {
     EXPECT_TRUE(redis.call({"CONFIG", "SET", "slowlog-log-slower-than", "10000"}));
     EXPECT_EQ(put.status, 200) << put;
     EXPECT_TRUE(log) << describe(log.error());
-    auto calls = log ? upload_calls(log->view()) : std::vector<std::size_t>{};
-    std::sort(calls.begin(), calls.end());
+    auto calls = log ? upload_calls(log->view()) : std::vector<upload_call>{};
     return std::pair{put, calls};
   };
 
   auto [same, alone] = calls_of(book(0, 5000));
   EXPECT_EQ(same.json.value("unchanged", -1), 5000) << same;
-  EXPECT_EQ(alone, (std::vector<std::size_t>{17 + 5000})) << "the prune alone";
+  EXPECT_EQ(alone, (std::vector<upload_call>{{"compare", 17 + 5000}}))
+      << "the compare alone";
 
-  // u4321 changed: the prune, then a part of that one card.
+  // u4321 changed: the compare, then a part of that one card.
   auto edited = book(0, 5000);
   auto at = edited.find("Card 4321");
   ASSERT_NE(at, std::string::npos);
@@ -118,10 +125,21 @@ TEST_F(book_parts, a_resync_sends_the_store_only_what_changed) {
   auto [changed, two_calls] = calls_of(edited);
   EXPECT_EQ(changed.json.value("changed", -1), 1) << changed;
   EXPECT_EQ(changed.json.value("unchanged", -1), 4999);
-  EXPECT_EQ(two_calls, (std::vector<std::size_t>{16 + 3, 17 + 5000}));
+  EXPECT_EQ(two_calls,
+            (std::vector<upload_call>{{"compare", 17 + 5000}, {"delta", 16 + 3}}));
   auto stored = http.contacts(one);
   ASSERT_EQ(stored.status, 200);
   EXPECT_NE(stored.body.find("Card 4321, edited"), std::string::npos);
+
+  // The last card left out: the compare, then the prune that removes it (its
+  // count, then the uids).
+  auto shorter_book = book(0, 4999);
+  shorter_book.replace(shorter_book.find("Card 4321"), 9, "Card 4321, edited");
+  auto [shorter, pruned] = calls_of(shorter_book);
+  EXPECT_EQ(shorter.json.value("removed", -1), 1) << shorter;
+  EXPECT_EQ(shorter.json.value("unchanged", -1), 4999);
+  EXPECT_EQ(pruned,
+            (std::vector<upload_call>{{"compare", 17 + 4999}, {"prune", 17 + 4999}}));
 }
 
 TEST_F(book_parts, the_guard_refuses_a_book_in_parts_and_nothing_is_stored) {

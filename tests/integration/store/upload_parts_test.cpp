@@ -1,8 +1,8 @@
 // A large upload sent in parts (store/upload_parts.hpp) against a real
 // redis-server: the parts store what the one call would have, the guard
 // holds the snapshot before any card is stored, and what the line discarded
-// is settled as a whole snapshot settles it. Parts of two cards here, so
-// that small books take the parts' path.
+// is settled as a whole snapshot settles it. Deltas of two cards and
+// compares of five here, so that small books take the parts' path.
 #include "store/upload_parts.hpp"
 #include "tests/integration/store/store_fixture.hpp"
 #include "tests/support/upload_in_parts.hpp"
@@ -19,7 +19,7 @@ const std::string line1 = "+8613800138000";
 const std::string line2 = "+8613900139000";
 const std::string other_line1 = "+8613700137000";
 const std::string other_line2 = "+8613600136000";
-constexpr std::size_t part_cards = 2;
+constexpr store::part_sizes sizes{2, 5, store::snapshot_prune_cards};
 
 struct upload_parts : ::testing::Test {
   void SetUp() override {
@@ -55,9 +55,8 @@ struct upload_parts : ::testing::Test {
                                 std::vector<core::book_entry> book,
                                 std::uint64_t confirm = 0, std::size_t* calls = nullptr,
                                 store::scope where = store::scope::shared) {
-    auto r =
-        upload_in_parts(a.store, request(idcode, line, std::move(book), confirm, where),
-                        part_cards, calls);
+    auto r = upload_in_parts(
+        a.store, request(idcode, line, std::move(book), confirm, where), sizes, calls);
     EXPECT_TRUE(r) << describe(r.error());
     return r ? *r : store::upload_result{};
   }
@@ -113,8 +112,9 @@ TEST_F(upload_parts, a_snapshot_in_parts_stores_what_the_one_call_stores) {
   std::size_t calls = 0;
   auto parts = in_parts(other_person, other_line2, book, 0, &calls);
 
-  EXPECT_EQ(calls, 1u + 2u) << "a prune, then of 8 cards in parts of 2 those line 2 "
-                               "does not hold as they are: u4 (with u3), u10 and u11";
+  EXPECT_EQ(calls, 2u + 1u + 2u)
+      << "two compares; a prune (u0-u2 are left out); then of 8 cards in parts of 2 "
+         "those line 2 does not hold as they are: u4 (without u3), u10 and u11";
   EXPECT_EQ(parts.added, one.added);
   EXPECT_EQ(parts.changed, one.changed);
   EXPECT_EQ(parts.removed, one.removed);
@@ -143,7 +143,7 @@ TEST_F(upload_parts, the_guard_holds_a_snapshot_in_parts_before_any_card_is_stor
   EXPECT_TRUE(held.held_for_confirmation());
   EXPECT_EQ(held.would_remove, 20u);
   EXPECT_EQ(held.book_size, 20u);
-  EXPECT_EQ(calls, 1u) << "the prune holds it";
+  EXPECT_EQ(calls, 2u + 1u) << "two compares, then the prune holds it";
   EXPECT_EQ(shared_records(a.client, person), before) << "nothing stored";
 
   auto confirmed = in_parts(person, line1, numbered_cards(100, 110), 20);
@@ -180,19 +180,20 @@ TEST_F(upload_parts, a_snapshot_in_parts_settles_what_the_line_discarded) {
                      0, &calls)
                 .unchanged,
             3u);
-  EXPECT_EQ(calls, 1u) << "nothing left to re-assert: the prune alone";
+  EXPECT_EQ(calls, 1u) << "nothing left out or to re-assert: the compare alone";
 }
 
 TEST_F(upload_parts, a_resync_sends_only_the_cards_the_line_does_not_hold_as_they_are) {
   std::size_t calls = 0;
   EXPECT_EQ(in_parts(person, line1, numbered_cards(0, 10), 0, &calls).added, 10u);
-  EXPECT_EQ(calls, 1u + 5u);
+  EXPECT_EQ(calls, 2u + 5u) << "a new line holds nothing: two compares (and no prune), "
+                               "then every part";
   take_pending(person, line2);
   auto before = shared_records(a.client, person);
 
   calls = 0;
   auto same = in_parts(person, line1, numbered_cards(0, 10), 0, &calls);
-  EXPECT_EQ(calls, 1u) << "an unchanged book: the prune alone";
+  EXPECT_EQ(calls, 2u) << "an unchanged book: the compares alone";
   EXPECT_EQ(same.unchanged, 10u);
   EXPECT_EQ(same.added + same.changed + same.removed, 0u);
   EXPECT_EQ(shared_records(a.client, person), before);
@@ -205,7 +206,8 @@ TEST_F(upload_parts, a_resync_sends_only_the_cards_the_line_does_not_hold_as_the
   book.push_back(make_card("u10", "new"));
   calls = 0;
   auto edited = in_parts(person, line1, book, 0, &calls);
-  EXPECT_EQ(calls, 1u + 3u) << "the prune, then the parts of u3, u7 and u10";
+  EXPECT_EQ(calls, 2u + 1u + 3u)
+      << "two compares, a prune (u9 is left out), then the parts of u3, u7 and u10";
   EXPECT_EQ(edited.changed, 2u);
   EXPECT_EQ(edited.added, 1u);
   EXPECT_EQ(edited.removed, 1u);
@@ -238,7 +240,8 @@ TEST_F(upload_parts, a_resync_sends_again_a_card_the_line_discarded_a_removal_of
   auto again = in_parts(
       person, line1, {make_card("k1", "a"), make_card("k2", "b"), make_card("k3", "c")},
       0, &calls);
-  EXPECT_EQ(calls, 2u) << "the prune, then the part of k1";
+  EXPECT_EQ(calls, 3u) << "a compare, a prune (k1's discarded removal is settled), then "
+                          "the part of k1";
   EXPECT_EQ(again.added, 1u);
   EXPECT_EQ(again.unchanged, 2u);
   EXPECT_EQ(live_cards(person, line1).count("k1"), 1u);
@@ -256,7 +259,7 @@ TEST_F(upload_parts, a_resync_leaves_another_lines_change_the_line_has_not_taken
   // edit, which it has not taken: that is no change of line 1's.
   std::size_t calls = 0;
   auto same = in_parts(person, line1, numbered_cards(0, 6), 0, &calls);
-  EXPECT_EQ(calls, 1u);
+  EXPECT_EQ(calls, 2u) << "the compares alone";
   EXPECT_EQ(same.unchanged, 6u);
   EXPECT_NE(live_cards(person, line2)["u2"].find("line 2's"), std::string::npos);
   EXPECT_EQ(pending_kinds(person, line1),
@@ -268,17 +271,17 @@ TEST_F(upload_parts, a_delta_in_parts_is_deltas_and_removes_nothing) {
   std::size_t calls = 0;
   auto req = request(person, line1, numbered_cards(3, 8));
   req.mode = store::upload_mode::delta;
-  store::upload_result sum;
-  for (auto& part : store::upload_parts(req, part_cards)) {
+  store::upload_plan plan(req, sizes);
+  while (auto part = plan.next(1)) {
     ++calls;
-    EXPECT_EQ(part.mode, store::upload_mode::delta);
-    auto r = a.store.upload(part);
+    EXPECT_EQ(part->mode, store::upload_mode::delta);
+    auto r = a.store.upload(*part);
     ASSERT_TRUE(r) << describe(r.error());
-    store::add_part_result(sum, *r);
+    plan.answered(*r);
   }
   EXPECT_EQ(calls, 3u);
-  EXPECT_EQ(sum.added, 5u);
-  EXPECT_EQ(sum.removed, 0u);
+  EXPECT_EQ(plan.sum().added, 5u);
+  EXPECT_EQ(plan.sum().removed, 0u);
   EXPECT_EQ(live_cards(person, line1).size(), 8u);
 }
 
@@ -302,24 +305,48 @@ TEST_F(upload_parts,
   auto book = numbered_cards(15, 25);
   book[2] = make_card("u17", "changed");
   auto again = in_parts(person, line1, book, 0, &calls, backup);
-  EXPECT_EQ(calls, 2u) << "the prune, then the part of u17";
+  EXPECT_EQ(calls, 2u + 1u) << "two compares, then the part of u17";
   EXPECT_EQ(again.changed, 1u);
   EXPECT_EQ(again.unchanged, 9u);
   EXPECT_NE(live_cards(person, line1, backup)["u17"].find("changed"), std::string::npos);
 }
 
-TEST_F(upload_parts, a_prune_with_another_lines_proof_is_refused_and_removes_nothing) {
+TEST_F(upload_parts, a_compare_or_prune_with_another_lines_proof_is_refused) {
   whole(person, line1, numbered_cards(0, 5));
   take_pending(person, line2);
-  for (std::string proof :
-       {proof_of(line1), std::string("x"), std::string(store::operator_proof)}) {
-    auto prune = request(person, line2, {});
-    prune.mode = store::upload_mode::prune;
-    prune.cards = {make_card("u0", "a")};
-    prune.token_hash = proof;
-    auto r = a.store.upload(prune);
-    ASSERT_FALSE(r) << "proof '" << proof << "'";
-    EXPECT_EQ(r.error(), ec::bad_token);
-  }
+  for (auto mode : {store::upload_mode::compare, store::upload_mode::prune})
+    for (std::string proof :
+         {proof_of(line1), std::string("x"), std::string(store::operator_proof)}) {
+      auto part = request(person, line2, {});
+      part.mode = mode;
+      part.cards = {make_card("u0", "a")};
+      part.token_hash = proof;
+      auto r = a.store.upload(part);
+      ASSERT_FALSE(r) << "proof '" << proof << "'";
+      EXPECT_EQ(r.error(), ec::bad_token);
+    }
   EXPECT_EQ(live_cards(person, line1).size(), 5u) << "nothing removed";
+}
+
+TEST_F(upload_parts, a_compare_answers_what_the_line_holds_and_stores_nothing) {
+  whole(person, line1, numbered_cards(0, 4));
+  auto before = a.admin.call({"HGET", store::keys::account(person), "version"});
+  ASSERT_TRUE(before);
+  auto compare = request(person, line1, {});
+  compare.mode = store::upload_mode::compare;
+  auto u1 = numbered_cards(1, 2)[0];
+  compare.cards = {make_card("u9", "not held"), make_card("u2", "changed"), u1};
+  auto records = shared_records(a.client, person);
+  auto r = a.store.upload(compare);
+  ASSERT_TRUE(r) << describe(r.error());
+  EXPECT_EQ(r->cards_to_send, "110") << "u1 alone is held as it is";
+  EXPECT_EQ(r->unchanged, 1u);
+  EXPECT_EQ(r->added + r->changed + r->removed, 0u);
+  EXPECT_EQ(r->base_holds, 2u) << "u2 and u1";
+  EXPECT_EQ(r->base_size, 4u);
+  EXPECT_FALSE(r->discarded);
+  EXPECT_EQ(std::to_string(r->version), before->view().str());
+  EXPECT_EQ(shared_records(a.client, person), records);
+  EXPECT_EQ(a.admin.call({"HGET", store::keys::account(person), "version"})->view().str(),
+            before->view().str());
 }

@@ -401,11 +401,25 @@ std::vector<store::upload_request> samples(tag<store::upload_request>, const act
   x.guard = {3, 50};
   x.confirm_removals = 4;
   x.later_part = true;
+  x.base_holds = 5;
   return {x};
 }
 
 std::vector<store::upload_result> samples(tag<store::upload_result>, const actors&) {
-  return {{1, 2, 3, 4, 5, {{"uid-1", "too big"}, {"uid-2", "bad card"}}, 6, 7, "0110"}};
+  store::upload_result x;
+  x.version = 1;
+  x.added = 2;
+  x.changed = 3;
+  x.removed = 4;
+  x.unchanged = 5;
+  x.conflicts = {{"uid-1", "too big"}, {"uid-2", "bad card"}};
+  x.would_remove = 6;
+  x.book_size = 7;
+  x.cards_to_send = "0110";
+  x.base_holds = 8;
+  x.base_size = 9;
+  x.discarded = true;
+  return {x};
 }
 
 std::vector<store::history_page> samples(tag<store::history_page>, const actors&) {

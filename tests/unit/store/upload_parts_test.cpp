@@ -1,7 +1,10 @@
-// How a large upload is cut into parts (store/upload_parts.hpp).
+// How a large upload is cut into parts, and how the answers to its
+// compares decide the parts after them (store/upload_parts.hpp).
 #include "store/upload_parts.hpp"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 using namespace simsync;
 
@@ -31,11 +34,50 @@ std::vector<std::string> uids_of(const store::upload_request& part) {
   return out;
 }
 
+/// Every part the plan hands out now, with at most `ahead` in flight.
+std::vector<store::upload_request> take(store::upload_plan& plan, std::size_t ahead = 1) {
+  std::vector<store::upload_request> out;
+  while (auto part = plan.next(ahead))
+    out.push_back(std::move(*part));
+  return out;
+}
+
+/// A compare's answer.
+store::upload_result compared(std::string to_send, std::uint64_t holds,
+                              std::uint64_t size, bool discarded = false) {
+  store::upload_result r;
+  r.version = 7;
+  r.unchanged = static_cast<std::size_t>(std::count(to_send.begin(), to_send.end(), '0'));
+  r.cards_to_send = std::move(to_send);
+  r.base_holds = holds;
+  r.base_size = size;
+  r.discarded = discarded;
+  return r;
+}
+
+/// Answers the compares of a 5-card snapshot (compares of 3, deltas of 2)
+/// with `to_send`; returns the parts that follow.
+std::vector<store::upload_request> after_compares(store::upload_plan& plan,
+                                                  const std::string& to_send,
+                                                  std::uint64_t holds, std::uint64_t size,
+                                                  bool discarded = false) {
+  auto first = take(plan);
+  EXPECT_EQ(first.size(), 1u);
+  plan.answered(compared(to_send.substr(0, 3), holds, size, discarded));
+  auto second = take(plan);
+  EXPECT_EQ(second.size(), 1u);
+  plan.answered(compared(to_send.substr(3), 0, size));
+  return {plan.waiting().begin(), plan.waiting().end()};
+}
+
+constexpr store::part_sizes small{2, 3, 100};
+
 } // namespace
 
 TEST(upload_parts, an_upload_within_a_part_is_sent_as_it_is) {
   for (auto mode : {store::upload_mode::snapshot, store::upload_mode::delta}) {
-    auto parts = store::upload_parts(request(mode, 3), 3);
+    store::upload_plan plan(request(mode, 3), {3, 3, 100});
+    auto parts = take(plan, 2);
     ASSERT_EQ(parts.size(), 1u);
     EXPECT_EQ(parts[0].mode, mode);
     EXPECT_EQ(parts[0].cards.size(), 3u);
@@ -43,28 +85,40 @@ TEST(upload_parts, an_upload_within_a_part_is_sent_as_it_is) {
   }
   auto removal = request(store::upload_mode::remove, 0);
   removal.uids = {"a", "b", "c", "d"};
-  auto parts = store::upload_parts(removal, 2);
+  store::upload_plan plan(removal, small);
+  auto parts = take(plan);
   ASSERT_EQ(parts.size(), 1u);
   EXPECT_EQ(parts[0].uids.size(), 4u);
+  EXPECT_FALSE(plan.finished()) << "until it is answered";
+  plan.answered({});
+  EXPECT_TRUE(plan.finished());
 }
 
-TEST(upload_parts, a_snapshot_is_a_prune_of_all_its_uids_then_its_cards_in_order) {
-  auto parts = store::upload_parts(request(store::upload_mode::snapshot, 5), 2);
-  ASSERT_EQ(parts.size(), 4u);
-  EXPECT_EQ(parts[0].mode, store::upload_mode::prune);
-  EXPECT_EQ(uids_of(parts[0]), (std::vector<std::string>{"u0", "u1", "u2", "u3", "u4"}));
-  for (const auto& card : parts[0].cards)
-    EXPECT_TRUE(card.card.empty()) << "a prune names cards by uid and hash alone";
-  EXPECT_EQ(parts[0].cards[4].hash, core::content_hash::of("4"));
+TEST(upload_parts, a_snapshot_is_compares_a_prune_of_all_its_uids_then_its_cards) {
+  store::upload_plan plan(request(store::upload_mode::snapshot, 5), small);
+  const auto& parts = plan.waiting();
+  ASSERT_EQ(parts.size(), 6u);
+  EXPECT_EQ(parts[0].mode, store::upload_mode::compare);
+  EXPECT_EQ(uids_of(parts[0]), (std::vector<std::string>{"u0", "u1", "u2"}));
+  EXPECT_EQ(parts[1].mode, store::upload_mode::compare);
+  EXPECT_EQ(uids_of(parts[1]), (std::vector<std::string>{"u3", "u4"}));
+  EXPECT_EQ(parts[1].cards[1].hash, core::content_hash::of("4"));
+  EXPECT_EQ(parts[2].mode, store::upload_mode::prune);
+  EXPECT_EQ(uids_of(parts[2]), (std::vector<std::string>{"u0", "u1", "u2", "u3", "u4"}));
+  for (std::size_t i = 0; i < 3; ++i)
+    for (const auto& card : parts[i].cards)
+      EXPECT_TRUE(card.card.empty()) << "compares and prunes name cards by uid and hash";
   EXPECT_FALSE(parts[0].later_part) << "the first part may be refused for lag";
-  EXPECT_EQ(uids_of(parts[1]), (std::vector<std::string>{"u0", "u1"}));
-  EXPECT_EQ(uids_of(parts[2]), (std::vector<std::string>{"u2", "u3"}));
-  EXPECT_EQ(uids_of(parts[3]), (std::vector<std::string>{"u4"}));
+  EXPECT_TRUE(parts[0].refused_when_behind());
+  EXPECT_EQ(uids_of(parts[3]), (std::vector<std::string>{"u0", "u1"}));
+  EXPECT_EQ(uids_of(parts[4]), (std::vector<std::string>{"u2", "u3"}));
+  EXPECT_EQ(uids_of(parts[5]), (std::vector<std::string>{"u4"}));
   for (std::size_t i = 1; i < parts.size(); ++i) {
-    EXPECT_EQ(parts[i].mode, store::upload_mode::delta);
     EXPECT_TRUE(parts[i].later_part);
     EXPECT_FALSE(parts[i].refused_when_behind());
   }
+  for (std::size_t i = 3; i < parts.size(); ++i)
+    EXPECT_EQ(parts[i].mode, store::upload_mode::delta);
   // Every part is the line's request: its account, proof, clock and guard.
   for (const auto& part : parts) {
     EXPECT_EQ(part.idcode, "idcode");
@@ -74,61 +128,124 @@ TEST(upload_parts, a_snapshot_is_a_prune_of_all_its_uids_then_its_cards_in_order
     EXPECT_EQ(part.confirm_removals, 4u);
     EXPECT_FALSE(part.allow_removals);
   }
-  EXPECT_EQ(parts[1].cards[1].card, "card 1");
-  EXPECT_EQ(parts[1].cards[1].hash, core::content_hash::of("1"));
+  EXPECT_EQ(parts[3].cards[1].card, "card 1");
+  EXPECT_EQ(parts[3].cards[1].hash, core::content_hash::of("1"));
 }
 
-TEST(upload_parts, the_deltas_after_a_prune_carry_only_the_cards_it_asks_for) {
-  auto parts = store::upload_parts(request(store::upload_mode::snapshot, 5), 2);
-  store::drop_cards_held(parts, "01001");
-  ASSERT_EQ(parts.size(), 3u)
-      << "the prune, then u1, then u4: the part of u2, u3 is gone";
-  EXPECT_EQ(parts[0].mode, store::upload_mode::prune);
-  EXPECT_EQ(uids_of(parts[1]), (std::vector<std::string>{"u1"}));
-  EXPECT_EQ(parts[1].cards[0].card, "card 1");
-  EXPECT_EQ(uids_of(parts[2]), (std::vector<std::string>{"u4"}));
-  EXPECT_TRUE(parts[2].later_part);
+TEST(upload_parts, compares_and_prunes_go_alone_and_deltas_after_the_first_overlap) {
+  store::upload_plan plan(request(store::upload_mode::snapshot, 5), small);
+  ASSERT_EQ(take(plan, 3).size(), 1u) << "the first compare";
+  EXPECT_FALSE(plan.next(3)) << "nothing more until it is answered";
+  plan.answered(compared("111", 0, 6));
+  ASSERT_EQ(take(plan, 3).size(), 1u) << "the second compare";
+  plan.answered(compared("11", 0, 6));
+  auto prune = take(plan, 3);
+  ASSERT_EQ(prune.size(), 1u) << "the prune, alone";
+  EXPECT_EQ(prune[0].mode, store::upload_mode::prune);
+  plan.answered({});
+  auto deltas = take(plan, 2);
+  ASSERT_EQ(deltas.size(), 2u) << "two deltas at once";
+  plan.answered({});
+  EXPECT_EQ(take(plan, 2).size(), 1u) << "the third as the first is answered";
+  EXPECT_FALSE(plan.finished());
+  plan.answered({});
+  plan.answered({});
+  EXPECT_TRUE(plan.finished());
 
-  auto unchanged = store::upload_parts(request(store::upload_mode::snapshot, 5), 2);
-  store::drop_cards_held(unchanged, "00000");
-  EXPECT_EQ(unchanged.size(), 1u) << "the prune alone";
+  store::upload_plan delta(request(store::upload_mode::delta, 5), small);
+  EXPECT_EQ(take(delta, 2).size(), 1u) << "the first part alone";
+  delta.answered({});
+  EXPECT_EQ(take(delta, 2).size(), 2u);
 }
 
-TEST(upload_parts, an_answer_that_does_not_fit_the_parts_drops_nothing) {
-  for (std::string answer : {"", "0000", "000000"}) {
-    auto parts = store::upload_parts(request(store::upload_mode::snapshot, 5), 2);
-    store::drop_cards_held(parts, answer);
-    EXPECT_EQ(parts.size(), 4u) << "'" << answer << "'";
-  }
-  auto deltas = store::upload_parts(request(store::upload_mode::delta, 5), 2);
-  store::drop_cards_held(deltas, "00");
-  EXPECT_EQ(deltas.size(), 3u) << "deltas have no prune to answer for them";
+TEST(upload_parts, the_deltas_carry_only_the_cards_the_compares_ask_for) {
+  store::upload_plan plan(request(store::upload_mode::snapshot, 5), small);
+  auto rest = after_compares(plan, "01001", 5, 5);
+  ASSERT_EQ(rest.size(), 2u) << "no prune: the base holds the 5 uids and no more; then "
+                                "u1, then u4: the part of u2, u3 is gone";
+  EXPECT_EQ(uids_of(rest[0]), (std::vector<std::string>{"u1"}));
+  EXPECT_EQ(rest[0].cards[0].card, "card 1");
+  EXPECT_EQ(uids_of(rest[1]), (std::vector<std::string>{"u4"}));
+  EXPECT_TRUE(rest[1].later_part);
+  EXPECT_EQ(plan.sum().unchanged, 3u) << "counted by the compares";
 }
 
-TEST(upload_parts, a_snapshot_of_more_than_a_small_book_goes_as_a_prune_within_a_part) {
+TEST(upload_parts, the_prune_goes_when_the_base_holds_more_or_changes_were_discarded) {
+  store::upload_plan leaves_out(request(store::upload_mode::snapshot, 5), small);
+  auto rest = after_compares(leaves_out, "00000", 5, 6);
+  ASSERT_EQ(rest.size(), 1u) << "the prune alone: every card is held";
+  EXPECT_EQ(rest[0].mode, store::upload_mode::prune);
+  EXPECT_EQ(rest[0].base_holds, 5u);
+
+  store::upload_plan discarded(request(store::upload_mode::snapshot, 5), small);
+  rest = after_compares(discarded, "00000", 5, 5, true);
+  ASSERT_EQ(rest.size(), 1u);
+  EXPECT_EQ(rest[0].mode, store::upload_mode::prune);
+}
+
+TEST(upload_parts, an_unchanged_book_is_the_compares_alone) {
+  store::upload_plan plan(request(store::upload_mode::snapshot, 5), small);
+  EXPECT_TRUE(after_compares(plan, "00000", 5, 5).empty());
+  EXPECT_TRUE(plan.finished());
+  EXPECT_EQ(plan.sum().unchanged, 5u);
+  EXPECT_EQ(plan.sum().version, 7u) << "the version the compares read";
+}
+
+TEST(upload_parts, a_new_lines_book_is_the_compares_then_every_card) {
+  store::upload_plan plan(request(store::upload_mode::snapshot, 5), small);
+  auto rest = after_compares(plan, "11111", 0, 0);
+  ASSERT_EQ(rest.size(), 3u) << "no prune: nothing to remove";
+  EXPECT_EQ(rest[0].mode, store::upload_mode::delta);
+}
+
+TEST(upload_parts, a_held_prune_ends_the_plan) {
+  store::upload_plan plan(request(store::upload_mode::snapshot, 5), small);
+  after_compares(plan, "11111", 0, 9);
+  ASSERT_EQ(take(plan).size(), 1u);
+  store::upload_result hold;
+  hold.would_remove = 9;
+  hold.book_size = 9;
+  plan.answered(hold);
+  EXPECT_TRUE(plan.finished());
+  EXPECT_FALSE(plan.next(2)) << "no delta is sent";
+  EXPECT_TRUE(plan.sum().held_for_confirmation());
+}
+
+TEST(upload_parts, answers_that_do_not_fit_the_cards_send_every_card_and_the_prune) {
+  store::upload_plan plan(request(store::upload_mode::snapshot, 5), small);
+  auto rest = after_compares(plan, "0000", 5, 5);
+  ASSERT_EQ(rest.size(), 4u);
+  EXPECT_EQ(rest[0].mode, store::upload_mode::prune);
+  EXPECT_EQ(rest[0].base_holds, 0u) << "it reads the base's uids";
+}
+
+TEST(upload_parts, a_snapshot_of_more_than_a_small_book_goes_in_parts_within_a_part) {
   constexpr auto most = store::snapshot_prune_cards;
-  auto small = store::upload_parts(request(store::upload_mode::snapshot, most));
-  ASSERT_EQ(small.size(), 1u) << "one call";
-  EXPECT_EQ(small[0].mode, store::upload_mode::snapshot);
+  store::upload_plan small_book(request(store::upload_mode::snapshot, most));
+  ASSERT_EQ(small_book.waiting().size(), 1u) << "one call";
+  EXPECT_EQ(small_book.waiting()[0].mode, store::upload_mode::snapshot);
 
-  auto book = store::upload_parts(request(store::upload_mode::snapshot, most + 1));
-  ASSERT_EQ(book.size(), 2u) << "a prune (its answer may leave the delta out), a delta";
-  EXPECT_EQ(book[0].mode, store::upload_mode::prune);
-  EXPECT_EQ(book[1].mode, store::upload_mode::delta);
-  EXPECT_EQ(book[1].cards.size(), most + 1);
+  store::upload_plan book(request(store::upload_mode::snapshot, most + 1));
+  ASSERT_EQ(book.waiting().size(), 3u) << "a compare, a prune, a delta";
+  EXPECT_EQ(book.waiting()[0].mode, store::upload_mode::compare);
+  EXPECT_EQ(book.waiting()[1].mode, store::upload_mode::prune);
+  EXPECT_EQ(book.waiting()[2].mode, store::upload_mode::delta);
+  EXPECT_EQ(book.waiting()[2].cards.size(), most + 1);
 
-  auto delta = store::upload_parts(request(store::upload_mode::delta, most + 1));
-  ASSERT_EQ(delta.size(), 1u) << "a delta names no card it does not change";
-  EXPECT_EQ(delta[0].mode, store::upload_mode::delta);
+  store::upload_plan delta(request(store::upload_mode::delta, most + 1));
+  ASSERT_EQ(delta.waiting().size(), 1u) << "a delta names no card it does not change";
 
-  auto unbounded =
-      store::upload_parts(request(store::upload_mode::snapshot, most + 1), 0);
-  ASSERT_EQ(unbounded.size(), 2u) << "no bound on a part: the prune, then one delta";
-  EXPECT_EQ(unbounded[1].cards.size(), most + 1);
+  store::upload_plan unbounded(request(store::upload_mode::snapshot, most + 1),
+                               {0, 0, most});
+  ASSERT_EQ(unbounded.waiting().size(), 3u)
+      << "no bound: one compare, the prune, one delta";
+  EXPECT_EQ(unbounded.waiting()[0].cards.size(), most + 1);
+  EXPECT_EQ(unbounded.waiting()[2].cards.size(), most + 1);
 }
 
 TEST(upload_parts, a_delta_is_deltas) {
-  auto parts = store::upload_parts(request(store::upload_mode::delta, 5), 2);
+  store::upload_plan plan(request(store::upload_mode::delta, 5), small);
+  const auto& parts = plan.waiting();
   ASSERT_EQ(parts.size(), 3u);
   EXPECT_EQ(uids_of(parts[2]), (std::vector<std::string>{"u4"}));
   EXPECT_FALSE(parts[0].later_part);
@@ -139,9 +256,11 @@ TEST(upload_parts, a_delta_is_deltas) {
 
 TEST(upload_parts, the_parts_results_add_up_and_the_last_version_is_the_answer) {
   store::upload_result sum;
-  store::add_part_result(sum, {7, 0, 0, 2, 0, {{"u9", "not-held"}}, 0, 0, {}});
-  store::add_part_result(sum, {8, 2, 1, 0, 3, {}, 0, 0, {}});
-  store::add_part_result(sum, {9, 1, 0, 0, 1, {{"u8", "changed-since-seen"}}, 0, 0, {}});
+  store::add_part_result(sum,
+                         {7, 0, 0, 2, 0, {{"u9", "not-held"}}, 0, 0, {}, 0, 0, false});
+  store::add_part_result(sum, {8, 2, 1, 0, 3, {}, 0, 0, {}, 0, 0, false});
+  store::add_part_result(
+      sum, {9, 1, 0, 0, 1, {{"u8", "changed-since-seen"}}, 0, 0, {}, 0, 0, false});
   EXPECT_EQ(sum.version, 9u);
   EXPECT_EQ(sum.added, 3u);
   EXPECT_EQ(sum.changed, 1u);
