@@ -88,7 +88,18 @@ void upload_plan::answered(const upload_result& r) {
   compare_sum_.base_holds += r.base_holds;
   compare_sum_.base_size = std::max(compare_sum_.base_size, r.base_size);
   compare_sum_.discarded = compare_sum_.discarded || r.discarded;
-  if (compares_left_ > 0 && --compares_left_ == 0)
+  if (compares_left_ > 0)
+    --compares_left_;
+  // A line that holds nothing (a new line's first book) holds none of the
+  // cards the other compares name: they are not asked.
+  if (r.base_size == 0 && !r.discarded)
+    while (compares_left_ > 0 && !waiting_.empty() &&
+           waiting_.front().mode == upload_mode::compare) {
+      cards_to_send_.append(waiting_.front().cards.size(), '1');
+      waiting_.pop_front();
+      --compares_left_;
+    }
+  if (compares_left_ == 0)
     compared();
 }
 

@@ -191,11 +191,22 @@ TEST(upload_parts, an_unchanged_book_is_the_compares_alone) {
   EXPECT_EQ(plan.sum().version, 7u) << "the version the compares read";
 }
 
-TEST(upload_parts, a_new_lines_book_is_the_compares_then_every_card) {
+TEST(upload_parts, a_new_lines_book_is_a_compare_then_every_card) {
   store::upload_plan plan(request(store::upload_mode::snapshot, 5), small);
-  auto rest = after_compares(plan, "11111", 0, 0);
-  ASSERT_EQ(rest.size(), 3u) << "no prune: nothing to remove";
-  EXPECT_EQ(rest[0].mode, store::upload_mode::delta);
+  ASSERT_EQ(take(plan).size(), 1u);
+  plan.answered(compared("111", 0, 0));
+  auto rest = take(plan, 2);
+  ASSERT_EQ(rest.size(), 2u);
+  for (const auto& part : rest)
+    EXPECT_EQ(part.mode, store::upload_mode::delta)
+        << "no second compare (the line holds nothing) and no prune (nothing to remove)";
+  EXPECT_EQ(plan.waiting().size(), 1u) << "the third delta: every card is sent";
+
+  store::upload_plan discarded(request(store::upload_mode::snapshot, 5), small);
+  rest = after_compares(discarded, "11111", 0, 0, true);
+  ASSERT_EQ(rest.size(), 4u) << "the second compare was asked; the prune settles what "
+                                "the line discarded; then every card";
+  EXPECT_EQ(rest[0].mode, store::upload_mode::prune);
 }
 
 TEST(upload_parts, a_held_prune_ends_the_plan) {
