@@ -12,7 +12,7 @@ upload_plan::upload_plan(upload_request whole, part_sizes sizes) {
     return most > 0 && whole.cards.size() > most;
   };
   const bool snapshot_in_parts = whole.mode == upload_mode::snapshot &&
-                                 (over(sizes.delta_cards) || over(sizes.prune_above));
+                                 (over(sizes.delta_cards) || over(sizes.compare_above));
   const bool delta_in_parts = whole.mode == upload_mode::delta && over(sizes.delta_cards);
   if (!snapshot_in_parts && !delta_in_parts) {
     waiting_.push_back(std::move(whole));
@@ -120,9 +120,12 @@ void upload_plan::compared() {
     waiting_ = std::move(kept);
     return;
   }
-  // The base held no more than the snapshot's cards, and nothing discarded
-  // waits to be settled: the prune would remove nothing, so it is not asked.
-  if (compare_sum_.base_size > compare_sum_.base_holds || compare_sum_.discarded) {
+  // The base held no more than the snapshot's cards (or the book had
+  // rejected cards: it removes nothing), and nothing discarded waits to be
+  // settled: the prune would do nothing, so it is not asked.
+  const bool removes =
+      prune.allow_removals && compare_sum_.base_size > compare_sum_.base_holds;
+  if (removes || compare_sum_.discarded) {
     prune.base_holds = compare_sum_.base_holds;
     kept.push_back(std::move(prune));
   }

@@ -40,13 +40,13 @@ inline constexpr std::size_t compare_part_cards = 5000;
 /// server holds, and the compares answer which cards it needs (a book the
 /// line holds as it is: none, so none is sealed or sent). A smaller one goes
 /// as it is: one call.
-inline constexpr std::size_t snapshot_prune_cards = 100;
+inline constexpr std::size_t snapshot_compare_above = 100;
 
 /// How big each kind of part may be (0: no bound on a delta).
 struct part_sizes {
   std::size_t delta_cards = upload_part_cards;
   std::size_t compare_cards = compare_part_cards;
-  std::size_t prune_above = snapshot_prune_cards;
+  std::size_t compare_above = snapshot_compare_above;
 };
 
 /// One upload's parts, handed out in order as they may go, and the sum of

@@ -226,7 +226,6 @@ if #reassert > 0 then
   for _, uid in ipairs(listed) do reassert[uid] = true end
 end
 
-
 -- The removals the request asks for: uids the snapshot leaves out of the
 -- base, or those a removal names (a delta names none: nil). A removal takes
 -- away only the version the line has seen (its base); a newer one stays, is

@@ -19,7 +19,7 @@ const std::string line1 = "+8613800138000";
 const std::string line2 = "+8613900139000";
 const std::string other_line1 = "+8613700137000";
 const std::string other_line2 = "+8613600136000";
-constexpr store::part_sizes sizes{2, 5, store::snapshot_prune_cards};
+constexpr store::part_sizes sizes{2, 5, store::snapshot_compare_above};
 
 struct upload_parts : ::testing::Test {
   void SetUp() override {

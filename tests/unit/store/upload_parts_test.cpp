@@ -10,7 +10,8 @@ using namespace simsync;
 
 namespace {
 
-store::upload_request request(store::upload_mode mode, int cards) {
+/// A line's book of `cards` cards; `removals`: it had no rejected card.
+store::upload_request request(store::upload_mode mode, int cards, bool removals = false) {
   store::upload_request req;
   req.idcode = "idcode";
   req.line = "bGluZS1pZC1vZi1hLWxpbmU";
@@ -23,7 +24,7 @@ store::upload_request request(store::upload_mode mode, int cards) {
   req.now_ms = 1700000000000;
   req.guard = {3, 50};
   req.confirm_removals = 4;
-  req.allow_removals = false;
+  req.allow_removals = removals;
   return req;
 }
 
@@ -133,7 +134,7 @@ TEST(upload_parts, a_snapshot_is_compares_a_prune_of_all_its_uids_then_its_cards
 }
 
 TEST(upload_parts, compares_and_prunes_go_alone_and_deltas_after_the_first_overlap) {
-  store::upload_plan plan(request(store::upload_mode::snapshot, 5), small);
+  store::upload_plan plan(request(store::upload_mode::snapshot, 5, true), small);
   ASSERT_EQ(take(plan, 3).size(), 1u) << "the first compare";
   EXPECT_FALSE(plan.next(3)) << "nothing more until it is answered";
   plan.answered(compared("111", 0, 6));
@@ -171,7 +172,7 @@ TEST(upload_parts, the_deltas_carry_only_the_cards_the_compares_ask_for) {
 }
 
 TEST(upload_parts, the_prune_goes_when_the_base_holds_more_or_changes_were_discarded) {
-  store::upload_plan leaves_out(request(store::upload_mode::snapshot, 5), small);
+  store::upload_plan leaves_out(request(store::upload_mode::snapshot, 5, true), small);
   auto rest = after_compares(leaves_out, "00000", 5, 6);
   ASSERT_EQ(rest.size(), 1u) << "the prune alone: every card is held";
   EXPECT_EQ(rest[0].mode, store::upload_mode::prune);
@@ -181,6 +182,10 @@ TEST(upload_parts, the_prune_goes_when_the_base_holds_more_or_changes_were_disca
   rest = after_compares(discarded, "00000", 5, 5, true);
   ASSERT_EQ(rest.size(), 1u);
   EXPECT_EQ(rest[0].mode, store::upload_mode::prune);
+
+  store::upload_plan removes_nothing(request(store::upload_mode::snapshot, 5), small);
+  EXPECT_TRUE(after_compares(removes_nothing, "00000", 5, 6).empty())
+      << "a book with rejected cards removes nothing: no prune";
 }
 
 TEST(upload_parts, an_unchanged_book_is_the_compares_alone) {
@@ -210,7 +215,7 @@ TEST(upload_parts, a_new_lines_book_is_a_compare_then_every_card) {
 }
 
 TEST(upload_parts, a_held_prune_ends_the_plan) {
-  store::upload_plan plan(request(store::upload_mode::snapshot, 5), small);
+  store::upload_plan plan(request(store::upload_mode::snapshot, 5, true), small);
   after_compares(plan, "11111", 0, 9);
   ASSERT_EQ(take(plan).size(), 1u);
   store::upload_result hold;
@@ -231,7 +236,7 @@ TEST(upload_parts, answers_that_do_not_fit_the_cards_send_every_card_and_the_pru
 }
 
 TEST(upload_parts, a_snapshot_of_more_than_a_small_book_goes_in_parts_within_a_part) {
-  constexpr auto most = store::snapshot_prune_cards;
+  constexpr auto most = store::snapshot_compare_above;
   store::upload_plan small_book(request(store::upload_mode::snapshot, most));
   ASSERT_EQ(small_book.waiting().size(), 1u) << "one call";
   EXPECT_EQ(small_book.waiting()[0].mode, store::upload_mode::snapshot);
