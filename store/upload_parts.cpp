@@ -46,9 +46,9 @@ upload_plan::upload_plan(upload_request whole, part_sizes sizes) {
       waiting_.push_back(std::move(compare));
       ++compares_left_;
     }
-    auto prune = part_of(upload_mode::prune);
-    prune.cards = named(0, cards.size());
-    waiting_.push_back(std::move(prune));
+    // Its uids are taken from the deltas if it is sent (compared): mostly it
+    // is not, and 50,000 of them were a copy of a few megabytes.
+    waiting_.push_back(part_of(upload_mode::prune));
   }
   for (std::size_t from = 0; from < cards.size(); from += bound(sizes.delta_cards)) {
     auto part = part_of(upload_mode::delta);
@@ -111,33 +111,34 @@ void upload_plan::compared() {
   std::size_t cards = 0;
   for (const auto& part : waiting_)
     cards += part.cards.size();
-  std::deque<upload_request> kept;
   // An answer that does not fit the deltas (it cannot: each compare's fits
   // its cards) sends every card, and the prune reads the base's uids.
-  if (cards_to_send_.size() != cards) {
-    kept.push_back(std::move(prune));
-    std::move(waiting_.begin(), waiting_.end(), std::back_inserter(kept));
-    waiting_ = std::move(kept);
-    return;
-  }
+  const bool fits = cards_to_send_.size() == cards;
   // The base held no more than the snapshot's cards (or the book had
   // rejected cards: it removes nothing), and nothing discarded waits to be
   // settled: the prune would do nothing, so it is not asked.
   const bool removes =
       prune.allow_removals && compare_sum_.base_size > compare_sum_.base_holds;
-  if (removes || compare_sum_.discarded) {
-    prune.base_holds = compare_sum_.base_holds;
+  std::deque<upload_request> kept;
+  if (!fits || removes || compare_sum_.discarded) {
+    prune.cards.reserve(cards);
+    for (const auto& part : waiting_)
+      for (const auto& card : part.cards)
+        prune.cards.push_back({card.uid, {}, {}, card.index, card.uid_assigned});
+    prune.base_holds = fits ? compare_sum_.base_holds : 0;
     kept.push_back(std::move(prune));
   }
   std::size_t at = 0;
   for (auto& part : waiting_) {
-    std::vector<core::book_entry> sent;
-    for (auto& card : part.cards)
-      if (cards_to_send_[at++] != '0')
-        sent.push_back(std::move(card));
-    if (sent.empty())
-      continue;
-    part.cards = std::move(sent);
+    if (fits) {
+      std::vector<core::book_entry> sent;
+      for (auto& card : part.cards)
+        if (cards_to_send_[at++] != '0')
+          sent.push_back(std::move(card));
+      if (sent.empty())
+        continue;
+      part.cards = std::move(sent);
+    }
     kept.push_back(std::move(part));
   }
   waiting_ = std::move(kept);
