@@ -70,14 +70,16 @@ void BM_shared_upload_snapshot(benchmark::State& state) {
 }
 
 /// A book of state.range(0) cards sent as the gateway sends a large one
-/// (store::upload_parts: a prune, then deltas without the cards it settles),
-/// to a line's shared store (range(1) 0) or private backup (1): a new line's
-/// first book (range(2) 0) or the same book sent again (1, the first not
-/// timed). Calls per book as a counter.
+/// (store::upload_plan: compares, a prune if it leaves cards out, then
+/// deltas without the cards the line holds), to a line's shared store
+/// (range(1) 0) or private backup (1): a new line's first book (range(2) 0),
+/// the same book sent again (1, the first not timed), or sent again less its
+/// last card (2: the prune goes). Calls per book as a counter.
 void BM_book_in_parts(benchmark::State& state) {
   const int cards = static_cast<int>(state.range(0));
   const auto where = state.range(1) ? store::scope::private_backup : store::scope::shared;
   const bool resync = state.range(2) != 0;
+  const bool leave_one_out = state.range(2) == 2;
   testing::redis_server server;
   auto client = server.connect();
   store::account_store s(client, "carrier-a", simsync::testing::test_keyring());
@@ -85,29 +87,36 @@ void BM_book_in_parts(benchmark::State& state) {
   int account = 0;
   std::uint64_t now_ms = 1'700'000'000'000;
   std::size_t calls = 0;
-  auto send = [&](const std::string& id, std::size_t* counted) {
+  // What the timed upload sends and should store: the book, or all of it but
+  // its last card (which it removes).
+  auto sent = book;
+  if (leave_one_out)
+    sent.pop_back();
+  auto send = [&](const std::string& id, const std::vector<core::book_entry>& cards_sent,
+                  std::size_t* counted) {
     store::upload_request req;
     req.idcode = id;
     req.line = "+8613800138000" + id;
     req.token_hash = "h";
     req.scope = where;
     req.mode = store::upload_mode::snapshot;
-    req.cards = book;
+    req.cards = cards_sent;
     req.now_ms = ++now_ms;
     auto sum = testing::upload_in_parts(s, std::move(req), {}, counted);
-    return sum && sum->added + sum->unchanged == static_cast<std::size_t>(cards);
+    return sum && sum->added + sum->unchanged == cards_sent.size() &&
+           sum->removed == book.size() - cards_sent.size();
   };
   for (auto _ : state) {
     state.PauseTiming();
     auto id = std::to_string(account++);
     s.register_line(
         {id, "+8613800138000" + id, "898601", "h", "sealed", now_ms, {}, "m"});
-    if (resync && !send(id, nullptr)) {
+    if (resync && !send(id, book, nullptr)) {
       state.SkipWithError("the first book was not stored");
       break;
     }
     state.ResumeTiming();
-    if (!send(id, &calls)) {
+    if (!send(id, sent, &calls)) {
       state.SkipWithError("the book was not stored whole");
       break;
     }
@@ -242,8 +251,10 @@ BENCHMARK(BM_book_in_parts)
     ->Args({500, 0, 1})
     ->Args({50000, 0, 0})
     ->Args({50000, 0, 1})
+    ->Args({50000, 0, 2})
     ->Args({50000, 1, 0})
     ->Args({50000, 1, 1})
+    ->Args({50000, 1, 2})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_sibling_apply_book)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();
