@@ -4,7 +4,8 @@
 // pending mailbox and writes an outbox entry, as in production. And the same
 // book as a sibling carrier applies it: one outbox entry of its cards, new to
 // an account of one line; and that line taking it (counts, pages, ack). And
-// a 50,000-card book sent in parts, new or again, shared or private.
+// a 50,000-card book sent in parts, new, again or again less a card, shared
+// or private.
 #include "bench/sample_book.hpp"
 #include "core/record.hpp"
 #include "store/account_store.hpp"

@@ -143,7 +143,6 @@ caf::expected<upload_result> upload_call::read(reply_view v) const {
   if (!read_counts(v, 7, n))
     return corrupt("upload answered an unexpected reply");
   upload_result out{n[0], n[1], n[2], n[3], n[4], {}, n[5], n[6], {}, 0, 0, false};
-  std::size_t pairs_at = 7;
   if (mode_ == upload_mode::compare) {
     // A character for each card named, then three counts.
     if (v.size() != 11 || v[7].is_integer() || v[7].is_array() || !v[8].is_integer() ||
@@ -158,9 +157,10 @@ caf::expected<upload_result> upload_call::read(reply_view v) const {
     out.discarded = v[10].integer() != 0;
     return out;
   }
-  if ((v.size() - pairs_at) % 2 != 0)
+  // Then the conflicts, as uid, reason pairs.
+  if ((v.size() - 7) % 2 != 0)
     return corrupt("upload answered an unexpected reply");
-  for (std::size_t i = pairs_at; i + 1 < v.size(); i += 2)
+  for (std::size_t i = 7; i + 1 < v.size(); i += 2)
     out.conflicts.push_back({std::string(v[i].str()), std::string(v[i + 1].str())});
   return out;
 }

@@ -66,7 +66,7 @@ private:
   std::vector<std::string> hashes_;
   /// A compare's cards' hashes, in one argument; a prune's base_holds.
   std::string hashes_or_count_;
-  std::size_t compared_ = 0; ///< the cards a compare or prune names
+  std::size_t compared_ = 0; ///< the cards a compare names (its answer has one each)
   std::vector<std::string> records_;
 };
 

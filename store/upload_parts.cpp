@@ -85,9 +85,9 @@ void upload_plan::answered(const upload_result& r) {
   if (mode != upload_mode::compare)
     return;
   cards_to_send_ += r.cards_to_send;
-  compare_sum_.base_holds += r.base_holds;
-  compare_sum_.base_size = std::max(compare_sum_.base_size, r.base_size);
-  compare_sum_.discarded = compare_sum_.discarded || r.discarded;
+  base_holds_ += r.base_holds;
+  base_size_ = std::max(base_size_, r.base_size);
+  discarded_ = discarded_ || r.discarded;
   if (compares_left_ > 0)
     --compares_left_;
   // A line that holds nothing (a new line's first book) holds none of the
@@ -117,15 +117,14 @@ void upload_plan::compared() {
   // The base held no more than the snapshot's cards (or the book had
   // rejected cards: it removes nothing), and nothing discarded waits to be
   // settled: the prune would do nothing, so it is not asked.
-  const bool removes =
-      prune.allow_removals && compare_sum_.base_size > compare_sum_.base_holds;
+  const bool removes = prune.allow_removals && base_size_ > base_holds_;
   std::deque<upload_request> kept;
-  if (!fits || removes || compare_sum_.discarded) {
+  if (!fits || removes || discarded_) {
     prune.cards.reserve(cards);
     for (const auto& part : waiting_)
       for (const auto& card : part.cards)
         prune.cards.push_back({card.uid, {}, {}, card.index, card.uid_assigned});
-    prune.base_holds = fits ? compare_sum_.base_holds : 0;
+    prune.base_holds = fits ? base_holds_ : 0;
     kept.push_back(std::move(prune));
   }
   std::size_t at = 0;

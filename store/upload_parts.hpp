@@ -21,6 +21,7 @@
 #include "store/account_store.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <optional>
 #include <string>
@@ -42,7 +43,7 @@ inline constexpr std::size_t compare_part_cards = 5000;
 /// as it is: one call.
 inline constexpr std::size_t snapshot_compare_above = 100;
 
-/// How big each kind of part may be (0: no bound on a delta).
+/// How big each kind of part may be (0: no bound on that kind).
 struct part_sizes {
   std::size_t delta_cards = upload_part_cards;
   std::size_t compare_cards = compare_part_cards;
@@ -81,8 +82,12 @@ private:
   std::size_t answers_ = 0;
   bool last_asked_delta_ = false;
   std::size_t compares_left_ = 0;
-  std::string cards_to_send_; ///< the compares', in order
-  upload_result compare_sum_;
+  /// The compares' answers: their cards to send, in order; how many of the
+  /// snapshot's uids the base holds; its size; whether changes were discarded.
+  std::string cards_to_send_;
+  std::uint64_t base_holds_ = 0;
+  std::uint64_t base_size_ = 0;
+  bool discarded_ = false;
   upload_result sum_;
 };
 

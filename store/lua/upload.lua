@@ -161,7 +161,10 @@ if scope == 'private' then
     for i = FIRST, #ARGV do
       if held[ARGV[i]] then drops[#drops + 1] = ARGV[i] end
     end
-  elseif leaves_out and allow_removals then
+  elseif mode == 'prune' then
+    -- (What it read is what it leaves out.)
+    for uid in pairs(held) do drops[#drops + 1] = uid end
+  elseif mode == 'snapshot' and allow_removals then
     local seen = {}
     for i = FIRST, #ARGV, STEP do seen[ARGV[i]] = true end
     for uid in pairs(held) do
