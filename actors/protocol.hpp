@@ -72,7 +72,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, upload_request& x) {
   return f(caf::meta::type_name("upload_request"), x.idcode, x.line, x.token_hash,
            x.scope, x.mode, x.cards, x.uids, x.allow_removals, x.now_ms, x.guard,
-           x.confirm_removals, x.later_part, x.base_holds);
+           x.confirm_removals, x.later_part, x.scan_cursor, x.scan_count);
 }
 
 template <class Inspector>
@@ -84,7 +84,8 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, upload_result& x) {
   return f(caf::meta::type_name("upload_result"), x.version, x.added, x.changed,
            x.removed, x.unchanged, x.conflicts, x.would_remove, x.book_size,
-           x.cards_to_send, x.base_holds, x.base_size, x.discarded);
+           x.cards_to_send, x.base_holds, x.base_size, x.discarded, x.base_uids,
+           x.scan_cursor);
 }
 
 template <class Inspector>

@@ -71,11 +71,11 @@ void BM_shared_upload_snapshot(benchmark::State& state) {
 }
 
 /// A book of state.range(0) cards sent as the gateway sends a large one
-/// (store::upload_plan: compares, a prune if it leaves cards out, then
-/// deltas without the cards the line holds), to a line's shared store
+/// (store::upload_plan: compares; scans and a prune if it leaves cards out;
+/// then deltas without the cards the line holds), to a line's shared store
 /// (range(1) 0) or private backup (1): a new line's first book (range(2) 0),
 /// the same book sent again (1, the first not timed), or sent again less its
-/// last card (2: the prune goes). Calls per book as a counter.
+/// last card (2: the scans and the prune go). Calls per book as a counter.
 void BM_book_in_parts(benchmark::State& state) {
   const int cards = static_cast<int>(state.range(0));
   const auto where = state.range(1) ? store::scope::private_backup : store::scope::shared;

@@ -56,6 +56,8 @@ std::string_view mode_name(upload_mode m) {
     return "remove";
   case upload_mode::compare:
     return "compare";
+  case upload_mode::scan:
+    return "scan";
   case upload_mode::prune:
     return "prune";
   }
@@ -93,20 +95,23 @@ upload_call::upload_call(const upload_request& req, const std::string& carrier,
            mode_name(req.mode), hlc_,      carrier,        req.allow_removals ? "1" : "0",
            confirmed_,          mass_min_, mass_percent_,  keep_ms_,
            keep_count_};
-  if (req.mode == upload_mode::remove) {
+  if (req.mode == upload_mode::remove || req.mode == upload_mode::prune) {
     args_.insert(args_.end(), req.uids.begin(), req.uids.end());
     return;
   }
-  if (req.mode == upload_mode::compare || req.mode == upload_mode::prune) {
+  if (req.mode == upload_mode::scan) {
+    scan_count_ = std::to_string(req.scan_count);
+    args_.push_back(req.scan_cursor);
+    args_.push_back(scan_count_);
+    return;
+  }
+  if (req.mode == upload_mode::compare) {
     // A compare's hashes in one argument: 50,000 of their own were about
     // 20 ms more of the script's time (Redis makes a Lua string of each
-    // argument). A prune has the compares' count there instead.
-    if (req.mode == upload_mode::compare)
-      for (const auto& card : req.cards)
-        hashes_or_count_ += card.hash.hex();
-    else
-      hashes_or_count_ = std::to_string(req.base_holds);
-    args_.push_back(hashes_or_count_);
+    // argument).
+    for (const auto& card : req.cards)
+      compared_hashes_ += card.hash.hex();
+    args_.push_back(compared_hashes_);
     args_.reserve(args_.size() + req.cards.size());
     for (const auto& card : req.cards)
       args_.push_back(card.uid);
@@ -142,11 +147,36 @@ caf::expected<upload_result> upload_call::read(reply_view v) const {
   std::uint64_t n[7];
   if (!read_counts(v, 7, n))
     return corrupt("upload answered an unexpected reply");
-  upload_result out{n[0], n[1], n[2], n[3], n[4], {}, n[5], n[6], {}, 0, 0, false};
+  upload_result out;
+  out.version = n[0];
+  out.added = n[1];
+  out.changed = n[2];
+  out.removed = n[3];
+  out.unchanged = n[4];
+  out.would_remove = n[5];
+  out.book_size = n[6];
+  const auto is_text = [&](std::size_t i) {
+    return !v[i].is_integer() && !v[i].is_array() && !v[i].is_nil() && !v[i].is_error();
+  };
+  if (mode_ == upload_mode::scan) {
+    // The next cursor, then the page's uids.
+    if (v.size() < 8 || !is_text(7) || v[7].str().empty() ||
+        v[7].str().find_first_not_of("0123456789") != std::string_view::npos)
+      return corrupt("a scan answered an unexpected reply");
+    out.scan_cursor = std::string(v[7].str());
+    for (std::size_t i = 8; i < v.size(); ++i) {
+      if (!is_text(i))
+        return corrupt("a scan answered an unexpected reply");
+      out.base_uids.emplace_back(v[i].str());
+    }
+    return out;
+  }
   if (mode_ == upload_mode::compare) {
-    // A character for each card named, then three counts.
-    if (v.size() != 11 || v[7].is_integer() || v[7].is_array() || !v[8].is_integer() ||
-        !v[9].is_integer() || !v[10].is_integer())
+    // A character for each card named, then two counts, then the discarded
+    // uids and their count.
+    if (v.size() < 11 || !is_text(7) || !v[8].is_integer() || !v[9].is_integer() ||
+        !v[10].is_integer() || v[10].integer() < 0 ||
+        v.size() - 11 != static_cast<std::size_t>(v[10].integer()))
       return corrupt("a compare answered an unexpected reply");
     out.cards_to_send = std::string(v[7].str());
     if (out.cards_to_send.size() != compared_ ||
@@ -154,7 +184,11 @@ caf::expected<upload_result> upload_call::read(reply_view v) const {
       return corrupt("a compare answered cards to send that do not fit its cards");
     out.base_holds = static_cast<std::uint64_t>(v[8].integer());
     out.base_size = static_cast<std::uint64_t>(v[9].integer());
-    out.discarded = v[10].integer() != 0;
+    for (std::size_t i = 11; i < v.size(); ++i) {
+      if (!is_text(i))
+        return corrupt("a compare answered an unexpected reply");
+      out.discarded.emplace_back(v[i].str());
+    }
     return out;
   }
   // Then the conflicts, as uid, reason pairs.

@@ -64,8 +64,8 @@ private:
   std::string hlc_, confirmed_, mass_min_, mass_percent_, keep_ms_, keep_count_;
   upload_mode mode_;
   std::vector<std::string> hashes_;
-  /// A compare's cards' hashes, in one argument; a prune's base_holds.
-  std::string hashes_or_count_;
+  /// A compare's cards' hashes, in one argument; a scan's page size.
+  std::string compared_hashes_, scan_count_;
   std::size_t compared_ = 0; ///< the cards a compare names (its answer has one each)
   std::vector<std::string> records_;
 };

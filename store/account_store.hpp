@@ -24,9 +24,10 @@ enum class scope { shared, private_backup };
 
 /// How an upload reads: the line's whole book, cards to add or change, or
 /// uids to remove; or, for a snapshot sent in parts (store/upload_parts.hpp),
-/// a compare of some of its cards with what the line holds (it stores
-/// nothing) or a prune of the snapshot's uids, whose removals it makes.
-enum class upload_mode { snapshot, delta, remove, compare, prune };
+/// a compare of some of its cards with what the line holds, a scan of a page
+/// of the uids the line holds (neither stores anything), or a prune of the
+/// uids the snapshot leaves out, whose removals it makes.
+enum class upload_mode { snapshot, delta, remove, compare, scan, prune };
 
 enum class decision { apply, discard };
 
@@ -72,15 +73,15 @@ struct upload_request {
   std::string token_hash; ///< the proof (operator_proof)
   store::scope scope = scope::shared;
   upload_mode mode = upload_mode::snapshot;
-  /// Snapshot and delta; a compare's and a prune's are their snapshot's
-  /// (some or all of them), uids and hashes alone (the cards go in deltas).
+  /// Snapshot and delta; a compare's are some of its snapshot's, uids and
+  /// hashes alone (the cards go in deltas).
   std::vector<core::book_entry> cards;
-  /// A prune's: how many of its uids the line's base held when its
-  /// snapshot was compared (upload_result::base_holds, summed). The base
-  /// holding more than these means the snapshot leaves cards out; the prune
-  /// reads the base's uids only then.
-  std::uint64_t base_holds = 0;
-  std::vector<std::string> uids; ///< remove
+  /// A removal's; a prune's, the uids its snapshot leaves out.
+  std::vector<std::string> uids;
+  /// A scan's: the HSCAN cursor it starts from ("0" at first), and about
+  /// how many uids it answers.
+  std::string scan_cursor;
+  std::uint64_t scan_count = 0;
   /// False when the book had rejected cards: a quarantined card is never read
   /// as a deletion, so a snapshot with rejects removes nothing.
   bool allow_removals = true;
@@ -121,11 +122,15 @@ struct upload_result {
   /// order, '0' for a card the line holds as it is (counted unchanged), '1'
   /// for one the deltas carry (store/upload_parts.hpp); how many of them
   /// the line's base (or backup) holds, how many cards it holds in all, and
-  /// whether the line discarded changes it has not uploaded again since.
+  /// the uids whose changes the line discarded and has not uploaded since.
   std::string cards_to_send;
   std::uint64_t base_holds = 0;
   std::uint64_t base_size = 0;
-  bool discarded = false;
+  std::vector<std::string> discarded;
+  /// A scan's (it stores nothing either): a page of the uids the line's
+  /// base (or backup) holds, and the cursor of the next ("0": none).
+  std::vector<std::string> base_uids;
+  std::string scan_cursor;
 
   bool held_for_confirmation() const { return would_remove > 0; }
 };

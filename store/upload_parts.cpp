@@ -7,7 +7,8 @@
 
 namespace simsync::store {
 
-upload_plan::upload_plan(upload_request whole, part_sizes sizes) {
+upload_plan::upload_plan(upload_request whole, part_sizes sizes)
+    : scan_uids_(sizes.scan_uids > 0 ? sizes.scan_uids : scan_page_uids) {
   const auto over = [&](std::size_t most) {
     return most > 0 && whole.cards.size() > most;
   };
@@ -46,9 +47,8 @@ upload_plan::upload_plan(upload_request whole, part_sizes sizes) {
       waiting_.push_back(std::move(compare));
       ++compares_left_;
     }
-    // Its uids are taken from the deltas if it is sent (compared): mostly it
-    // is not, and 50,000 of them were a copy of a few megabytes.
-    waiting_.push_back(part_of(upload_mode::prune));
+    // Its uids are found if it is sent (compared): mostly it is not.
+    prune_ = part_of(upload_mode::prune);
   }
   for (std::size_t from = 0; from < cards.size(); from += bound(sizes.delta_cards)) {
     auto part = part_of(upload_mode::delta);
@@ -82,17 +82,27 @@ void upload_plan::answered(const upload_result& r) {
   asked_.pop_front();
   ++answers_;
   add_part_result(sum_, r);
+  if (mode == upload_mode::scan) {
+    for (const auto& uid : r.base_uids)
+      if (snapshot_uids_.count(uid) == 0)
+        left_out_.insert(uid);
+    if (!r.scan_cursor.empty() && r.scan_cursor != "0")
+      scan_from(r.scan_cursor);
+    else
+      prune_what_is_left_out();
+    return;
+  }
   if (mode != upload_mode::compare)
     return;
   cards_to_send_ += r.cards_to_send;
   base_holds_ += r.base_holds;
   base_size_ = std::max(base_size_, r.base_size);
-  discarded_ = discarded_ || r.discarded;
+  discarded_.insert(r.discarded.begin(), r.discarded.end());
   if (compares_left_ > 0)
     --compares_left_;
   // A line that holds nothing (a new line's first book) holds none of the
   // cards the other compares name: they are not asked.
-  if (r.base_size == 0 && !r.discarded)
+  if (r.base_size == 0 && r.discarded.empty())
     while (compares_left_ > 0 && !waiting_.empty() &&
            waiting_.front().mode == upload_mode::compare) {
       cards_to_send_.append(waiting_.front().cards.size(), '1');
@@ -104,29 +114,26 @@ void upload_plan::answered(const upload_result& r) {
 }
 
 void upload_plan::compared() {
-  if (waiting_.empty() || waiting_.front().mode != upload_mode::prune)
+  if (!prune_)
     return;
-  auto prune = std::move(waiting_.front());
-  waiting_.pop_front();
   std::size_t cards = 0;
   for (const auto& part : waiting_)
     cards += part.cards.size();
   // An answer that does not fit the deltas (it cannot: each compare's fits
-  // its cards) sends every card, and the prune reads the base's uids.
+  // its cards) sends every card, and scans what the line holds.
   const bool fits = cards_to_send_.size() == cards;
-  // The base held no more than the snapshot's cards (or the book had
-  // rejected cards: it removes nothing), and nothing discarded waits to be
-  // settled: the prune would do nothing, so it is not asked.
-  const bool removes = prune.allow_removals && base_size_ > base_holds_;
-  std::deque<upload_request> kept;
-  if (!fits || removes || discarded_) {
-    prune.cards.reserve(cards);
+  // Only a line that holds more cards than the compares found of the
+  // snapshot's holds some it leaves out (a book with rejected cards removes
+  // nothing); only those, and the discarded cards it does not name, are
+  // the prune's.
+  const bool scans = prune_->allow_removals && (!fits || base_size_ > base_holds_);
+  if (scans || !discarded_.empty()) {
+    snapshot_uids_.reserve(cards);
     for (const auto& part : waiting_)
       for (const auto& card : part.cards)
-        prune.cards.push_back({card.uid, {}, {}, card.index, card.uid_assigned});
-    prune.base_holds = fits ? base_holds_ : 0;
-    kept.push_back(std::move(prune));
+        snapshot_uids_.insert(card.uid);
   }
+  std::deque<upload_request> kept;
   std::size_t at = 0;
   for (auto& part : waiting_) {
     if (fits) {
@@ -141,6 +148,32 @@ void upload_plan::compared() {
     kept.push_back(std::move(part));
   }
   waiting_ = std::move(kept);
+  if (scans)
+    scan_from("0");
+  else
+    prune_what_is_left_out();
+}
+
+void upload_plan::scan_from(std::string cursor) {
+  upload_request scan = *prune_;
+  scan.mode = upload_mode::scan;
+  scan.scan_cursor = std::move(cursor);
+  scan.scan_count = scan_uids_;
+  waiting_.push_front(std::move(scan));
+}
+
+void upload_plan::prune_what_is_left_out() {
+  auto prune = std::move(*prune_);
+  prune_.reset();
+  for (const auto& uid : discarded_)
+    if (snapshot_uids_.count(uid) == 0)
+      left_out_.insert(uid);
+  snapshot_uids_ = {};
+  if (left_out_.empty())
+    return;
+  prune.uids.assign(left_out_.begin(), left_out_.end());
+  left_out_.clear();
+  waiting_.push_front(std::move(prune));
 }
 
 bool upload_plan::finished() const {

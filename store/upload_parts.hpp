@@ -6,17 +6,20 @@
 //
 // A snapshot goes as compares of its cards, a few thousand at a time, which
 // store nothing and answer which cards the line holds as they are; then, if
-// it leaves cards out of what the line holds (or the line discarded
-// changes), a prune: its removals, with the mass-deletion guard, before any
-// card is stored; then its cards as deltas, but for those the line holds (a
-// re-sync of an unchanged book is the compares alone: no card is sealed,
-// sent or read again). A delta goes as smaller deltas. Each part is atomic,
-// and the parts together store what the one call would have: a card's write
-// depends on that card alone, and what the snapshot leaves out is known from
-// its uids. Another line's change may land between two parts, as it could
-// land just before or after the one call. A part that fails leaves the parts
-// before it stored: nothing was acknowledged, and the book sent again finds
-// them unchanged.
+// the line holds more cards than the compares found, scans of the uids it
+// holds, a page at a time, to find those the snapshot leaves out; then, if
+// it leaves some out (or the line discarded changes of cards it does not
+// name), a prune of those: its removals, with the mass-deletion guard,
+// before any card is stored; then its cards as deltas, but for those the
+// line holds (a re-sync of an unchanged book is the compares alone: no card
+// is sealed, sent or read again). A delta goes as smaller deltas. Each part
+// is atomic, and the parts together store what the one call would have: a
+// card's write depends on that card alone, and what the snapshot leaves out
+// is known from its uids. Another line's change may land between two parts,
+// as it could land just before or after the one call; a card the line takes
+// from another line after the scans is not one its snapshot left out. A
+// part that fails leaves the parts before it stored: nothing was
+// acknowledged, and the book sent again finds them unchanged.
 
 #include "store/account_store.hpp"
 
@@ -24,7 +27,9 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <set>
 #include <string>
+#include <unordered_set>
 
 namespace simsync::store {
 
@@ -35,6 +40,10 @@ inline constexpr std::size_t upload_part_cards = 2000;
 /// The cards of one compare: about 1.5 µs each in Redis, so a compare holds
 /// it for about 8 ms.
 inline constexpr std::size_t compare_part_cards = 5000;
+
+/// The uids a scan of what the line holds answers, about (HSCAN's COUNT):
+/// about 0.5 µs each in Redis.
+inline constexpr std::size_t scan_page_uids = 5000;
 
 /// A snapshot of more cards than this goes in parts even when they fit one
 /// delta: a phone sends its whole book again whenever it is unsure what the
@@ -48,11 +57,12 @@ struct part_sizes {
   std::size_t delta_cards = upload_part_cards;
   std::size_t compare_cards = compare_part_cards;
   std::size_t compare_above = snapshot_compare_above;
+  std::size_t scan_uids = scan_page_uids;
 };
 
 /// One upload's parts, handed out in order as they may go, and the sum of
-/// their answers. A compare or a prune goes alone, since what it answers
-/// decides the parts after it, and so does the first part, which may be
+/// their answers. A compare, a scan or a prune goes alone, since what it
+/// answers decides the parts after it, and so does the first part, which may be
 /// refused for replication lag before anything else is asked; the deltas
 /// after it go up to `ahead` at a time, so that the store works on one while
 /// the gateway seals the next.
@@ -72,22 +82,34 @@ public:
   const std::deque<upload_request>& waiting() const { return waiting_; }
 
 private:
-  /// The compares' answers are all in: the prune told how many of the
-  /// snapshot's uids the base held, or left out when it would remove
-  /// nothing and settle nothing; the deltas without the cards the line holds.
+  /// The compares' answers are all in: the deltas without the cards the
+  /// line holds; the scans, if the line holds cards the snapshot leaves out.
   void compared();
+  /// A scan of the uids the line holds, from `cursor`, to go next.
+  void scan_from(std::string cursor);
+  /// The scans' answers are all in (or none was needed): the prune of what
+  /// the snapshot leaves out, if it leaves anything out or settles anything.
+  void prune_what_is_left_out();
 
   std::deque<upload_request> waiting_;
   std::deque<upload_mode> asked_; ///< asked for and not answered, oldest first
   std::size_t answers_ = 0;
   bool last_asked_delta_ = false;
   std::size_t compares_left_ = 0;
+  std::size_t scan_uids_ = 0;
   /// The compares' answers: their cards to send, in order; how many of the
-  /// snapshot's uids the base holds; its size; whether changes were discarded.
+  /// snapshot's uids the base holds; its size; the uids whose changes the
+  /// line discarded.
   std::string cards_to_send_;
   std::uint64_t base_holds_ = 0;
   std::uint64_t base_size_ = 0;
-  bool discarded_ = false;
+  std::set<std::string> discarded_;
+  /// The snapshot's prune (no uids yet), until it is asked or not needed.
+  std::optional<upload_request> prune_;
+  /// The snapshot's uids, while the scans look for what it leaves out.
+  std::unordered_set<std::string> snapshot_uids_;
+  /// What the scans found the line holds and the snapshot leaves out.
+  std::set<std::string> left_out_;
   upload_result sum_;
 };
 

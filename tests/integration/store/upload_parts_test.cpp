@@ -2,11 +2,14 @@
 // redis-server: the parts store what the one call would have, the guard
 // holds the snapshot before any card is stored, and what the line discarded
 // is settled as a whole snapshot settles it. Deltas of two cards and
-// compares of five here, so that small books take the parts' path.
+// compares of five here, so that small books take the parts' path (a hash
+// of up to 128 fields is scanned in one page, whatever the page's size).
 #include "store/upload_parts.hpp"
 #include "tests/integration/store/store_fixture.hpp"
 #include "tests/support/upload_in_parts.hpp"
 
+#include <map>
+#include <set>
 #include <tuple>
 
 using namespace simsync;
@@ -112,9 +115,10 @@ TEST_F(upload_parts, a_snapshot_in_parts_stores_what_the_one_call_stores) {
   std::size_t calls = 0;
   auto parts = in_parts(other_person, other_line2, book, 0, &calls);
 
-  EXPECT_EQ(calls, 2u + 1u + 2u)
-      << "two compares; a prune (u0-u2 are left out); then of 8 cards in parts of 2 "
-         "those line 2 does not hold as they are: u4 (without u3), u10 and u11";
+  EXPECT_EQ(calls, 2u + 1u + 1u + 2u)
+      << "two compares; a scan and a prune (u0-u2 and u5 are left out); then of 8 "
+         "cards in parts of 2 those line 2 does not hold as they are: u4 (without u3), "
+         "u10 and u11";
   EXPECT_EQ(parts.added, one.added);
   EXPECT_EQ(parts.changed, one.changed);
   EXPECT_EQ(parts.removed, one.removed);
@@ -143,7 +147,7 @@ TEST_F(upload_parts, the_guard_holds_a_snapshot_in_parts_before_any_card_is_stor
   EXPECT_TRUE(held.held_for_confirmation());
   EXPECT_EQ(held.would_remove, 20u);
   EXPECT_EQ(held.book_size, 20u);
-  EXPECT_EQ(calls, 2u + 1u) << "two compares, then the prune holds it";
+  EXPECT_EQ(calls, 2u + 1u + 1u) << "two compares, a scan, then the prune holds it";
   EXPECT_EQ(shared_records(a.client, person), before) << "nothing stored";
 
   auto confirmed = in_parts(person, line1, numbered_cards(100, 110), 20);
@@ -206,8 +210,8 @@ TEST_F(upload_parts, a_resync_sends_only_the_cards_the_line_does_not_hold_as_the
   book.push_back(make_card("u10", "new"));
   calls = 0;
   auto edited = in_parts(person, line1, book, 0, &calls);
-  EXPECT_EQ(calls, 2u + 1u + 3u)
-      << "two compares, a prune (u9 is left out), then the parts of u3, u7 and u10";
+  EXPECT_EQ(calls, 2u + 1u + 1u + 3u) << "two compares, a scan and a prune (u9 is left "
+                                         "out), then the parts of u3, u7 and u10";
   EXPECT_EQ(edited.changed, 2u);
   EXPECT_EQ(edited.added, 1u);
   EXPECT_EQ(edited.removed, 1u);
@@ -240,8 +244,11 @@ TEST_F(upload_parts, a_resync_sends_again_a_card_the_line_discarded_a_removal_of
   auto again = in_parts(
       person, line1, {make_card("k1", "a"), make_card("k2", "b"), make_card("k3", "c")},
       0, &calls);
-  EXPECT_EQ(calls, 3u) << "a compare, a prune (k1's discarded removal is settled), then "
-                          "the part of k1";
+  EXPECT_EQ(calls, 2u) << "a compare, then the part of k1, which settles its discarded "
+                          "removal: no prune";
+  EXPECT_EQ(
+      a.admin.call({"EXISTS", store::keys::reassert(person, line1)})->view().integer(),
+      0);
   EXPECT_EQ(again.added, 1u);
   EXPECT_EQ(again.unchanged, 2u);
   EXPECT_EQ(live_cards(person, line1).count("k1"), 1u);
@@ -311,15 +318,19 @@ TEST_F(upload_parts,
   EXPECT_NE(live_cards(person, line1, backup)["u17"].find("changed"), std::string::npos);
 }
 
-TEST_F(upload_parts, a_compare_or_prune_with_another_lines_proof_is_refused) {
+TEST_F(upload_parts, a_compare_scan_or_prune_with_another_lines_proof_is_refused) {
   whole(person, line1, numbered_cards(0, 5));
   take_pending(person, line2);
-  for (auto mode : {store::upload_mode::compare, store::upload_mode::prune})
+  for (auto mode :
+       {store::upload_mode::compare, store::upload_mode::scan, store::upload_mode::prune})
     for (std::string proof :
          {proof_of(line1), std::string("x"), std::string(store::operator_proof)}) {
       auto part = request(person, line2, {});
       part.mode = mode;
       part.cards = {make_card("u0", "a")};
+      part.uids = {"u0"};
+      part.scan_cursor = "0";
+      part.scan_count = 10;
       part.token_hash = proof;
       auto r = a.store.upload(part);
       ASSERT_FALSE(r) << "proof '" << proof << "'";
@@ -344,9 +355,112 @@ TEST_F(upload_parts, a_compare_answers_what_the_line_holds_and_stores_nothing) {
   EXPECT_EQ(r->added + r->changed + r->removed, 0u);
   EXPECT_EQ(r->base_holds, 2u) << "u2 and u1";
   EXPECT_EQ(r->base_size, 4u);
-  EXPECT_FALSE(r->discarded);
+  EXPECT_TRUE(r->discarded.empty());
   EXPECT_EQ(std::to_string(r->version), before->view().str());
   EXPECT_EQ(shared_records(a.client, person), records);
   EXPECT_EQ(a.admin.call({"HGET", store::keys::account(person), "version"})->view().str(),
             before->view().str());
+}
+
+TEST_F(upload_parts, a_scan_answers_the_uids_the_line_holds_a_page_at_a_time) {
+  whole(person, line1, numbered_cards(0, 300)); // more than one page's hash
+  auto records = shared_records(a.client, person);
+  auto version = a.admin.call({"HGET", store::keys::account(person), "version"});
+  ASSERT_TRUE(version);
+  std::set<std::string> seen;
+  std::size_t pages = 0;
+  std::string cursor = "0";
+  do {
+    auto scan = request(person, line1, {});
+    scan.mode = store::upload_mode::scan;
+    scan.scan_cursor = cursor;
+    scan.scan_count = 50;
+    auto r = a.store.upload(scan);
+    ASSERT_TRUE(r) << describe(r.error());
+    ++pages;
+    EXPECT_LT(r->base_uids.size(), 150u) << "about a page";
+    EXPECT_EQ(std::to_string(r->version), version->view().str());
+    seen.insert(r->base_uids.begin(), r->base_uids.end());
+    cursor = r->scan_cursor;
+  } while (cursor != "0" && pages < 100);
+  EXPECT_GT(pages, 2u);
+  EXPECT_EQ(seen.size(), 300u) << "every uid the line holds";
+  EXPECT_EQ(seen.count("u299"), 1u);
+  EXPECT_TRUE(seen.count("u300") == 0);
+  EXPECT_EQ(shared_records(a.client, person), records) << "it stores nothing";
+  EXPECT_EQ(a.admin.call({"HGET", store::keys::account(person), "version"})->view().str(),
+            version->view().str());
+
+  // Line 2 holds nothing: one empty page.
+  auto scan = request(person, line2, {});
+  scan.mode = store::upload_mode::scan;
+  scan.scan_cursor = "0";
+  scan.scan_count = 50;
+  auto none = a.store.upload(scan);
+  ASSERT_TRUE(none) << describe(none.error());
+  EXPECT_TRUE(none->base_uids.empty());
+  EXPECT_EQ(none->scan_cursor, "0");
+}
+
+TEST_F(upload_parts, a_resync_leaving_cards_out_of_a_large_base_scans_it_in_pages) {
+  for (const auto& who : {person, other_person})
+    whole(who, who == person ? line1 : other_line1, numbered_cards(0, 300));
+  // The same book less u17, u150 and u299, as one call and in parts with
+  // scans of 40 uids.
+  auto book = numbered_cards(0, 300);
+  book.erase(book.begin() + 299);
+  book.erase(book.begin() + 150);
+  book.erase(book.begin() + 17);
+  auto one = whole(person, line1, book);
+  std::map<store::upload_mode, std::size_t> calls;
+  store::upload_plan plan(request(other_person, other_line1, book), {100, 100, 100, 40});
+  while (auto part = plan.next(1)) {
+    ++calls[part->mode];
+    if (part->mode == store::upload_mode::prune) {
+      EXPECT_EQ(part->uids, (std::vector<std::string>{"u150", "u17", "u299"}))
+          << "it names only what the snapshot leaves out";
+    }
+    auto r = a.store.upload(*part);
+    ASSERT_TRUE(r) << describe(r.error());
+    plan.answered(*r);
+  }
+  EXPECT_EQ(calls[store::upload_mode::compare], 3u);
+  EXPECT_GT(calls[store::upload_mode::scan], 2u) << "a page at a time";
+  EXPECT_EQ(calls[store::upload_mode::prune], 1u);
+  EXPECT_EQ(calls[store::upload_mode::delta], 0u) << "every card it sends is held";
+  EXPECT_EQ(plan.sum().removed, 3u);
+  EXPECT_EQ(plan.sum().removed, one.removed);
+  EXPECT_EQ(plan.sum().unchanged, one.unchanged);
+  EXPECT_EQ(live_cards(other_person, other_line1).size(), 297u);
+  EXPECT_EQ(live_cards(other_person, other_line1).count("u150"), 0u);
+  EXPECT_EQ(pending_kinds(other_person, other_line2), pending_kinds(person, line2));
+}
+
+TEST_F(upload_parts,
+       a_resync_settles_a_discarded_card_it_leaves_out_without_removing_it) {
+  in_parts(person, line1, numbered_cards(0, 4));
+  take_pending(person, line2);
+  auto addition = request(person, line2, {make_card("k5", "line 2's")});
+  addition.mode = store::upload_mode::delta;
+  ASSERT_TRUE(a.store.upload(addition));
+  auto f = a.store.fetch_pending(person, line1, proof_of(line1));
+  ASSERT_TRUE(f);
+  ASSERT_TRUE(a.store.ack_pending(person, line1, proof_of(line1), f->cursor,
+                                  store::decision::discard));
+  auto reassert = store::keys::reassert(person, line1);
+  ASSERT_EQ(a.admin.call({"SISMEMBER", reassert, "k5"})->view().integer(), 1);
+
+  // Line 1 never took k5 and leaves it out: a prune names it, which settles
+  // it and removes nothing (line 1 never held it).
+  std::size_t calls = 0;
+  auto again = in_parts(person, line1, numbered_cards(0, 4), 0, &calls);
+  EXPECT_EQ(calls, 2u) << "the compare, then the prune of k5";
+  EXPECT_EQ(again.removed, 0u);
+  EXPECT_TRUE(again.conflicts.empty()) << "k5 is no removal of line 1's to refuse";
+  EXPECT_EQ(again.unchanged, 4u);
+  EXPECT_EQ(a.admin.call({"EXISTS", reassert})->view().integer(), 0);
+  EXPECT_EQ(live_cards(person, line2).count("k5"), 1u);
+  calls = 0;
+  in_parts(person, line1, numbered_cards(0, 4), 0, &calls);
+  EXPECT_EQ(calls, 1u) << "nothing left to settle: the compare alone";
 }

@@ -401,7 +401,8 @@ std::vector<store::upload_request> samples(tag<store::upload_request>, const act
   x.guard = {3, 50};
   x.confirm_removals = 4;
   x.later_part = true;
-  x.base_holds = 5;
+  x.scan_cursor = "1234";
+  x.scan_count = 5;
   return {x};
 }
 
@@ -418,7 +419,9 @@ std::vector<store::upload_result> samples(tag<store::upload_result>, const actor
   x.cards_to_send = "0110";
   x.base_holds = 8;
   x.base_size = 9;
-  x.discarded = true;
+  x.discarded = {"uid-3", "uid-6"};
+  x.base_uids = {"uid-4", "uid-5"};
+  x.scan_cursor = "77";
   return {x};
 }
 
