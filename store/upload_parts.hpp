@@ -52,7 +52,8 @@ inline constexpr std::size_t scan_page_uids = 5000;
 /// as it is: one call.
 inline constexpr std::size_t snapshot_compare_above = 100;
 
-/// How big each kind of part may be (0: no bound on that kind).
+/// How big each kind of part may be (0: no bound on that kind; a scan of
+/// 0 uids is one of scan_page_uids).
 struct part_sizes {
   std::size_t delta_cards = upload_part_cards;
   std::size_t compare_cards = compare_part_cards;
