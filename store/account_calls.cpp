@@ -158,17 +158,24 @@ caf::expected<upload_result> upload_call::read(reply_view v) const {
   const auto is_text = [&](std::size_t i) {
     return !v[i].is_integer() && !v[i].is_array() && !v[i].is_nil() && !v[i].is_error();
   };
+  // The reply's items from `from` on, each a string (a scan's or a
+  // compare's uids); false if one is not.
+  const auto texts_from = [&](std::size_t from, std::vector<std::string>& out) {
+    for (std::size_t i = from; i < v.size(); ++i) {
+      if (!is_text(i))
+        return false;
+      out.emplace_back(v[i].str());
+    }
+    return true;
+  };
   if (mode_ == upload_mode::scan) {
     // The next cursor, then the page's uids.
     if (v.size() < 8 || !is_text(7) || v[7].str().empty() ||
         v[7].str().find_first_not_of("0123456789") != std::string_view::npos)
       return corrupt("a scan answered an unexpected reply");
     out.scan_cursor = std::string(v[7].str());
-    for (std::size_t i = 8; i < v.size(); ++i) {
-      if (!is_text(i))
-        return corrupt("a scan answered an unexpected reply");
-      out.base_uids.emplace_back(v[i].str());
-    }
+    if (!texts_from(8, out.base_uids))
+      return corrupt("a scan answered an unexpected reply");
     return out;
   }
   if (mode_ == upload_mode::compare) {
@@ -184,11 +191,8 @@ caf::expected<upload_result> upload_call::read(reply_view v) const {
       return corrupt("a compare answered cards to send that do not fit its cards");
     out.base_holds = static_cast<std::uint64_t>(v[8].integer());
     out.base_size = static_cast<std::uint64_t>(v[9].integer());
-    for (std::size_t i = 11; i < v.size(); ++i) {
-      if (!is_text(i))
-        return corrupt("a compare answered an unexpected reply");
-      out.discarded.emplace_back(v[i].str());
-    }
+    if (!texts_from(11, out.discarded))
+      return corrupt("a compare answered an unexpected reply");
     return out;
   }
   // Then the conflicts, as uid, reason pairs.

@@ -45,6 +45,11 @@ local leaves_out = mode == 'snapshot' or mode == 'prune'
 local refusal = access_refused(id, line, token_hash)
 if refusal then return refusal end
 
+-- The account's version as stored, for the parts that store nothing.
+local function stored_version()
+  return tonumber(redis.call('HGET', account_key(id), 'version') or '0')
+end
+
 -- The hash a compare names for its uid ARGV[i].
 local HASH_DIGITS = 32
 local function compared_hash(i)
@@ -63,7 +68,7 @@ end
 -- stores nothing: a 50,000-card book is compared in calls of a few thousand
 -- cards, so that none holds Redis long.
 local function compare_with_base()
-  local version = tonumber(redis.call('HGET', account_key(id), 'version') or '0')
+  local version = stored_version()
   local count = #ARGV - FIRST + 1
   local key, reassert, listed = nil, {}, {}
   if scope == 'private' then
@@ -73,7 +78,6 @@ local function compare_with_base()
     listed = redis.call('SMEMBERS', reassert_key(id, line))
     for _, uid in ipairs(listed) do reassert[uid] = true end
   end
-  local discarded = #listed > 0 and 1 or 0
   local function answer(reply)
     reply[#reply + 1] = #listed
     for _, uid in ipairs(listed) do reply[#reply + 1] = uid end
@@ -86,7 +90,7 @@ local function compare_with_base()
   local hashes = scope ~= 'private'
   for i = FIRST, #ARGV, CHUNK do
     local held = redis.call('HMGET', key, unpack(ARGV, i, math.min(i + CHUNK - 1, #ARGV)))
-    local whole = hashes and discarded == 0
+    local whole = hashes and #listed == 0
     for k = 1, #held do
       if held[k] then found = found + 1 else whole = false end
     end
@@ -122,7 +126,7 @@ if mode == 'compare' then return compare_with_base() end
 -- uid may come twice; one the base held throughout comes at least once.
 -- It stores nothing.
 local function scan_base()
-  local version = tonumber(redis.call('HGET', account_key(id), 'version') or '0')
+  local version = stored_version()
   local key = scope == 'private' and private_backup_key(id, line) or base_key(id, line)
   local page = redis.call('HSCAN', key, ARGV[14], 'COUNT', ARGV[15])
   local reply, fields = {version, 0, 0, 0, 0, 0, 0, page[1]}, page[2]
