@@ -46,7 +46,7 @@ result run_bulk(context& ctx) {
   clock::time_point last_seen{};
   histogram put_hist;
 
-  auto cpu_before = cpu_usage::sample(ctx.dep);
+  auto usage_before = process_usage::sample(ctx.dep);
   auto start = clock::now();
   for (std::size_t i = 0; i < persons.size(); ++i) {
     auto& p = persons[i];
@@ -98,9 +98,8 @@ result run_bulk(context& ctx) {
           std::to_string(mailboxes) + " sibling mailboxes complete");
   }
   ctx.http.run_until_idle(clock::now() + std::chrono::seconds{30});
-  auto cpu = cpu_usage::sample(ctx.dep).per_change(cpu_before, persons.size() * o.cards);
-  if (!cpu.is_null())
-    r["cpu_ms_per_change"] = cpu;
+  process_usage::sample(ctx.dep).put_per_change(r, usage_before,
+                                                persons.size() * o.cards);
   ctx.watch.clear();
   auto seconds = std::chrono::duration<double>(last_seen - start).count();
   auto changes = static_cast<double>(persons.size() * o.cards);

@@ -125,50 +125,64 @@ void put_latency(nlohmann::json& out, const histogram& h, const std::string& pre
 
 namespace {
 
-/// utime + stime of /proc/<pid>/stat in seconds; 0 if unknown.
-double cpu_seconds(const std::string& pid) {
+/// CPU time (utime + stime) and minor page faults of /proc/<pid>/stat; 0 if
+/// unknown.
+process_usage::counters counters_of(const std::string& pid) {
   std::ifstream in("/proc/" + pid + "/stat");
   std::string text((std::istreambuf_iterator<char>(in)),
                    std::istreambuf_iterator<char>());
   auto paren = text.rfind(')'); // the command name may hold spaces
   if (paren == std::string::npos)
-    return 0;
+    return {};
   std::istringstream fields(text.substr(paren + 2));
   std::string f;
-  unsigned long long utime = 0, stime = 0;
-  // Fields after the name start at 3 (state); utime is 14, stime 15.
+  unsigned long long minflt = 0, utime = 0, stime = 0;
+  // Fields after the name start at 3 (state); minflt is 10, utime 14, stime 15.
   for (int i = 3; i <= 15 && fields >> f; ++i) {
+    if (i == 10)
+      minflt = std::stoull(f);
     if (i == 14)
       utime = std::stoull(f);
     if (i == 15)
       stime = std::stoull(f);
   }
-  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  return {static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK)),
+          static_cast<double>(minflt)};
+}
+
+void add(process_usage::counters& sum, const process_usage::counters& more) {
+  sum.cpu_seconds += more.cpu_seconds;
+  sum.page_faults += more.page_faults;
 }
 
 } // namespace
 
-cpu_usage cpu_usage::sample(const deployment& d) {
-  cpu_usage u;
+process_usage process_usage::sample(const deployment& d) {
+  process_usage u;
   for (const auto& c : d.carriers) {
     for (int pid : c.carrierd_pids)
-      u.carrierd += cpu_seconds(std::to_string(pid));
+      add(u.carrierd, counters_of(std::to_string(pid)));
     for (int pid : c.redis_pids)
-      u.redis += cpu_seconds(std::to_string(pid));
+      add(u.redis, counters_of(std::to_string(pid)));
   }
-  u.loadtest = cpu_seconds("self");
+  u.loadtest = counters_of("self");
   return u;
 }
 
-nlohmann::json cpu_usage::per_change(const cpu_usage& before, std::size_t changes) const {
-  if (changes == 0 || (carrierd == 0 && redis == 0))
-    return nullptr;
-  auto ms = [&](double now, double then) {
-    return (now - then) * 1000.0 / static_cast<double>(changes);
+void process_usage::put_per_change(nlohmann::json& out, const process_usage& before,
+                                   std::size_t changes) const {
+  if (changes == 0 || (carrierd.cpu_seconds == 0 && redis.cpu_seconds == 0))
+    return;
+  auto per_change = [&](double counters::*figure, double scale) {
+    auto since = [&](const counters& now, const counters& then) {
+      return (now.*figure - then.*figure) * scale / static_cast<double>(changes);
+    };
+    return nlohmann::json{{"carrierd", since(carrierd, before.carrierd)},
+                          {"redis-server", since(redis, before.redis)},
+                          {"loadtest", since(loadtest, before.loadtest)}};
   };
-  return {{"carrierd", ms(carrierd, before.carrierd)},
-          {"redis-server", ms(redis, before.redis)},
-          {"loadtest", ms(loadtest, before.loadtest)}};
+  out["cpu_ms_per_change"] = per_change(&counters::cpu_seconds, 1000.0);
+  out["page_faults_per_change"] = per_change(&counters::page_faults, 1.0);
 }
 
 std::uint64_t resident_kib(int pid) {

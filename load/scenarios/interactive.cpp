@@ -79,7 +79,7 @@ result run_interactive(context& ctx) {
     histogram visible, http_hist, issue_lag;
     std::size_t issued = 0, ok = 0, shed = 0, errors = 0, seen = 0;
     std::uint64_t rss_max = 0;
-    auto cpu_before = cpu_usage::sample(ctx.dep);
+    auto usage_before = process_usage::sample(ctx.dep);
     clock::time_point last_visible{};
     ticker tick;
 
@@ -197,9 +197,7 @@ result run_interactive(context& ctx) {
     nlohmann::json lag;
     put_latency(lag, issue_lag);
     s["issue_lag"] = lag;
-    auto cpu = cpu_usage::sample(ctx.dep).per_change(cpu_before, seen);
-    if (!cpu.is_null())
-      s["cpu_ms_per_change"] = cpu;
+    process_usage::sample(ctx.dep).put_per_change(s, usage_before, seen);
     if (rss_max)
       s["carrierd_max_rss_mib"] = static_cast<double>(rss_max) / 1024.0;
     steps.push_back(s);

@@ -25,9 +25,12 @@ std::string describe(deployment& d, bool with_redis) {
   nlohmann::json out{{"carriers", nlohmann::json::array()}};
   for (const auto& c : carriers) {
     // The fixture's files: <dir>/<carrier>.admin.key, <dir>/<carrier>-n1/sms.ndjson.
-    nlohmann::json node{
-        {"id", "n0"}, {"up", true}, {"sms_file", d.dir() + "/" + c + "-n1/sms.ndjson"}};
+    nlohmann::json node{{"id", "n0"},
+                        {"up", true},
+                        {"pid", d.pid(c)},
+                        {"sms_file", d.dir() + "/" + c + "-n1/sms.ndjson"}};
     if (with_redis) {
+      node["redis_pid"] = d.redis(c).pid();
       // The operator's login, as tools/cluster gives it: a user and its
       // password's file (here the test server's admin).
       const auto& admin = d.redis(c).admin_endpoint();
@@ -109,6 +112,14 @@ TEST(loadtest, every_scenario_verifies_what_it_measured) {
   EXPECT_EQ(bulk.value("changes", 0), 12 * 40);
   EXPECT_GT(bulk.value("changes_per_s", 0.0), 0.0);
   EXPECT_EQ(bulk.value("detection", ""), "redis keyspace notifications");
+  // What the deployment's processes spent on it, read from /proc by pid: new
+  // carrierd processes take CPU and touch new memory for 480 changes.
+  for (const auto* figure : {"cpu_ms_per_change", "page_faults_per_change"}) {
+    ASSERT_TRUE(bulk.contains(figure)) << bulk.dump(2);
+    for (const auto* process : {"carrierd", "redis-server", "loadtest"})
+      EXPECT_GE(bulk[figure].value(process, -1.0), 0.0) << figure << " " << process;
+    EXPECT_GT(bulk[figure].value("carrierd", 0.0), 0.0) << figure;
+  }
 
   const auto& interactive = find(results, "interactive");
   ASSERT_EQ(interactive["steps"].size(), 2u) << interactive.dump();
