@@ -91,16 +91,17 @@ void log_start(const simsync::config::node_config& cfg,
 }
 
 /// Keeps the memory the node frees for its next requests instead of handing
-/// it back to the kernel. glibc's malloc gives a freed block of 128 KiB or
-/// more back at once (munmap), and the free top of a heap past 128 KiB
-/// (trim); a page taken back from the kernel is zeroed and mapped again on
-/// its first touch, at about 10 µs a page on a virtual machine (measured on
-/// the 2-core machine of docs/performance.md) against 0.05 µs to write a
-/// page already held. A book or a window of batches takes megabytes at once,
-/// so a node paid that for most of what it allocated, each time. Blocks up
-/// to 32 MiB (the most glibc allows) now come from the heaps, whose free
-/// pages stay until 256 MiB lie free at a heap's top: the resident memory
-/// stays near its peak (docs/operations.md, "Memory").
+/// it back to the kernel. glibc's malloc unmaps a freed block of 128 KiB or
+/// more at once, and trims a heap's free top past 128 KiB, until it has
+/// seen blocks that large freed (its thresholds then rise with them); a
+/// page taken back from the kernel is zeroed and mapped again at its next
+/// touch, about 10 µs a page on the virtual machine of docs/performance.md
+/// against 0.05 µs to write a page still held. A book or a window of
+/// batches takes megabytes at once, so a node paid that again for buffers
+/// it had held a moment before. Blocks up to 32 MiB (the most glibc allows)
+/// now come from the heaps, which keep their free pages until 256 MiB lie
+/// free at a heap's top: the resident memory stays near its peak
+/// (docs/operations.md, "Memory").
 void keep_freed_memory() {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
