@@ -42,7 +42,7 @@ std::string joined(const std::vector<std::string>& items) {
 /// read back from the server: a Redis without the append-only file fsynced
 /// on every write can lose what the node acknowledged.
 void log_start(const simsync::config::node_config& cfg,
-               const simsync::store::redis_endpoint& redis_at) {
+               const simsync::store::redis_endpoint& redis_at, bool keeps_freed_memory) {
   std::vector<std::string> shards;
   for (int s : cfg.owned_shards())
     shards.push_back(std::to_string(s));
@@ -80,7 +80,9 @@ void log_start(const simsync::config::node_config& cfg,
        {"redis_appendfsync", fsync},
        {"max_in_flight", cfg.max_in_flight},
        {"max_replication_lag_ms", cfg.max_replication_lag.count()},
-       {"metrics", cfg.metrics}});
+       {"metrics", cfg.metrics},
+       {"keeps_freed_memory",
+        keeps_freed_memory ? "yes" : "no: glibc refused a setting"}});
   if (durability && !durability->keeps_every_write())
     simsync::logging::warn(
         "redis_not_durable",
@@ -101,16 +103,19 @@ void log_start(const simsync::config::node_config& cfg,
 /// it had held a moment before. Blocks up to 32 MiB (the most glibc allows)
 /// now come from the heaps, which keep their free pages until 256 MiB lie
 /// free at a heap's top: the resident memory stays near its peak
-/// (docs/operations.md, "Memory").
-void keep_freed_memory() {
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+/// (docs/operations.md, "Memory"). False if glibc refused either setting
+/// (a value beyond its limits): the node then keeps glibc's own threshold
+/// for what it refused, and its start line says so.
+bool keep_freed_memory() {
+  bool mapped = mallopt(M_MMAP_THRESHOLD, 32 << 20) == 1;
+  bool trimmed = mallopt(M_TRIM_THRESHOLD, 256 << 20) == 1;
+  return mapped && trimmed;
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
-  keep_freed_memory();
+  bool keeps_freed_memory = keep_freed_memory();
   auto loaded = simsync::config::load_node_config(argc, argv);
   if (loaded.help) {
     std::cout << loaded.help_text;
@@ -183,7 +188,7 @@ int main(int argc, char** argv) {
         self->set_down_handler([](const caf::down_msg&) { kill(getpid(), SIGUSR1); });
         return {[](caf::ok_atom) {}};
       });
-  log_start(cfg, node->redis_at);
+  log_start(cfg, node->redis_at, keeps_freed_memory);
   simsync::systemd_notify systemd{sys, node->supervisor};
   systemd.ready();
   siginfo_t signal{};
