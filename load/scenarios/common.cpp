@@ -2,8 +2,11 @@
 #include "load/progress.hpp"
 #include "load/scenarios/scenario.hpp"
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <unistd.h>
 
 namespace simsync::load {
@@ -125,8 +128,28 @@ void put_latency(nlohmann::json& out, const histogram& h, const std::string& pre
 
 namespace {
 
-/// CPU time (utime + stime) and minor page faults of /proc/<pid>/stat; 0 if
-/// unknown.
+/// The voluntary context switches of every thread of /proc/<pid> (each
+/// thread's own "voluntary_ctxt_switches" in task/<tid>/status: the
+/// process's status counts its first thread's alone); 0 if unknown.
+double wakes_of(const std::string& pid) {
+  std::error_code failed;
+  std::filesystem::directory_iterator tasks("/proc/" + pid + "/task", failed);
+  double sum = 0;
+  constexpr std::string_view field = "voluntary_ctxt_switches:";
+  for (; !failed && tasks != std::filesystem::directory_iterator{};
+       tasks.increment(failed)) {
+    std::ifstream status(tasks->path() / "status");
+    for (std::string line; std::getline(status, line);)
+      if (line.compare(0, field.size(), field) == 0) {
+        sum += std::strtod(line.c_str() + field.size(), nullptr);
+        break;
+      }
+  }
+  return sum;
+}
+
+/// CPU time (utime + stime) and minor page faults of /proc/<pid>/stat, and
+/// its threads' wake-ups; 0 if unknown.
 process_usage::counters counters_of(const std::string& pid) {
   std::ifstream in("/proc/" + pid + "/stat");
   std::string text((std::istreambuf_iterator<char>(in)),
@@ -147,12 +170,13 @@ process_usage::counters counters_of(const std::string& pid) {
       stime = std::stoull(f);
   }
   return {static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK)),
-          static_cast<double>(minflt)};
+          static_cast<double>(minflt), wakes_of(pid)};
 }
 
 void add(process_usage::counters& sum, const process_usage::counters& more) {
   sum.cpu_seconds += more.cpu_seconds;
   sum.page_faults += more.page_faults;
+  sum.wakes += more.wakes;
 }
 
 } // namespace
@@ -183,6 +207,7 @@ void process_usage::put_per_change(nlohmann::json& out, const process_usage& bef
   };
   out["cpu_ms_per_change"] = per_change(&counters::cpu_seconds, 1000.0);
   out["page_faults_per_change"] = per_change(&counters::page_faults, 1.0);
+  out["thread_wakes_per_change"] = per_change(&counters::wakes, 1.0);
 }
 
 std::uint64_t resident_kib(int pid) {

@@ -93,22 +93,28 @@ void put_latency(nlohmann::json& out, const histogram& h, const std::string& pre
 /// Resident memory (VmRSS) of a process in KiB; 0 if unknown.
 std::uint64_t resident_kib(int pid);
 
-/// CPU time (user + system) and page faults of the deployment's local
-/// processes and of this tool, to say which process a change costs most
-/// (when pids are known). Page faults (minor: a page touched for the first
-/// time since the kernel gave it) are counted apart because each costs
-/// about 10 µs on the machines of docs/performance.md, a share of the CPU
-/// time that it does not name.
+/// CPU time (user + system), page faults and thread wake-ups of the
+/// deployment's local processes and of this tool, to say which process a
+/// change costs most (when pids are known). Page faults (minor: a page
+/// touched for the first time since the kernel gave it) and wake-ups (a
+/// thread that slept until a message, a reply or a timer came: its
+/// voluntary context switches) are counted apart because each costs about
+/// 10 µs on the machines of docs/performance.md, a share of the CPU time
+/// that it does not name, and their counts do not move with the machine's
+/// speed. Wake-ups are those of the threads alive when sampled: a thread
+/// that ended in between (a large book's helpers) is not counted.
 struct process_usage {
   struct counters {
     double cpu_seconds = 0;
     double page_faults = 0;
+    double wakes = 0;
   };
   counters carrierd, redis, loadtest;
   static process_usage sample(const deployment& d);
-  /// Sets "cpu_ms_per_change" and "page_faults_per_change" of `out`, each
+  /// Sets "cpu_ms_per_change", "page_faults_per_change" and
+  /// "thread_wakes_per_change" of `out`, each
   /// {"carrierd":..,"redis-server":..,"loadtest":..} per change since
-  /// `before`; sets neither when the deployment gave no pids.
+  /// `before`; sets none when the deployment gave no pids.
   void put_per_change(nlohmann::json& out, const process_usage& before,
                       std::size_t changes) const;
 };

@@ -113,8 +113,10 @@ TEST(loadtest, every_scenario_verifies_what_it_measured) {
   EXPECT_GT(bulk.value("changes_per_s", 0.0), 0.0);
   EXPECT_EQ(bulk.value("detection", ""), "redis keyspace notifications");
   // What the deployment's processes spent on it, read from /proc by pid: new
-  // carrierd processes take CPU and touch new memory for 480 changes.
-  for (const auto* figure : {"cpu_ms_per_change", "page_faults_per_change"}) {
+  // carrierd processes take CPU, touch new memory and wake their threads for
+  // 480 changes.
+  for (const auto* figure :
+       {"cpu_ms_per_change", "page_faults_per_change", "thread_wakes_per_change"}) {
     ASSERT_TRUE(bulk.contains(figure)) << bulk.dump(2);
     for (const auto* process : {"carrierd", "redis-server", "loadtest"})
       EXPECT_GE(bulk[figure].value(process, -1.0), 0.0) << figure << " " << process;
