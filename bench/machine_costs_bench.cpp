@@ -5,10 +5,13 @@
 // one, and below saturation an edit's CPU is mostly its threads' wake-ups
 // ("thread_wakes_per_change" of the load tool), so these say what one
 // costs in the hour a run is made.
-// Run: machine_costs_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+//
 // "process_cpu_us" is the CPU of the process (both threads, where there are
 // two) per iteration, or per page for the page benchmarks; the time columns
 // are per iteration, the calling thread's alone.
+//
+// Run: machine_costs_bench --benchmark_repetitions=3
+//        --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
 #include <sys/epoll.h>
@@ -53,7 +56,8 @@ void epoll_wait_none_ready(benchmark::State& state) {
   std::array<epoll_event, 8> events{};
   auto started = process_cpu_us();
   for (auto _ : state)
-    benchmark::DoNotOptimize(epoll_wait(ep, events.data(), static_cast<int>(events.size()), 0));
+    benchmark::DoNotOptimize(
+        epoll_wait(ep, events.data(), static_cast<int>(events.size()), 0));
   count_cpu(state, started);
   close(ep);
 }
@@ -77,8 +81,10 @@ void thread_wake_round_trip(benchmark::State& state) {
   char byte = 1;
   auto started = process_cpu_us();
   for (auto _ : state) {
-    if (write(to[1], &byte, 1) != 1 || read(back[0], &byte, 1) != 1)
+    if (write(to[1], &byte, 1) != 1 || read(back[0], &byte, 1) != 1) {
       state.SkipWithError("pipe broke");
+      break;
+    }
   }
   count_cpu(state, started);
   byte = 0;
