@@ -128,23 +128,27 @@ void put_latency(nlohmann::json& out, const histogram& h, const std::string& pre
 
 namespace {
 
+/// The number a /proc status file gives for `name` ("VmRSS", ...); 0 if the
+/// file or the field is not there.
+double status_number(const std::filesystem::path& status_file, std::string_view name) {
+  std::ifstream status(status_file);
+  for (std::string line; std::getline(status, line);)
+    if (line.size() > name.size() && line.compare(0, name.size(), name) == 0 &&
+        line[name.size()] == ':')
+      return std::strtod(line.c_str() + name.size() + 1, nullptr);
+  return 0;
+}
+
 /// The voluntary context switches of every thread of /proc/<pid> (each
-/// thread's own "voluntary_ctxt_switches" in task/<tid>/status: the
-/// process's status counts its first thread's alone); 0 if unknown.
+/// thread's own in task/<tid>/status: the process's status counts its first
+/// thread's alone); 0 if unknown.
 double wakes_of(const std::string& pid) {
   std::error_code failed;
   std::filesystem::directory_iterator tasks("/proc/" + pid + "/task", failed);
   double sum = 0;
-  constexpr std::string_view field = "voluntary_ctxt_switches:";
   for (; !failed && tasks != std::filesystem::directory_iterator{};
-       tasks.increment(failed)) {
-    std::ifstream status(tasks->path() / "status");
-    for (std::string line; std::getline(status, line);)
-      if (line.compare(0, field.size(), field) == 0) {
-        sum += std::strtod(line.c_str() + field.size(), nullptr);
-        break;
-      }
-  }
+       tasks.increment(failed))
+    sum += status_number(tasks->path() / "status", "voluntary_ctxt_switches");
   return sum;
 }
 
@@ -211,12 +215,8 @@ void process_usage::put_per_change(nlohmann::json& out, const process_usage& bef
 }
 
 std::uint64_t resident_kib(int pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmRSS:", 0) == 0)
-      return std::stoull(line.substr(6));
-  return 0;
+  return static_cast<std::uint64_t>(
+      status_number("/proc/" + std::to_string(pid) + "/status", "VmRSS"));
 }
 
 } // namespace simsync::load
