@@ -5,12 +5,17 @@
 #                                   Lua set fail() checks
 #   store/contract/replies.list  -> store/replies.hpp and the Lua <script>_reply
 #                                   functions, for replies that are counts
+#   store/contract/record.list   -> the Lua REC_ constants of a record's layout
+#                                   (core/record_layout.hpp is made from it in
+#                                   core/, by cmake/record_layout.cmake)
 #   store/lua/*.lua              -> store/script_list.hpp: enum script, one
 #                                   value per script (lib.lua is the library's
 #                                   head, not a script), in file-name order,
 #                                   the order of cmake/embed_lua.cmake's bodies
 # simsync_store_contract(OUT_DIR) writes OUT_DIR/store/{keys,failures,replies,
 # script_list}.hpp and OUT_DIR/store/contract.lua.
+
+include(${CMAKE_CURRENT_LIST_DIR}/record_layout.cmake)
 
 # Appends "// text" (C++) and "-- text" (Lua) lines for a "# text" comment.
 macro(contract_comment line)
@@ -191,6 +196,8 @@ function(simsync_store_contract out_dir)
   endforeach()
   string(APPEND cpp "} // namespace simsync::store::replies\n")
   contract_write(${out_dir}/store/replies.hpp "${cpp}")
+  record_layout_lua(record_lua)
+  string(APPEND lua "${record_lua}")
   contract_write(${out_dir}/store/contract.lua "${lua}")
 
   # The scripts: one enum value per store/lua/<name>.lua but lib.lua.

@@ -1,5 +1,7 @@
 #include "core/record.hpp"
 
+#include "core/record_layout.hpp"
+
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -9,16 +11,29 @@ namespace simsync::core {
 
 namespace {
 
-constexpr std::size_t hlc_width = 16;
-constexpr std::size_t hash_width = 32;
+using record_layout::flag_at;
+using record_layout::hash_at;
+using record_layout::origin_at;
+using record_layout::separator;
+constexpr std::size_t hlc_width = record_layout::hlc_digits;
+constexpr std::size_t hash_width = record_layout::hash_digits;
+static_assert(
+    hash_width == 2 * sizeof(content_hash::hi) + 2 * sizeof(content_hash::lo),
+    "store/contract/record.list: hash_digits must be content_hash::hex()'s length");
+
+/// The HLC zero padded to its fixed width.
+void append_hlc(std::string& out, std::uint64_t hlc) {
+  char text[hlc_width + 1];
+  std::snprintf(text, sizeof text, "%0*llu", static_cast<int>(hlc_width),
+                static_cast<unsigned long long>(hlc));
+  out.append(text, hlc_width);
+}
 
 void append_stamp(std::string& out, const stamp& st) {
-  char hlc[hlc_width + 1];
-  std::snprintf(hlc, sizeof hlc, "%016llu", static_cast<unsigned long long>(st.hlc));
-  out.append(hlc, hlc_width);
-  out += '|';
+  append_hlc(out, st.hlc);
+  out += separator;
   out += st.carrier;
-  out += '|';
+  out += separator;
   out += st.line;
 }
 
@@ -36,7 +51,7 @@ bool all_hex(std::string_view text) {
   return true;
 }
 
-/// HLC(16 digits) at the start of `text`, read; nullopt unless it is there.
+/// The HLC (hlc_width digits) at the start of `text`, read; nullopt unless it is there.
 std::optional<std::uint64_t> leading_hlc(std::string_view text) {
   if (text.size() < hlc_width || !all_digits(text.substr(0, hlc_width)))
     return std::nullopt;
@@ -48,11 +63,11 @@ std::optional<std::uint64_t> leading_hlc(std::string_view text) {
 /// Parses append_stamp's text.
 bool parse_stamp(std::string_view text, stamp& st) {
   auto hlc = leading_hlc(text);
-  if (!hlc || text.size() < hlc_width + 1 || text[hlc_width] != '|')
+  if (!hlc || text.size() < hlc_width + 1 || text[hlc_width] != separator)
     return false;
   st.hlc = *hlc;
   text = text.substr(hlc_width + 1);
-  auto bar = text.find('|');
+  auto bar = text.find(separator);
   if (bar == std::string_view::npos)
     return false;
   st.carrier.assign(text.substr(0, bar));
@@ -80,22 +95,21 @@ namespace {
 std::string record_head(std::uint64_t hlc, const content_hash& hash, bool deleted,
                         std::string_view carrier, std::string_view line,
                         std::size_t body_size) {
-  char head[hlc_width + 1];
-  std::snprintf(head, sizeof head, "%016llu", static_cast<unsigned long long>(hlc));
   std::string out;
-  // "HLC|HASH|L|carrier|line|": five bars and the flag around the parts, so
-  // that the record is made in one allocation (the body is appended after).
-  out.reserve(hlc_width + hash_width + 6 + carrier.size() + line.size() + body_size);
-  out.append(head, hlc_width);
-  out += '|';
+  // "HLC|HASH|L|carrier|line|": five separators and the flag around the
+  // parts, so that the record is made in one allocation (the body is
+  // appended after).
+  out.reserve(origin_at + carrier.size() + line.size() + 2 + body_size);
+  append_hlc(out, hlc);
+  out += separator;
   out += hash.hex();
-  out += '|';
-  out += deleted ? 'D' : 'L';
-  out += '|';
+  out += separator;
+  out += deleted ? record_layout::tombstone : record_layout::live;
+  out += separator;
   out += carrier;
-  out += '|';
+  out += separator;
   out += line;
-  out += '|';
+  out += separator;
   return out;
 }
 
@@ -121,48 +135,46 @@ std::string encode_live_record(std::uint64_t hlc, const content_hash& hash,
 }
 
 std::size_t record_body_at(std::string_view bytes) {
-  constexpr std::size_t flag_at = hlc_width + 1 + hash_width + 1;
   constexpr auto none = std::string_view::npos;
-  if (bytes.size() < flag_at + 2 || bytes[hlc_width] != '|' ||
-      bytes[hlc_width + 1 + hash_width] != '|' || bytes[flag_at + 1] != '|')
+  if (bytes.size() < origin_at || bytes[hlc_width] != separator ||
+      bytes[flag_at - 1] != separator || bytes[flag_at + 1] != separator)
     return none;
-  auto carrier_end = bytes.find('|', flag_at + 2);
+  auto carrier_end = bytes.find(separator, origin_at);
   if (carrier_end == none)
     return none;
-  auto line_end = bytes.find('|', carrier_end + 1);
+  auto line_end = bytes.find(separator, carrier_end + 1);
   return line_end == none ? none : line_end + 1;
 }
 
 std::string_view record_origin(std::string_view record) {
-  constexpr std::size_t origin_at = hlc_width + 1 + hash_width + 3;
   return record.substr(origin_at, record_body_at(record) - 1 - origin_at);
 }
 
 bool record_is_tombstone(std::string_view record) {
-  return record[hlc_width + 1 + hash_width + 1] == 'D';
+  return record[flag_at] == record_layout::tombstone;
 }
 
 std::optional<std::uint64_t> checked_record_hlc(std::string_view bytes) {
-  constexpr std::size_t flag_at = hlc_width + 1 + hash_width + 1;
-  if (bytes.size() < flag_at + 2 || bytes[hlc_width] != '|' ||
-      bytes[flag_at - 1] != '|' || bytes[flag_at + 1] != '|' ||
-      (bytes[flag_at] != 'L' && bytes[flag_at] != 'D') ||
-      !all_hex(bytes.substr(hlc_width + 1, hash_width)))
+  if (bytes.size() < origin_at || bytes[hlc_width] != separator ||
+      bytes[flag_at - 1] != separator || bytes[flag_at + 1] != separator ||
+      (bytes[flag_at] != record_layout::live &&
+       bytes[flag_at] != record_layout::tombstone) ||
+      !all_hex(bytes.substr(hash_at, hash_width)))
     return std::nullopt;
   auto hlc = leading_hlc(bytes);
-  auto carrier_end = bytes.find('|', flag_at + 2);
+  auto carrier_end = bytes.find(separator, origin_at);
   auto line_end = carrier_end == std::string_view::npos
                       ? std::string_view::npos
-                      : bytes.find('|', carrier_end + 1);
+                      : bytes.find(separator, carrier_end + 1);
   if (!hlc || line_end == std::string_view::npos)
     return std::nullopt;
   auto removed = bytes.substr(line_end + 1);
-  if (bytes[flag_at] == 'L' || removed.empty())
+  if (bytes[flag_at] == record_layout::live || removed.empty())
     return hlc;
-  auto bar = removed.find('|', hlc_width + 1);
-  if (!leading_hlc(removed) || removed.size() == hlc_width || removed[hlc_width] != '|' ||
-      bar == std::string_view::npos ||
-      removed.find('|', bar + 1) != std::string_view::npos)
+  auto bar = removed.find(separator, hlc_width + 1);
+  if (!leading_hlc(removed) || removed.size() == hlc_width ||
+      removed[hlc_width] != separator || bar == std::string_view::npos ||
+      removed.find(separator, bar + 1) != std::string_view::npos)
     return std::nullopt;
   return hlc;
 }
@@ -176,17 +188,16 @@ std::optional<stamped_card> decode_record(std::string_view bytes) {
 
 bool decode_record(std::string_view bytes, stamped_card& rec) {
   // The form first (checked_record_hlc), then its parts are read as it found them.
-  constexpr std::size_t flag_at = hlc_width + 1 + hash_width + 1;
   auto hlc = checked_record_hlc(bytes);
-  if (!hlc || !content_hash::from_hex(bytes.substr(hlc_width + 1, hash_width), &rec.hash))
+  if (!hlc || !content_hash::from_hex(bytes.substr(hash_at, hash_width), &rec.hash))
     return false;
   rec.st.hlc = *hlc;
-  rec.deleted = bytes[flag_at] == 'D';
-  auto rest = bytes.substr(flag_at + 2);
-  auto bar = rest.find('|');
+  rec.deleted = bytes[flag_at] == record_layout::tombstone;
+  auto rest = bytes.substr(origin_at);
+  auto bar = rest.find(separator);
   rec.st.carrier.assign(rest.substr(0, bar));
   rest = rest.substr(bar + 1);
-  bar = rest.find('|');
+  bar = rest.find(separator);
   rec.st.line.assign(rest.substr(0, bar));
   rest = rest.substr(bar + 1);
   if (!rec.deleted) {

@@ -37,17 +37,17 @@ end
 -- in hex equals it, so no token presented can.
 local OPERATOR_PROOF = 'operator'
 
--- Records: HLC(16)|HASH(32)|L or D|carrier|line|card, where a tombstone's
--- card is the stamp of the version it removes: HLC(16)|carrier|line.
-local TOMBSTONE_HASH = '00000000000000000000000000000000' -- 32 zeros
-local function rec_hlc(r) return string.sub(r, 1, 16) end
-local function rec_hash(r) return string.sub(r, 18, 49) end
-local function rec_deleted(r) return string.byte(r, 51) == 68 end -- 'D'
+-- Records: HLC|HASH|FLAG|carrier|line|card (store/contract/record.list, whose
+-- REC_ constants say where each part is), where a tombstone's card is the
+-- stamp of the version it removes: HLC|carrier|line.
+local function rec_hlc(r) return string.sub(r, 1, REC_HLC_DIGITS) end
+local function rec_hash(r) return string.sub(r, REC_HASH_AT, REC_HASH_END) end
+local function rec_deleted(r) return string.byte(r, REC_FLAG_AT) == REC_TOMBSTONE_BYTE end
 -- The record's origin (carrier, line) and where its card starts.
 local function rec_origin(r)
-  local bar = string.find(r, '|', 53, true)
-  local bar2 = string.find(r, '|', bar + 1, true)
-  return string.sub(r, 53, bar - 1), string.sub(r, bar + 1, bar2 - 1), bar2 + 1
+  local bar = string.find(r, REC_SEP, REC_ORIGIN_AT, true)
+  local bar2 = string.find(r, REC_SEP, bar + 1, true)
+  return string.sub(r, REC_ORIGIN_AT, bar - 1), string.sub(r, bar + 1, bar2 - 1), bar2 + 1
 end
 -- "carrier|line": where a record was written, as history notes it. The
 -- last one made is kept, and found again without making its strings anew
@@ -55,31 +55,34 @@ end
 -- from one line (a sibling's apply of a book made them for every card).
 local last_origin, last_origin_head
 local function rec_origin_text(r)
-  if last_origin and string.find(r, last_origin_head, 53, true) == 53 then
+  if last_origin and string.find(r, last_origin_head, REC_ORIGIN_AT, true) == REC_ORIGIN_AT then
     return last_origin
   end
   local carrier, line = rec_origin(r)
   last_origin = carrier .. '|' .. line
-  last_origin_head = last_origin .. '|'
+  last_origin_head = carrier .. REC_SEP .. line .. REC_SEP
   return last_origin
 end
 -- "HLC|carrier|line": the stamp of a record.
 local function rec_stamp(r)
   local carrier, line = rec_origin(r)
-  return rec_hlc(r) .. '|' .. carrier .. '|' .. line
+  return rec_hlc(r) .. REC_SEP .. carrier .. REC_SEP .. line
 end
 -- A record is stamp_head(hlc) .. hash .. record_tail(...) .. card: a call
 -- that writes many records of one line makes the head and tail once.
-local function stamp_head(hlc) return string.format('%016d|', hlc) end
+local STAMP_HEAD_FORMAT = REC_HLC_FORMAT .. REC_SEP
+local LIVE_FLAG = REC_SEP .. REC_LIVE .. REC_SEP
+local TOMBSTONE_FLAG = REC_SEP .. REC_TOMBSTONE .. REC_SEP
+local function stamp_head(hlc) return string.format(STAMP_HEAD_FORMAT, hlc) end
 local function record_tail(deleted, carrier, line)
-  return (deleted and '|D|' or '|L|') .. carrier .. '|' .. line .. '|'
+  return (deleted and TOMBSTONE_FLAG or LIVE_FLAG) .. carrier .. REC_SEP .. line .. REC_SEP
 end
 local function make_record(hlc, hash, deleted, carrier, line, card)
   return stamp_head(hlc) .. hash .. record_tail(deleted, carrier, line) .. card
 end
 -- A removal of `removed`, the version its author had seen.
 local function make_tombstone(hlc, carrier, line, removed)
-  return make_record(hlc, TOMBSTONE_HASH, true, carrier, line, rec_stamp(removed))
+  return make_record(hlc, REC_TOMBSTONE_HASH, true, carrier, line, rec_stamp(removed))
 end
 
 -- Byte order, whatever the server's locale (Lua's < on strings uses strcoll).
@@ -101,8 +104,8 @@ local function order_key(r)
   if not rec_deleted(r) then return {own[1], own[2], own[3], 0} end
   local removed = string.sub(r, card_at)
   if removed == '' then return {own[1], own[2], own[3], 1, own[1], own[2], own[3]} end
-  local bar = string.find(removed, '|', 18, true)
-  return {string.sub(removed, 1, 16), string.sub(removed, 18, bar - 1),
+  local bar = string.find(removed, REC_SEP, REC_HLC_DIGITS + 2, true)
+  return {string.sub(removed, 1, REC_HLC_DIGITS), string.sub(removed, REC_HLC_DIGITS + 2, bar - 1),
           string.sub(removed, bar + 1), 1, own[1], own[2], own[3]}
 end
 

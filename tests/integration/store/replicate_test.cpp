@@ -1,6 +1,7 @@
 // F3 outbox and F4 replicate-in between two carriers, each with its own
 // redis-server. The test carries outbox entries as the peer link would.
 #include "core/record.hpp"
+#include "core/record_layout.hpp"
 #include "store/dead_letters.hpp"
 #include "store/history_entry.hpp"
 #include "store/keys.hpp"
@@ -343,7 +344,7 @@ TEST_F(two_carriers, the_apply_script_refuses_malformed_entries_whole) {
   const auto card = one_card_for_b();
   const std::string &uid = card.first, &record = card.second;
   ASSERT_FALSE(record.empty());
-  const std::string stamp = record.substr(0, 16);
+  const std::string stamp = record.substr(0, core::record_layout::hlc_digits);
   const std::vector<std::vector<std::string>> tails{
       {"batch", person, "3", stamp, "", uid, record, uid}, // an odd count
       {"batch", person, "4", stamp, "", uid, record},      // more items than follow
