@@ -2,7 +2,8 @@
 # store/contract/record.list (read at configure time; editing it configures
 # again):
 #   simsync_record_layout_header(OUT_DIR) writes OUT_DIR/core/record_layout.hpp
-#   record_layout_lua(OUT_VAR) sets OUT_VAR to the Lua REC_ constants
+#   record_layout_lua(OUT_VAR) sets OUT_VAR to the Lua REC_ constants and the
+#                              accessors rec_hlc, rec_hash and rec_deleted
 # The Lua side gets the head's offsets worked out (1-based, as string.sub and
 # string.byte count), so the scripts index records with constants.
 
@@ -78,10 +79,14 @@ function(record_layout_lua out_var)
   string(APPEND lua "local REC_HLC_FORMAT = '%0${rec_hlc_digits}d'\n")
   string(APPEND lua "local REC_LIVE = '${rec_live}'\n")
   string(APPEND lua "local REC_TOMBSTONE = '${rec_tombstone}'\n")
-  string(APPEND lua "local REC_TOMBSTONE_BYTE = ${tombstone_byte} -- string.byte(REC_TOMBSTONE)\n")
   string(APPEND lua "-- A tombstone's hash: zeros.\n")
   string(APPEND lua "local REC_TOMBSTONE_HASH = '${tombstone_hash}'\n")
-  string(APPEND lua "local REC_HASH_AT, REC_HASH_END = ${hash_at}, ${hash_end}\n")
-  string(APPEND lua "local REC_FLAG_AT, REC_ORIGIN_AT = ${flag_at}, ${origin_at}\n")
+  string(APPEND lua "local REC_ORIGIN_AT = ${origin_at}\n")
+  # The accessors every comparison of records calls, with the offsets written
+  # in: a constant is an instruction fewer than a variable where Lua compares.
+  string(APPEND lua "local function rec_hlc(r) return string.sub(r, 1, ${rec_hlc_digits}) end\n")
+  string(APPEND lua "local function rec_hash(r) return string.sub(r, ${hash_at}, ${hash_end}) end\n")
+  string(APPEND lua "-- Whether the flag is '${rec_tombstone}' (byte ${tombstone_byte}).\n")
+  string(APPEND lua "local function rec_deleted(r) return string.byte(r, ${flag_at}) == ${tombstone_byte} end\n")
   set(${out_var} "${lua}" PARENT_SCOPE)
 endfunction()

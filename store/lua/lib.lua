@@ -38,11 +38,10 @@ end
 local OPERATOR_PROOF = 'operator'
 
 -- Records: HLC|HASH|FLAG|carrier|line|card (store/contract/record.list, whose
--- REC_ constants say where each part is), where a tombstone's card is the
--- stamp of the version it removes: HLC|carrier|line.
-local function rec_hlc(r) return string.sub(r, 1, REC_HLC_DIGITS) end
-local function rec_hash(r) return string.sub(r, REC_HASH_AT, REC_HASH_END) end
-local function rec_deleted(r) return string.byte(r, REC_FLAG_AT) == REC_TOMBSTONE_BYTE end
+-- REC_ constants say where each part is, and which makes rec_hlc, rec_hash
+-- and rec_deleted), where a tombstone's card is the stamp of the version it
+-- removes: HLC|carrier|line.
+
 -- The record's origin (carrier, line) and where its card starts.
 local function rec_origin(r)
   local bar = string.find(r, REC_SEP, REC_ORIGIN_AT, true)
