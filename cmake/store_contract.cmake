@@ -5,17 +5,15 @@
 #                                   Lua set fail() checks
 #   store/contract/replies.list  -> store/replies.hpp and the Lua <script>_reply
 #                                   functions, for replies that are counts
-#   store/contract/record.list   -> the Lua REC_ constants of a record's layout
-#                                   (core/record_layout.hpp is made from it in
-#                                   core/, by cmake/record_layout.cmake)
+#   store/contract/record.list   -> core/record_layout.hpp (made for core/ by
+#                                   simsync_record_layout_header), the Lua REC_
+#                                   constants and rec_hlc, rec_hash, rec_deleted
 #   store/lua/*.lua              -> store/script_list.hpp: enum script, one
 #                                   value per script (lib.lua is the library's
 #                                   head, not a script), in file-name order,
 #                                   the order of cmake/embed_lua.cmake's bodies
 # simsync_store_contract(OUT_DIR) writes OUT_DIR/store/{keys,failures,replies,
 # script_list}.hpp and OUT_DIR/store/contract.lua.
-
-include(${CMAKE_CURRENT_LIST_DIR}/record_layout.cmake)
 
 # Appends "// text" (C++) and "-- text" (Lua) lines for a "# text" comment.
 macro(contract_comment line)
@@ -91,6 +89,92 @@ function(contract_write file text)
   file(WRITE ${file}.tmp "${text}")
   file(COPY_FILE ${file}.tmp ${file} ONLY_IF_DIFFERENT)
   file(REMOVE ${file}.tmp)
+endfunction()
+
+# The record's byte layout, store/contract/record.list: C++ constants for
+# core/ (simsync_record_layout_header, which core/CMakeLists.txt calls) and
+# Lua constants and accessors for the library (record_layout_lua). The Lua
+# side gets the head's offsets worked out (1-based, as string.sub and
+# string.byte count), so the scripts index records with constants.
+set(record_layout_list ${PROJECT_SOURCE_DIR}/store/contract/record.list)
+
+# Sets rec_separator, rec_hlc_digits, rec_hash_digits, rec_live and
+# rec_tombstone in the caller's scope, checked.
+macro(record_layout_read)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${record_layout_list})
+  file(STRINGS ${record_layout_list} _lines)
+  foreach(_line IN LISTS _lines)
+    # Characters that C++ and Lua literals and Lua's string.format take as
+    # they are.
+    if(_line MATCHES "^separator ([|;:/!~^,])$")
+      set(rec_separator "${CMAKE_MATCH_1}")
+    elseif(_line MATCHES "^(live|tombstone) ([A-Z])$")
+      set(rec_${CMAKE_MATCH_1} "${CMAKE_MATCH_2}")
+    elseif(_line MATCHES "^(hlc_digits|hash_digits) ([1-9][0-9]*)$")
+      set(rec_${CMAKE_MATCH_1} "${CMAKE_MATCH_2}")
+    elseif(NOT _line MATCHES "^#" AND NOT _line STREQUAL "")
+      message(FATAL_ERROR "store/contract/record.list: not a known \"<name> <value>\": ${_line}")
+    endif()
+  endforeach()
+  foreach(_name separator hlc_digits hash_digits live tombstone)
+    if(NOT DEFINED rec_${_name})
+      message(FATAL_ERROR "store/contract/record.list: no ${_name}")
+    endif()
+  endforeach()
+  if(rec_live STREQUAL rec_tombstone)
+    message(FATAL_ERROR "store/contract/record.list: live and tombstone are one flag")
+  endif()
+endmacro()
+
+function(simsync_record_layout_header out_dir)
+  record_layout_read()
+  set(cpp "#pragma once\n// Generated from store/contract/record.list by ")
+  string(APPEND cpp "cmake/store_contract.cmake. Do not edit.\n\n#include <cstddef>\n\n")
+  string(APPEND cpp "/// A record's bytes: HLC|HASH|FLAG|carrier|line|body (core/record.hpp).\n")
+  string(APPEND cpp "namespace simsync::core::record_layout {\n\n")
+  string(APPEND cpp "inline constexpr char separator = '${rec_separator}';\n")
+  string(APPEND cpp "/// The HLC's decimal digits, zero padded.\n")
+  string(APPEND cpp "inline constexpr std::size_t hlc_digits = ${rec_hlc_digits};\n")
+  string(APPEND cpp "/// The content hash's hex digits.\n")
+  string(APPEND cpp "inline constexpr std::size_t hash_digits = ${rec_hash_digits};\n")
+  string(APPEND cpp "inline constexpr char live = '${rec_live}';\n")
+  string(APPEND cpp "inline constexpr char tombstone = '${rec_tombstone}';\n\n")
+  string(APPEND cpp "/// Where the head's parts start (0-based).\n")
+  string(APPEND cpp "inline constexpr std::size_t hash_at = hlc_digits + 1;\n")
+  string(APPEND cpp "inline constexpr std::size_t flag_at = hash_at + hash_digits + 1;\n")
+  string(APPEND cpp "inline constexpr std::size_t origin_at = flag_at + 2;\n\n")
+  string(APPEND cpp "} // namespace simsync::core::record_layout\n")
+  contract_write(${out_dir}/core/record_layout.hpp "${cpp}")
+endfunction()
+
+function(record_layout_lua out_var)
+  record_layout_read()
+  math(EXPR hash_at "${rec_hlc_digits} + 2")
+  math(EXPR hash_end "${hash_at} + ${rec_hash_digits} - 1")
+  math(EXPR flag_at "${hash_end} + 2")
+  math(EXPR origin_at "${flag_at} + 2")
+  # Worked out here too: a library's code cannot call string functions as it
+  # loads (Redis gives its load no `string`).
+  string(HEX "${rec_tombstone}" tombstone_hex)
+  math(EXPR tombstone_byte "0x${tombstone_hex}")
+  string(REPEAT "0" ${rec_hash_digits} tombstone_hash)
+  set(lua "\n-- Records (store/contract/record.list): HLC|HASH|FLAG|carrier|line|body,\n")
+  string(APPEND lua "-- and where the head's parts are (1-based).\n")
+  string(APPEND lua "local REC_SEP = '${rec_separator}'\n")
+  string(APPEND lua "local REC_HLC_DIGITS = ${rec_hlc_digits}\n")
+  string(APPEND lua "local REC_HLC_FORMAT = '%0${rec_hlc_digits}d'\n")
+  string(APPEND lua "local REC_LIVE = '${rec_live}'\n")
+  string(APPEND lua "local REC_TOMBSTONE = '${rec_tombstone}'\n")
+  string(APPEND lua "-- A tombstone's hash: zeros.\n")
+  string(APPEND lua "local REC_TOMBSTONE_HASH = '${tombstone_hash}'\n")
+  string(APPEND lua "local REC_ORIGIN_AT = ${origin_at}\n")
+  # The accessors every comparison of records calls, with the offsets written
+  # in: a constant is an instruction fewer than a variable where Lua compares.
+  string(APPEND lua "local function rec_hlc(r) return string.sub(r, 1, ${rec_hlc_digits}) end\n")
+  string(APPEND lua "local function rec_hash(r) return string.sub(r, ${hash_at}, ${hash_end}) end\n")
+  string(APPEND lua "-- Whether the flag is '${rec_tombstone}' (byte ${tombstone_byte}).\n")
+  string(APPEND lua "local function rec_deleted(r) return string.byte(r, ${flag_at}) == ${tombstone_byte} end\n")
+  set(${out_var} "${lua}" PARENT_SCOPE)
 endfunction()
 
 function(simsync_store_contract out_dir)

@@ -13,20 +13,20 @@ namespace {
 
 using record_layout::flag_at;
 using record_layout::hash_at;
+using record_layout::hash_digits;
+using record_layout::hlc_digits;
 using record_layout::origin_at;
 using record_layout::separator;
-constexpr std::size_t hlc_width = record_layout::hlc_digits;
-constexpr std::size_t hash_width = record_layout::hash_digits;
 static_assert(
-    hash_width == 2 * sizeof(content_hash::hi) + 2 * sizeof(content_hash::lo),
+    hash_digits == 2 * sizeof(content_hash::hi) + 2 * sizeof(content_hash::lo),
     "store/contract/record.list: hash_digits must be content_hash::hex()'s length");
 
 /// The HLC zero padded to its fixed width.
 void append_hlc(std::string& out, std::uint64_t hlc) {
-  char text[hlc_width + 1];
-  std::snprintf(text, sizeof text, "%0*llu", static_cast<int>(hlc_width),
+  char text[hlc_digits + 1];
+  std::snprintf(text, sizeof text, "%0*llu", static_cast<int>(hlc_digits),
                 static_cast<unsigned long long>(hlc));
-  out.append(text, hlc_width);
+  out.append(text, hlc_digits);
 }
 
 void append_stamp(std::string& out, const stamp& st) {
@@ -51,22 +51,22 @@ bool all_hex(std::string_view text) {
   return true;
 }
 
-/// The HLC (hlc_width digits) at the start of `text`, read; nullopt unless it is there.
+/// The HLC (hlc_digits digits) at the start of `text`, read; nullopt unless it is there.
 std::optional<std::uint64_t> leading_hlc(std::string_view text) {
-  if (text.size() < hlc_width || !all_digits(text.substr(0, hlc_width)))
+  if (text.size() < hlc_digits || !all_digits(text.substr(0, hlc_digits)))
     return std::nullopt;
   std::uint64_t hlc = 0;
-  std::from_chars(text.data(), text.data() + hlc_width, hlc);
+  std::from_chars(text.data(), text.data() + hlc_digits, hlc);
   return hlc;
 }
 
 /// Parses append_stamp's text.
 bool parse_stamp(std::string_view text, stamp& st) {
   auto hlc = leading_hlc(text);
-  if (!hlc || text.size() < hlc_width + 1 || text[hlc_width] != separator)
+  if (!hlc || text.size() < hlc_digits + 1 || text[hlc_digits] != separator)
     return false;
   st.hlc = *hlc;
-  text = text.substr(hlc_width + 1);
+  text = text.substr(hlc_digits + 1);
   auto bar = text.find(separator);
   if (bar == std::string_view::npos)
     return false;
@@ -121,7 +121,7 @@ std::string encode_record(const stamped_card& rec) {
                               rec.card);
   auto out =
       record_head(rec.st.hlc, rec.hash, true, rec.st.carrier, rec.st.line,
-                  hlc_width + 2 + rec.removes.carrier.size() + rec.removes.line.size());
+                  hlc_digits + 2 + rec.removes.carrier.size() + rec.removes.line.size());
   append_stamp(out, rec.removes);
   return out;
 }
@@ -136,7 +136,7 @@ std::string encode_live_record(std::uint64_t hlc, const content_hash& hash,
 
 std::size_t record_body_at(std::string_view bytes) {
   constexpr auto none = std::string_view::npos;
-  if (bytes.size() < origin_at || bytes[hlc_width] != separator ||
+  if (bytes.size() < origin_at || bytes[hlc_digits] != separator ||
       bytes[flag_at - 1] != separator || bytes[flag_at + 1] != separator)
     return none;
   auto carrier_end = bytes.find(separator, origin_at);
@@ -155,11 +155,11 @@ bool record_is_tombstone(std::string_view record) {
 }
 
 std::optional<std::uint64_t> checked_record_hlc(std::string_view bytes) {
-  if (bytes.size() < origin_at || bytes[hlc_width] != separator ||
+  if (bytes.size() < origin_at || bytes[hlc_digits] != separator ||
       bytes[flag_at - 1] != separator || bytes[flag_at + 1] != separator ||
       (bytes[flag_at] != record_layout::live &&
        bytes[flag_at] != record_layout::tombstone) ||
-      !all_hex(bytes.substr(hash_at, hash_width)))
+      !all_hex(bytes.substr(hash_at, hash_digits)))
     return std::nullopt;
   auto hlc = leading_hlc(bytes);
   auto carrier_end = bytes.find(separator, origin_at);
@@ -171,9 +171,9 @@ std::optional<std::uint64_t> checked_record_hlc(std::string_view bytes) {
   auto removed = bytes.substr(line_end + 1);
   if (bytes[flag_at] == record_layout::live || removed.empty())
     return hlc;
-  auto bar = removed.find(separator, hlc_width + 1);
-  if (!leading_hlc(removed) || removed.size() == hlc_width ||
-      removed[hlc_width] != separator || bar == std::string_view::npos ||
+  auto bar = removed.find(separator, hlc_digits + 1);
+  if (!leading_hlc(removed) || removed.size() == hlc_digits ||
+      removed[hlc_digits] != separator || bar == std::string_view::npos ||
       removed.find(separator, bar + 1) != std::string_view::npos)
     return std::nullopt;
   return hlc;
@@ -189,7 +189,7 @@ std::optional<stamped_card> decode_record(std::string_view bytes) {
 bool decode_record(std::string_view bytes, stamped_card& rec) {
   // The form first (checked_record_hlc), then its parts are read as it found them.
   auto hlc = checked_record_hlc(bytes);
-  if (!hlc || !content_hash::from_hex(bytes.substr(hash_at, hash_width), &rec.hash))
+  if (!hlc || !content_hash::from_hex(bytes.substr(hash_at, hash_digits), &rec.hash))
     return false;
   rec.st.hlc = *hlc;
   rec.deleted = bytes[flag_at] == record_layout::tombstone;
