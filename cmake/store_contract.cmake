@@ -5,6 +5,8 @@
 #                                   Lua set fail() checks
 #   store/contract/replies.list  -> store/replies.hpp and the Lua <script>_reply
 #                                   functions, for replies that are counts
+#   store/contract/history.list  -> store/history_fields.hpp and the Lua HIST_
+#                                   constants: a history entry's field names
 #   store/contract/record.list   -> core/record_layout.hpp (made for core/ by
 #                                   simsync_record_layout_header), the Lua REC_
 #                                   constants and rec_hlc, rec_hash, rec_deleted
@@ -13,7 +15,7 @@
 #                                   head, not a script), in file-name order,
 #                                   the order of cmake/embed_lua.cmake's bodies
 # simsync_store_contract(OUT_DIR) writes OUT_DIR/store/{keys,failures,replies,
-# script_list}.hpp and OUT_DIR/store/contract.lua.
+# history_fields,script_list}.hpp and OUT_DIR/store/contract.lua.
 
 # Appends "// text" (C++) and "-- text" (Lua) lines for a "# text" comment.
 macro(contract_comment line)
@@ -93,13 +95,15 @@ endfunction()
 
 # The record's byte layout, store/contract/record.list: C++ constants for
 # core/ (simsync_record_layout_header, which core/CMakeLists.txt calls) and
-# Lua constants and accessors for the library (record_layout_lua). The Lua
-# side gets the head's offsets worked out (1-based, as string.sub and
-# string.byte count), so the scripts index records with constants.
+# Lua constants and accessors for the library (record_layout_lua). Both
+# sides get the head's offsets as numbers, worked out once here (the Lua side
+# 1-based, as string.sub and string.byte count), so that the scripts index
+# records with constants.
 set(record_layout_list ${PROJECT_SOURCE_DIR}/store/contract/record.list)
 
 # Sets rec_separator, rec_hlc_digits, rec_hash_digits, rec_live and
-# rec_tombstone in the caller's scope, checked.
+# rec_tombstone in the caller's scope, checked, and the head's offsets
+# rec_hash_at, rec_flag_at and rec_origin_at (0-based).
 macro(record_layout_read)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${record_layout_list})
   file(STRINGS ${record_layout_list} _lines)
@@ -124,6 +128,11 @@ macro(record_layout_read)
   if(rec_live STREQUAL rec_tombstone)
     message(FATAL_ERROR "store/contract/record.list: live and tombstone are one flag")
   endif()
+  # Where the head's parts start, 0-based, worked out once for both sides
+  # (HLC|HASH|FLAG|origin: each part and its separator).
+  math(EXPR rec_hash_at "${rec_hlc_digits} + 1")
+  math(EXPR rec_flag_at "${rec_hash_at} + ${rec_hash_digits} + 1")
+  math(EXPR rec_origin_at "${rec_flag_at} + 2")
 endmacro()
 
 function(simsync_record_layout_header out_dir)
@@ -140,19 +149,20 @@ function(simsync_record_layout_header out_dir)
   string(APPEND cpp "inline constexpr char live = '${rec_live}';\n")
   string(APPEND cpp "inline constexpr char tombstone = '${rec_tombstone}';\n\n")
   string(APPEND cpp "/// Where the head's parts start (0-based).\n")
-  string(APPEND cpp "inline constexpr std::size_t hash_at = hlc_digits + 1;\n")
-  string(APPEND cpp "inline constexpr std::size_t flag_at = hash_at + hash_digits + 1;\n")
-  string(APPEND cpp "inline constexpr std::size_t origin_at = flag_at + 2;\n\n")
+  string(APPEND cpp "inline constexpr std::size_t hash_at = ${rec_hash_at};\n")
+  string(APPEND cpp "inline constexpr std::size_t flag_at = ${rec_flag_at};\n")
+  string(APPEND cpp "inline constexpr std::size_t origin_at = ${rec_origin_at};\n\n")
   string(APPEND cpp "} // namespace simsync::core::record_layout\n")
   contract_write(${out_dir}/core/record_layout.hpp "${cpp}")
 endfunction()
 
 function(record_layout_lua out_var)
   record_layout_read()
-  math(EXPR hash_at "${rec_hlc_digits} + 2")
-  math(EXPR hash_end "${hash_at} + ${rec_hash_digits} - 1")
-  math(EXPR flag_at "${hash_end} + 2")
-  math(EXPR origin_at "${flag_at} + 2")
+  # Lua counts from 1.
+  math(EXPR hash_at "${rec_hash_at} + 1")
+  math(EXPR hash_end "${rec_hash_at} + ${rec_hash_digits}")
+  math(EXPR flag_at "${rec_flag_at} + 1")
+  math(EXPR origin_at "${rec_origin_at} + 1")
   # Worked out here too: a library's code cannot call string functions as it
   # loads (Redis gives its load no `string`).
   string(HEX "${rec_tombstone}" tombstone_hex)
@@ -175,6 +185,52 @@ function(record_layout_lua out_var)
   string(APPEND lua "-- Whether the flag is '${rec_tombstone}' (byte ${tombstone_byte}).\n")
   string(APPEND lua "local function rec_deleted(r) return string.byte(r, ${flag_at}) == ${tombstone_byte} end\n")
   set(${out_var} "${lua}" PARENT_SCOPE)
+endfunction()
+
+# History entries, store/contract/history.list: writes
+# out_dir/store/history_fields.hpp and sets out_lua to the Lua constants.
+function(history_fields_contract contract_dir out_dir generated out_lua)
+  set(list ${contract_dir}/history.list)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${list})
+  file(STRINGS ${list} lines)
+  set(cpp "#pragma once\n// ${generated}\n\n#include <string_view>\n\n")
+  string(APPEND cpp "/// The fields of a history entry (store/history_entry.hpp).\n")
+  string(APPEND cpp "namespace simsync::store::history_fields {\n\n")
+  set(lua "\n-- History entries' fields (store/contract/history.list).\n")
+  set(_doc_cpp "")
+  set(_doc_lua "")
+  set(in_header TRUE)
+  set(names "")
+  set(values "")
+  foreach(line IN LISTS lines)
+    if(line STREQUAL "")
+      set(in_header FALSE)
+      set(_doc_cpp "")
+      set(_doc_lua "")
+    elseif(line MATCHES "^#")
+      if(NOT in_header)
+        contract_comment("${line}")
+      endif()
+    elseif(line MATCHES "^([a-z_]+) ([a-z]+)$")
+      set(name ${CMAKE_MATCH_1})
+      set(value ${CMAKE_MATCH_2})
+      if(name IN_LIST names OR value IN_LIST values)
+        message(FATAL_ERROR "store/contract/history.list: ${name} or ${value} twice")
+      endif()
+      list(APPEND names ${name})
+      list(APPEND values ${value})
+      string(TOUPPER ${name} upper)
+      string(APPEND cpp "${_doc_cpp}inline constexpr std::string_view ${name} = \"${value}\";\n")
+      string(APPEND lua "${_doc_lua}local HIST_${upper} = '${value}'\n")
+      set(_doc_cpp "")
+      set(_doc_lua "")
+    else()
+      message(FATAL_ERROR "store/contract/history.list: not \"<name> <field>\": ${line}")
+    endif()
+  endforeach()
+  string(APPEND cpp "\n} // namespace simsync::store::history_fields\n")
+  contract_write(${out_dir}/store/history_fields.hpp "${cpp}")
+  set(${out_lua} "${lua}" PARENT_SCOPE)
 endfunction()
 
 function(simsync_store_contract out_dir)
@@ -282,6 +338,8 @@ function(simsync_store_contract out_dir)
   contract_write(${out_dir}/store/replies.hpp "${cpp}")
   record_layout_lua(record_lua)
   string(APPEND lua "${record_lua}")
+  history_fields_contract(${contract_dir} ${out_dir} "${generated}" history_lua)
+  string(APPEND lua "${history_lua}")
   contract_write(${out_dir}/store/contract.lua "${lua}")
 
   # The scripts: one enum value per store/lua/<name>.lua but lib.lua.

@@ -236,10 +236,8 @@ account_store::read_history(const std::string& idcode, const std::string& line,
     if (!read)
       return corrupt("an entry of " + key + " lists its uids badly");
     change.kind = std::string(read->kind);
-    auto bar = read->origin.find('|');
-    change.carrier = std::string(read->origin.substr(0, bar));
-    if (bar != std::string_view::npos)
-      change.line = std::string(read->origin.substr(bar + 1));
+    change.carrier = std::string(read->carrier);
+    change.line = std::string(read->line);
     for (std::size_t n = i == 0 ? skip : 0; n < read->uids.size(); ++n) {
       if (page.changes.size() == limit) {
         page.next = change.id + "." + std::to_string(n);

@@ -1,27 +1,34 @@
 #include "store/history_entry.hpp"
 
+#include "core/record_layout.hpp"
+#include "store/history_fields.hpp"
 #include "store/netstrings.hpp"
 
 namespace simsync::store {
 
 std::optional<history_entry> read_history_entry(reply_view fields) {
+  namespace field = history_fields;
   history_entry entry;
   for (std::size_t f = 0; f + 1 < fields.size(); f += 2) {
     auto name = fields[f].str();
     auto value = fields[f + 1].str();
-    if (name == "k") {
+    if (name == field::kind) {
       entry.kind = value;
-    } else if (name == "o") {
+    } else if (name == field::origin) {
       entry.origin = value;
-    } else if (name == "u") {
+    } else if (name == field::uid) {
       entry.uids.push_back(value);
-    } else if (name == "us") {
+    } else if (name == field::uids) {
       auto listed = split_netstrings(value);
       if (!listed)
         return std::nullopt;
       entry.uids.insert(entry.uids.end(), listed->begin(), listed->end());
     }
   }
+  auto bar = entry.origin.find(core::record_layout::separator);
+  entry.carrier = entry.origin.substr(0, bar);
+  if (bar != std::string_view::npos)
+    entry.line = entry.origin.substr(bar + 1);
   return entry;
 }
 

@@ -2,11 +2,12 @@
 
 // One entry of a history stream (`history:{id}`, `phistory:{id}:<line>`) as
 // the store's scripts write it (store/lua/lib.lua, note_change and
-// write_additions): `k` its kind (added, changed, removed; lost: an edit that
-// never was the book's), `o` its origin "carrier|line", and the uids it
-// names: `u` one, or `us` an upload's additions as netstrings. (`p`, the
-// version replaced, is read by the scripts alone.) What GET .../history
-// lists and what the load tool's mailbox watch follows are read here.
+// write_additions), its fields named in store/contract/history.list
+// (store/history_fields.hpp): its kind (added, changed, removed; lost: an
+// edit that never was the book's), its origin, and the uids it names (one,
+// or an upload's additions as netstrings). (The version replaced is read by
+// the scripts and the reseal alone.) What GET .../history lists and what the
+// load tool's mailbox watch follows are read here.
 
 #include "store/redis_client.hpp"
 
@@ -18,13 +19,17 @@ namespace simsync::store {
 
 struct history_entry {
   std::string_view kind;
-  std::string_view origin; ///< "carrier|line"
+  /// As the record's head writes it: carrier, separator, line
+  /// (core::record_origin).
+  std::string_view origin;
+  std::string_view carrier; ///< the origin's carrier
+  std::string_view line;    ///< and line
   std::vector<std::string_view> uids;
 };
 
 /// The entry whose fields (name, value, ...: an XRANGE entry's second
-/// element) are `fields`, as views into the reply; nullopt if its `us` is
-/// not a list of netstrings.
+/// element) are `fields`, as views into the reply; nullopt if its uids
+/// (history_fields::uids) are not a list of netstrings.
 std::optional<history_entry> read_history_entry(reply_view fields);
 
 } // namespace simsync::store

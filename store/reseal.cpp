@@ -1,6 +1,7 @@
 #include "store/reseal.hpp"
 
 #include "core/record.hpp"
+#include "store/history_fields.hpp"
 #include "store/keys.hpp"
 #include "store/netstrings.hpp"
 #include "store/outbox.hpp"
@@ -203,7 +204,7 @@ caf::expected<reseal_step> reseal_step_at(redis_client& redis, const core::keyri
       done = reseal_hash(redis, keys, key, step);
     else if (starts_with(key, prefix::history) ||
              starts_with(key, prefix::private_history))
-      done = reseal_stream(redis, keys, key, "p", step);
+      done = reseal_stream(redis, keys, key, history_fields::previous, step);
     else if (starts_with(key, prefix::dead_letters))
       done = reseal_stream(redis, keys, key, "batch", step);
     else if (starts_with(key, prefix::outbox))

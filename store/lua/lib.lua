@@ -48,7 +48,9 @@ local function rec_origin(r)
   local bar2 = string.find(r, REC_SEP, bar + 1, true)
   return string.sub(r, REC_ORIGIN_AT, bar - 1), string.sub(r, bar + 1, bar2 - 1), bar2 + 1
 end
--- "carrier|line": where a record was written, as history notes it. The
+-- Where a record was written, as history notes it (HIST_ORIGIN): carrier
+-- and line as the record's head writes them, REC_SEP between (C++ passes
+-- that part of the head, core::record_origin, to apply_incoming). The
 -- last one made is kept, and found again without making its strings anew
 -- when the next record starts with it: the records of a batch mostly come
 -- from one line (a sibling's apply of a book made them for every card).
@@ -58,8 +60,8 @@ local function rec_origin_text(r)
     return last_origin
   end
   local carrier, line = rec_origin(r)
-  last_origin = carrier .. '|' .. line
-  last_origin_head = carrier .. REC_SEP .. line .. REC_SEP
+  last_origin = carrier .. REC_SEP .. line
+  last_origin_head = last_origin .. REC_SEP
   return last_origin
 end
 -- "HLC|carrier|line": the stamp of a record.
@@ -348,12 +350,13 @@ end
 -- Every change to a store is noted in its history stream (the account's for
 -- the shared store, the line's for its private backup), with the version it
 -- replaced or removed: what GET .../history lists and what a restore rolls
--- back. Fields: k kind (added, changed, removed; lost: an edit that lost to
--- a concurrent one and never was the book's), o the change's origin
--- "carrier|line", u the uid, p the version replaced or removed (the loser for
--- lost). Additions replace nothing, so a script's additions from one origin
--- share one entry, their uids as netstrings in `us` (a 500-card upload is
--- one entry, not 500); they are written before any other change noted in the
+-- back. Its fields are the HIST_ constants (store/contract/history.list):
+-- the kind (added, changed, removed; lost: an edit that lost to a concurrent
+-- one and never was the book's), the change's origin (rec_origin_text), the
+-- uid, the version replaced or removed (the loser for lost). Additions
+-- replace nothing, so a script's additions from one origin share one entry,
+-- their uids as netstrings (a 500-card upload is one entry, not 500), with
+-- their count; they are written before any other change noted in the
 -- same stream, and at the latest by trim_history, so the stream keeps the
 -- order of the changes. The entry id is the time of the change here.
 -- stream key -> {order = {origin, ...}, [origin] = {uid, ...}}.
@@ -385,7 +388,8 @@ local function write_additions(key)
   additions[key] = nil
   for _, origin in ipairs(waiting.order) do
     local uids = waiting[origin]
-    history_add(key, 'k', 'added', 'o', origin, 'n', uids.n, 'us', netstrings(uids))
+    history_add(key, HIST_KIND, 'added', HIST_ORIGIN, origin, HIST_COUNT, uids.n, HIST_UIDS,
+                netstrings(uids))
   end
 end
 
@@ -410,7 +414,7 @@ local function additions_for(key, origin)
   return uids
 end
 
--- `origin` is "carrier|line" (rec_origin_text) of the record noted.
+-- `origin` is rec_origin_text of the record noted.
 local function note_change(key, uid, kind, origin, previous)
   if kind == 'added' then
     local uids = additions_for(key, origin)
@@ -419,7 +423,7 @@ local function note_change(key, uid, kind, origin, previous)
     return
   end
   write_additions(key)
-  history_add(key, 'u', uid, 'k', kind, 'o', origin, 'p', previous)
+  history_add(key, HIST_UID, uid, HIST_KIND, kind, HIST_ORIGIN, origin, HIST_PREVIOUS, previous)
 end
 
 -- A write of `rec` over `cur` (nil when absent) noted in history `key`: a
@@ -736,7 +740,7 @@ end
 local function additions_alone(entries)
   if #entries >= FOLD_AFTER_ENTRIES then return false end
   for _, entry in ipairs(entries) do
-    local kind = entry_field(entry[2], 'k')
+    local kind = entry_field(entry[2], HIST_KIND)
     if kind ~= 'added' and kind ~= 'lost' then return false end
   end
   return true
@@ -758,9 +762,9 @@ local function history_uids_after(id, mark, uids, seen)
     local kind, uid, listed
     for i = 1, #fields, 2 do
       local f = fields[i]
-      if f == 'k' then kind = fields[i + 1]
-      elseif f == 'u' then uid = fields[i + 1]
-      elseif f == 'us' then listed = fields[i + 1] end
+      if f == HIST_KIND then kind = fields[i + 1]
+      elseif f == HIST_UID then uid = fields[i + 1]
+      elseif f == HIST_UIDS then listed = fields[i + 1] end
     end
     if kind ~= 'lost' then
       if uid then
@@ -826,8 +830,8 @@ local function pending_entries(id, line)
   if not entries or not additions_alone(entries) then return nil end
   local listed, total = {}, 0
   for _, entry in ipairs(entries) do
-    if entry_field(entry[2], 'us') then
-      local n = entry_field(entry[2], 'n')
+    if entry_field(entry[2], HIST_UIDS) then
+      local n = entry_field(entry[2], HIST_COUNT)
       if not n then return nil end -- written before the count
       listed[#listed + 1] = entry
       total = total + n
@@ -836,9 +840,9 @@ local function pending_entries(id, line)
   return {entries = listed, total = total, reaches = last}
 end
 
--- The uids history entry `fields` adds ('us'), appended to the list `out`.
+-- The uids history entry `fields` adds (HIST_UIDS), appended to the list `out`.
 local function add_entry_uids(fields, out)
-  for _, uid in ipairs(split_netstrings(entry_field(fields, 'us')) or {}) do
+  for _, uid in ipairs(split_netstrings(entry_field(fields, HIST_UIDS)) or {}) do
     out[#out + 1] = uid
   end
 end
@@ -867,7 +871,7 @@ local function fetch_list_upto(id, line, n)
     add_entry_uids(found[1][2], uids)
     call_in_chunks('RPUSH', okey, uids)
     redis.call('LPOP', rkey)
-    redis.call('HINCRBY', line_key(id, line), 'fetch_rest', -entry_field(found[1][2], 'n'))
+    redis.call('HINCRBY', line_key(id, line), 'fetch_rest', -entry_field(found[1][2], HIST_COUNT))
     have = have + #uids
   end
   return true
@@ -1133,7 +1137,7 @@ local function line_changes(account, line, hlc, carrier)
   local id = account.id
   -- The head and tail of the line's live records (make_record), made once.
   return {id = id, account = account, line = line, hlc = hlc, carrier = carrier,
-          origin = carrier .. '|' .. line, stamp_head = stamp_head(hlc),
+          origin = carrier .. REC_SEP .. line, stamp_head = stamp_head(hlc),
           live_tail = record_tail(false, carrier, line),
           skey = shared_key(id), hkey = history_key(id), changes = {}, n_changes = 0,
           base_sets = {}, n_base_sets = 0, base_dels = {}, touched = {}, n_touched = 0}

@@ -31,10 +31,11 @@ local function first_change(uid, previous)
 end
 for _, entry in ipairs(redis.call('XRANGE', hkey, tostring(at_ms + 1), '+')) do
   local f = flat_to_map(entry[2])
-  if f.k == 'added' then
-    for _, uid in ipairs(split_netstrings(f.us or '') or {}) do first_change(uid, false) end
-  elseif f.k ~= 'lost' then
-    first_change(f.u, f.p or false)
+  local kind = f[HIST_KIND]
+  if kind == 'added' then
+    for _, uid in ipairs(split_netstrings(f[HIST_UIDS] or '') or {}) do first_change(uid, false) end
+  elseif kind ~= 'lost' then
+    first_change(f[HIST_UID], f[HIST_PREVIOUS] or false)
   end
 end
 

@@ -4,6 +4,7 @@
 // setting comes back afterwards.
 
 #include "load/mailbox_watch.hpp"
+#include "store/history_fields.hpp"
 #include "store/keys.hpp"
 #include "tests/support/redis_server.hpp"
 
@@ -53,18 +54,20 @@ struct watch_fixture : ::testing::Test {
   }
 
   /// A history entry of `who`'s account at the carrier, as the store's
-  /// scripts write them: one change (`u`), or additions (`us`, netstrings).
+  /// scripts write them: one change, or additions (netstrings).
   void note(const person& who, const std::string& kind, std::vector<std::string> uids) {
+    namespace field = simsync::store::history_fields;
     // A command holds views: what it names must outlive it.
     auto key = simsync::store::keys::history(who.idcode);
     std::string listed;
     for (const auto& u : uids)
       listed += std::to_string(u.size()) + ":" + u;
-    simsync::store::command cmd{"XADD", key, "*", "k", kind, "o", "carrier-a|line"};
+    simsync::store::command cmd{
+        "XADD", key, "*", field::kind, kind, field::origin, "carrier-a|line"};
     if (kind == "added")
-      cmd.insert(cmd.end(), {"us", listed});
+      cmd.insert(cmd.end(), {field::uids, listed});
     else
-      cmd.insert(cmd.end(), {"u", uids.at(0), "p", "1:record"});
+      cmd.insert(cmd.end(), {field::uid, uids.at(0), field::previous, "1:record"});
     auto added = client.call(cmd);
     ASSERT_TRUE(added);
     ASSERT_FALSE(added->view().is_error()) << added->view().str();

@@ -1,4 +1,5 @@
 // F5 update request and F6 fetch / ack against a real redis-server.
+#include "store/history_fields.hpp"
 #include "store/keys.hpp"
 #include "tests/integration/store/store_fixture.hpp"
 
@@ -421,10 +422,12 @@ TEST_F(mailbox, a_line_that_holds_a_card_is_counted_card_by_card) {
 }
 
 TEST_F(mailbox, an_addition_written_without_its_count_is_counted_card_by_card) {
-  // An entry of a release before additions carried their count ('n').
+  // An entry of a release before additions carried their count.
+  namespace field = store::history_fields;
   std::string listed = "2:u72:u8"; // netstrings of u7 and u8
-  ASSERT_TRUE(a.client.call({"XADD", store::keys::history(person), "*", "k", "added", "o",
-                             "carrier-b|+8613700137000", "us", listed}));
+  ASSERT_TRUE(
+      a.client.call({"XADD", store::keys::history(person), "*", field::kind, "added",
+                     field::origin, "carrier-b|+8613700137000", field::uids, listed}));
   auto counted = a.store.request_update(person, line2, proof_of(line2));
   ASSERT_TRUE(counted) << describe(counted.error());
   EXPECT_EQ(counted->added, 4u)
