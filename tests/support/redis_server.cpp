@@ -140,6 +140,16 @@ redis_server::~redis_server() {
 }
 
 void redis_server::start() {
+  launch({}, false);
+}
+
+void redis_server::start_loading_slowly(std::chrono::microseconds per_key) {
+  launch({"--key-load-delay", std::to_string(per_key.count()),
+          "--loading-process-events-interval-bytes", "1024"},
+         true);
+}
+
+void redis_server::launch(const std::vector<std::string>& extra, bool loading_will_do) {
   // The store's settings, as tools/cluster and packaging run it; the AOF
   // only for the tests that need it (crash tests), as it slows every write.
   std::vector<std::string> args{"redis-server", SIMSYNC_REDIS_SETTINGS,
@@ -149,6 +159,7 @@ void redis_server::start() {
                                 "--logfile",    dir_ + "/redis.log",
                                 "--appendonly", opts_.append_only ? "yes" : "no",
                                 "--aclfile",    dir_ + "/users.acl"};
+  args.insert(args.end(), extra.begin(), extra.end());
   std::vector<char*> argv;
   for (auto& a : args)
     argv.push_back(a.data());
@@ -167,7 +178,7 @@ void redis_server::start() {
     ::execvp("redis-server", argv.data());
     ::_exit(127);
   }
-  // Ready when it answers PING.
+  // Ready when it answers PING (or says it is loading, when that will do).
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
   while (std::chrono::steady_clock::now() < deadline) {
     auto client =
@@ -175,6 +186,9 @@ void redis_server::start() {
     if (client) {
       auto pong = client->call({"PING"});
       if (pong && pong->view().str() == "PONG")
+        return;
+      if (pong && loading_will_do && pong->view().is_error() &&
+          pong->view().str().substr(0, 7) == "LOADING")
         return;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds{20});

@@ -2,8 +2,10 @@
 
 #include "store/redis_client.hpp"
 
+#include <chrono>
 #include <string>
 #include <sys/types.h>
+#include <vector>
 
 namespace simsync::testing {
 
@@ -50,11 +52,21 @@ public:
   void start();
   /// Stops the server with `signal` (SIGKILL to crash it); start() brings it back.
   void stop(int signal);
+  /// Starts the server (again) reading its data back slowly, as a large data
+  /// set loads: `per_key` for each key of the append-only file's RDB base
+  /// (Redis's key-load-delay; BGREWRITEAOF puts the data there), answering
+  /// clients every kilobyte read, which get LOADING meanwhile. Returns once
+  /// it answers, loading or not.
+  void start_loading_slowly(std::chrono::microseconds per_key);
 
   pid_t pid() const { return pid_; }
   const std::string& dir() const { return dir_; }
 
 private:
+  /// Starts redis-server with the settings and `extra` arguments; returns
+  /// once it answers PING (or LOADING, when `loading_will_do`).
+  void launch(const std::vector<std::string>& extra, bool loading_will_do);
+
   options opts_;
   std::string dir_;
   store::redis_endpoint endpoint_;

@@ -96,6 +96,61 @@ TEST_F(sibling_outage, a_sibling_redis_crash_loses_nothing_acknowledged) {
   expect_converged_with_exact_mailbox();
 }
 
+namespace {
+
+/// Field `name` of the Redis's INFO persistence ("" when it has none).
+std::string persistence_field(redis_server& redis, const std::string& name) {
+  auto info = redis.connect().call({"INFO", "persistence"});
+  if (!info || info->view().is_error())
+    return "";
+  auto text = std::string(info->view().str());
+  auto at = text.find("\n" + name + ":");
+  if (at == std::string::npos)
+    return "";
+  at += name.size() + 2;
+  return text.substr(at, text.find_first_of("\r\n", at) - at);
+}
+
+} // namespace
+
+TEST_F(sibling_outage,
+       a_sibling_redis_loading_its_data_refuses_clearly_and_loses_nothing) {
+  // A Redis that restarts with a large data set answers LOADING until it has
+  // read it all back: carrier-b's calls fail as the store unavailable (a
+  // line's request is refused, carrier-a's deliveries are retried), and once
+  // it has loaded, carrier-b converges. 3,000 keys of filler, read back at a
+  // millisecond each, make the load last about three seconds.
+  auto& redis_b = d.redis("carrier-b");
+  {
+    auto admin = redis_b.connect();
+    for (int chunk = 0; chunk < 6; ++chunk) {
+      std::vector<std::string> args{"MSET"};
+      for (int i = 0; i < 500; ++i) {
+        args.push_back("filler:" + std::to_string(chunk * 500 + i));
+        args.push_back("a value that makes the data set take a while to load");
+      }
+      store::command cmd(args.begin(), args.end());
+      ASSERT_TRUE(admin.call(cmd));
+    }
+    // Into the append-only file's RDB base, which is read key by key.
+    ASSERT_TRUE(admin.call({"BGREWRITEAOF"}));
+  }
+  ASSERT_TRUE(eventually([&] {
+    return persistence_field(redis_b, "aof_rewrite_in_progress") == "0" &&
+           persistence_field(redis_b, "aof_rewrite_scheduled") == "0";
+  }));
+  redis_b.stop(SIGKILL);
+  edit_at_a();
+  redis_b.start_loading_slowly(std::chrono::milliseconds{1});
+  ASSERT_EQ(persistence_field(redis_b, "loading"), "1");
+  auto refused = client.ask<store::pending_counts>("carrier-b", person, atom::update_v,
+                                                   person, line_b, client.proof);
+  ASSERT_EQ(persistence_field(redis_b, "loading"), "1") << "the load ended too soon";
+  ASSERT_FALSE(refused) << "carrier-b answered from a Redis still loading";
+  EXPECT_EQ(refused.error(), ec::store_unavailable) << describe(refused.error());
+  expect_converged_with_exact_mailbox();
+}
+
 TEST_F(sibling_outage, the_sender_crashing_keeps_its_outbox) {
   d.stop("carrier-b", SIGTERM);
   edit_at_a();
