@@ -150,6 +150,13 @@ std::string_view record_origin(std::string_view record) {
   return record.substr(origin_at, record_body_at(record) - 1 - origin_at);
 }
 
+origin_parts split_origin(std::string_view origin) {
+  auto bar = origin.find(separator);
+  if (bar == std::string_view::npos)
+    return {origin, {}};
+  return {origin.substr(0, bar), origin.substr(bar + 1)};
+}
+
 bool record_is_tombstone(std::string_view record) {
   return record[flag_at] == record_layout::tombstone;
 }

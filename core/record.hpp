@@ -50,8 +50,17 @@ std::string encode_live_record(std::uint64_t hlc, const content_hash& hash,
 std::size_t record_body_at(std::string_view bytes);
 
 /// A record's origin as its head writes it, "carrier|line", for a record
-/// whose head record_body_at() accepted.
+/// whose head record_body_at() accepted. History notes each change's origin
+/// in this form (store/contract/history.list).
 std::string_view record_origin(std::string_view record);
+
+/// The carrier and the line of an origin in record_origin()'s form (views
+/// into it); the whole of it as the carrier, and no line, without a separator.
+struct origin_parts {
+  std::string_view carrier;
+  std::string_view line;
+};
+origin_parts split_origin(std::string_view origin);
 
 /// Whether a record whose head record_body_at() accepted is a tombstone.
 bool record_is_tombstone(std::string_view record);

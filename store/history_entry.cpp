@@ -1,6 +1,6 @@
 #include "store/history_entry.hpp"
 
-#include "core/record_layout.hpp"
+#include "core/record.hpp"
 #include "store/history_fields.hpp"
 #include "store/netstrings.hpp"
 
@@ -25,10 +25,9 @@ std::optional<history_entry> read_history_entry(reply_view fields) {
       entry.uids.insert(entry.uids.end(), listed->begin(), listed->end());
     }
   }
-  auto bar = entry.origin.find(core::record_layout::separator);
-  entry.carrier = entry.origin.substr(0, bar);
-  if (bar != std::string_view::npos)
-    entry.line = entry.origin.substr(bar + 1);
+  auto parts = core::split_origin(entry.origin);
+  entry.carrier = parts.carrier;
+  entry.line = parts.line;
   return entry;
 }
 

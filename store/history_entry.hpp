@@ -19,11 +19,11 @@ namespace simsync::store {
 
 struct history_entry {
   std::string_view kind;
-  /// As the record's head writes it: carrier, separator, line
-  /// (core::record_origin).
+  /// As the record's head writes it (core::record_origin), and its parts
+  /// (core::split_origin).
   std::string_view origin;
-  std::string_view carrier; ///< the origin's carrier
-  std::string_view line;    ///< and line
+  std::string_view carrier;
+  std::string_view line;
   std::vector<std::string_view> uids;
 };
 

@@ -228,6 +228,19 @@ store::redis_client redis_server::connect() const {
   return std::move(*client);
 }
 
+std::string info_field(store::redis_client& redis, const std::string& section,
+                       const std::string& name) {
+  auto info = redis.call({"INFO", section});
+  if (!info || info->view().is_error())
+    return "";
+  auto text = "\n" + std::string(info->view().str());
+  auto at = text.find("\n" + name + ":");
+  if (at == std::string::npos)
+    return "";
+  at += name.size() + 2;
+  return text.substr(at, text.find_first_of("\r\n", at) - at);
+}
+
 long long command_calls(store::redis_client& redis, const std::string& command) {
   auto info = redis.call({"INFO", "commandstats"});
   if (!info || info->view().is_error())

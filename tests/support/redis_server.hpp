@@ -77,6 +77,12 @@ private:
 /// A port on 127.0.0.1 that was free a moment ago.
 int free_loopback_port();
 
+/// Field `name` of section `section` of the INFO of the Redis `redis` is
+/// connected to (e.g. "persistence", "loading"); "" if it has none or INFO
+/// cannot be read.
+std::string info_field(store::redis_client& redis, const std::string& section,
+                       const std::string& name);
+
 /// How many times the Redis `redis` is connected to ran `command` (lower
 /// case, e.g. "xtrim"), its scripts' calls included: INFO commandstats. -1
 /// if it cannot be read.

@@ -125,11 +125,8 @@ TEST_F(two_lines, a_book_with_rejected_cards_removes_nothing) {
 TEST_F(two_lines, an_upload_that_changes_nothing_writes_nothing) {
   // Nothing to append to the AOF, so nothing to wait for on the disk.
   auto writes = [&] {
-    auto info = a.client.call({"INFO", "persistence"});
-    std::string text(info->view().str());
-    auto at = text.find("rdb_changes_since_last_save:");
     return std::stoull(
-        text.substr(at + std::string("rdb_changes_since_last_save:").size()));
+        info_field(a.client, "persistence", "rdb_changes_since_last_save"));
   };
   std::vector<core::book_entry> book{make_card("u1", "Li"), make_card("u2", "Wang")};
   upload(a.store, person, line1, book);

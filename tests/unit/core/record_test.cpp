@@ -146,6 +146,20 @@ TEST(record, its_body_and_tombstone_flag_are_found_without_parsing_it) {
   EXPECT_EQ(record_origin(live), sample().st.carrier + "|" + sample().st.line);
 }
 
+TEST(record, an_origin_splits_into_its_carrier_and_line) {
+  auto parts = split_origin("carrier-b|+8618600186000");
+  EXPECT_EQ(parts.carrier, "carrier-b");
+  EXPECT_EQ(parts.line, "+8618600186000");
+  auto live = encode_record(sample());
+  parts = split_origin(record_origin(live));
+  EXPECT_EQ(parts.carrier, sample().st.carrier);
+  EXPECT_EQ(parts.line, sample().st.line);
+  // Without a separator (never written so): all of it is the carrier.
+  parts = split_origin("carrier-a");
+  EXPECT_EQ(parts.carrier, "carrier-a");
+  EXPECT_EQ(parts.line, "");
+}
+
 TEST(record, rejects_garbage) {
   auto good = encode_record(sample());
   std::vector<std::string> bad{
