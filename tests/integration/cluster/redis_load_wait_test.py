@@ -41,6 +41,10 @@ def load_cluster_module():
     return module
 
 
+# tools/cluster, whose wait is tested and whose reading of INFO the test uses.
+CLUSTER_MODULE = load_cluster_module()
+
+
 class Redis:
     """A redis-server in `folder` with AOF on, whose only user is the
     operator tools/cluster asks INFO as."""
@@ -72,8 +76,7 @@ class Redis:
                               timeout=60, check=check)
 
     def persistence(self):
-        said = self.cli("INFO", "persistence", check=False).stdout
-        return dict(line.strip().split(":", 1) for line in said.splitlines() if ":" in line)
+        return CLUSTER_MODULE.info_fields(self.cli("INFO", "persistence", check=False).stdout)
 
     def stop(self):
         if self.process and self.process.poll() is None:
@@ -115,7 +118,7 @@ def start_loading_slowly(redis):
 
 
 def main():
-    cluster = load_cluster_module()
+    cluster = CLUSTER_MODULE
     folder = Path(tempfile.mkdtemp(prefix="simsync-load-wait-"))
     redis = Redis(folder, cluster.OPERATOR)
     try:
