@@ -24,6 +24,13 @@ struct function_library {
   std::vector<std::string> names; ///< per enum script
 };
 
+/// The first line of a script that only reads. Its function is registered
+/// with Redis's no-writes flag, so that it still runs when Redis is at its
+/// maxmemory and refuses writes (noeviction): there Redis refuses every
+/// function call not so flagged, even one that writes nothing, and a line
+/// could not read its own book. Redis refuses any write the function tries.
+constexpr std::string_view reads_only_mark = "-- flags: no-writes\n";
+
 function_library make_library() {
   std::string head(detail::lua_contract);
   head.append(detail::lua_lib);
@@ -36,10 +43,14 @@ function_library make_library() {
   out.text.append(head);
   for (std::size_t i = 0; i < detail::script_bodies.size(); ++i) {
     auto name = std::string(detail::script_names[i]) + "_" + version;
-    out.text += "\nredis.register_function('" + name + "', function(KEYS, ARGV)\n";
+    auto body = detail::script_bodies[i];
+    bool reads_only = body.substr(0, reads_only_mark.size()) == reads_only_mark;
+    out.text += "\nredis.register_function{function_name='" + name + "'";
+    out.text += reads_only ? ", flags={'no-writes'}" : "";
+    out.text += ", callback=function(KEYS, ARGV)\n";
     out.text += "begin_call()\n";
-    out.text.append(detail::script_bodies[i]);
-    out.text += "\nend)\n";
+    out.text.append(body);
+    out.text += "\nend}\n";
     out.names.push_back(std::move(name));
   }
   return out;
