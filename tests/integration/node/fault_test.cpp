@@ -145,6 +145,26 @@ TEST_F(sibling_outage,
   expect_converged_with_exact_mailbox();
 }
 
+TEST_F(sibling_outage, a_full_sibling_redis_still_serves_reads_and_loses_nothing) {
+  // At its maxmemory (noeviction) carrier-b's Redis refuses every write:
+  // carrier-a's deliveries are refused and sent again, and a line's update
+  // request (it notes its counts) is refused as the store unavailable, while
+  // the line still reads its book, unchanged. Once Redis has room, carrier-b
+  // converges.
+  auto admin = d.redis("carrier-b").connect();
+  const auto book_before = client.shared("carrier-b", person, line_b);
+  ASSERT_TRUE(admin.call({"CONFIG", "SET", "maxmemory", "1"}));
+  edit_at_a();
+  std::this_thread::sleep_for(std::chrono::milliseconds{300}); // deliveries refused
+  EXPECT_EQ(client.shared("carrier-b", person, line_b), book_before);
+  auto refused = client.ask<store::pending_counts>("carrier-b", person, atom::update_v,
+                                                   person, line_b, client.proof);
+  ASSERT_FALSE(refused) << "carrier-b wrote to a full Redis";
+  EXPECT_EQ(refused.error(), ec::store_unavailable) << describe(refused.error());
+  ASSERT_TRUE(admin.call({"CONFIG", "SET", "maxmemory", "0"}));
+  expect_converged_with_exact_mailbox();
+}
+
 TEST_F(sibling_outage, the_sender_crashing_keeps_its_outbox) {
   d.stop("carrier-b", SIGTERM);
   edit_at_a();
