@@ -15,7 +15,9 @@ std::optional<history_entry> read_history_entry(reply_view fields) {
     if (name == field::kind) {
       entry.kind = value;
     } else if (name == field::origin) {
-      entry.origin = value;
+      auto parts = core::split_origin(value);
+      entry.carrier = parts.carrier;
+      entry.line = parts.line;
     } else if (name == field::uid) {
       entry.uids.push_back(value);
     } else if (name == field::uids) {
@@ -25,9 +27,6 @@ std::optional<history_entry> read_history_entry(reply_view fields) {
       entry.uids.insert(entry.uids.end(), listed->begin(), listed->end());
     }
   }
-  auto parts = core::split_origin(entry.origin);
-  entry.carrier = parts.carrier;
-  entry.line = parts.line;
   return entry;
 }
 

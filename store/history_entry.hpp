@@ -19,9 +19,9 @@ namespace simsync::store {
 
 struct history_entry {
   std::string_view kind;
-  /// As the record's head writes it (core::record_origin), and its parts
-  /// (core::split_origin).
-  std::string_view origin;
+  /// Where the change was written: the parts (core::split_origin) of the
+  /// origin the entry notes as the record's head writes it
+  /// (core::record_origin).
   std::string_view carrier;
   std::string_view line;
   std::vector<std::string_view> uids;

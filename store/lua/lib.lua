@@ -50,24 +50,26 @@ local function rec_origin(r)
 end
 -- Where a record was written, as history notes it (HIST_ORIGIN): carrier
 -- and line as the record's head writes them, REC_SEP between (C++ passes
--- that part of the head, core::record_origin, to apply_incoming). The
--- last one made is kept, and found again without making its strings anew
--- when the next record starts with it: the records of a batch mostly come
--- from one line (a sibling's apply of a book made them for every card).
+-- that part of the head, core::record_origin, to apply_incoming).
+local function origin_text(carrier, line) return carrier .. REC_SEP .. line end
+-- A record's origin_text. The last one made is kept, and found again
+-- without making its strings anew when the next record starts with it: the
+-- records of a batch mostly come from one line (a sibling's apply of a book
+-- made them for every card).
 local last_origin, last_origin_head
 local function rec_origin_text(r)
   if last_origin and string.find(r, last_origin_head, REC_ORIGIN_AT, true) == REC_ORIGIN_AT then
     return last_origin
   end
   local carrier, line = rec_origin(r)
-  last_origin = carrier .. REC_SEP .. line
+  last_origin = origin_text(carrier, line)
   last_origin_head = last_origin .. REC_SEP
   return last_origin
 end
 -- "HLC|carrier|line": the stamp of a record.
 local function rec_stamp(r)
   local carrier, line = rec_origin(r)
-  return rec_hlc(r) .. REC_SEP .. carrier .. REC_SEP .. line
+  return rec_hlc(r) .. REC_SEP .. origin_text(carrier, line)
 end
 -- A record is stamp_head(hlc) .. hash .. record_tail(...) .. card: a call
 -- that writes many records of one line makes the head and tail once.
@@ -1137,7 +1139,7 @@ local function line_changes(account, line, hlc, carrier)
   local id = account.id
   -- The head and tail of the line's live records (make_record), made once.
   return {id = id, account = account, line = line, hlc = hlc, carrier = carrier,
-          origin = carrier .. REC_SEP .. line, stamp_head = stamp_head(hlc),
+          origin = origin_text(carrier, line), stamp_head = stamp_head(hlc),
           live_tail = record_tail(false, carrier, line),
           skey = shared_key(id), hkey = history_key(id), changes = {}, n_changes = 0,
           base_sets = {}, n_base_sets = 0, base_dels = {}, touched = {}, n_touched = 0}

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/book.hpp"
+#include "core/record_layout.hpp"
 #include "core/stamp.hpp"
 #include "store/account_store.hpp"
 #include "store/history_entry.hpp"
@@ -154,9 +155,10 @@ inline std::vector<history_note> history_notes(store::redis_client& r,
     EXPECT_TRUE(entry);
     if (!entry)
       continue;
+    auto origin = std::string(entry->carrier) + core::record_layout::separator +
+                  std::string(entry->line);
     for (auto uid : entry->uids)
-      out.push_back(
-          {std::string(entry->kind), std::string(entry->origin), std::string(uid)});
+      out.push_back({std::string(entry->kind), origin, std::string(uid)});
   }
   return out;
 }
