@@ -21,6 +21,21 @@ std::string content_hash::hex() const {
   return out;
 }
 
+std::string content_hash::bytes() const {
+  std::string out;
+  append_bytes(out);
+  return out;
+}
+
+void content_hash::append_bytes(std::string& out) const {
+  char spelled[16];
+  for (int i = 0; i < 8; ++i) {
+    spelled[i] = static_cast<char>(hi >> (56 - 8 * i));
+    spelled[8 + i] = static_cast<char>(lo >> (56 - 8 * i));
+  }
+  out.append(spelled, sizeof spelled);
+}
+
 bool content_hash::from_hex(std::string_view text, content_hash* out) {
   if (text.size() != 32)
     return false;

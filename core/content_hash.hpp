@@ -12,8 +12,14 @@ struct content_hash {
   std::uint64_t hi = 0;
   std::uint64_t lo = 0;
 
-  /// 32 lower-case hex digits, the form stored in Redis.
+  /// 32 lower-case hex digits: a record's hash in the text form.
   std::string hex() const;
+  /// The 16 bytes those digits spell (hi, then lo, big-endian): the hash as
+  /// the store holds it (records in the compact form, a line's base, an
+  /// upload's arguments).
+  std::string bytes() const;
+  /// bytes() appended to `out`, which makes no string of its own.
+  void append_bytes(std::string& out) const;
   /// Parses 32 hex digits; returns false (and leaves *out alone) otherwise.
   static bool from_hex(std::string_view text, content_hash* out);
   /// Hashes arbitrary bytes (XXH3-128).

@@ -90,27 +90,141 @@ bool supersedes(const stamped_card& a, const stamped_card& b) {
 
 namespace {
 
-/// A record's head, HLC|HASH|L or D|carrier|line|, in a string with room for
-/// `body_size` bytes more.
-std::string record_head(std::uint64_t hlc, const content_hash& hash, bool deleted,
-                        std::string_view carrier, std::string_view line,
-                        std::size_t body_size) {
-  std::string out;
-  // "HLC|HASH|L|carrier|line|": five separators and the flag around the
-  // parts, so that the record is made in one allocation (the body is
-  // appended after).
-  out.reserve(origin_at + carrier.size() + line.size() + 2 + body_size);
-  append_hlc(out, hlc);
-  out += separator;
-  out += hash.hex();
-  out += separator;
-  out += deleted ? record_layout::tombstone : record_layout::live;
-  out += separator;
+using record_layout::compact_flag_at;
+using record_layout::compact_origin_at;
+using record_layout::hash_bytes;
+using record_layout::hlc_bytes;
+static_assert(hlc_bytes == 8 && hash_bytes == 2 * sizeof(std::uint64_t),
+              "store/contract/record.list: the compact form holds the HLC and the hash "
+              "as 64-bit numbers");
+
+/// The largest HLC the text form writes (hlc_digits nines), and the bound
+/// below which the compact form is written: the scripts read its HLC as a
+/// double (store/contract/record.list).
+constexpr std::uint64_t largest_text_hlc = 9'999'999'999'999'999;
+static_assert(hlc_digits == 16, "largest_text_hlc is written for 16 digits");
+constexpr std::uint64_t compact_hlc_bound = std::uint64_t{1} << 53;
+
+void append_big_endian(std::string& out, std::uint64_t value) {
+  char bytes[8];
+  for (int i = 0; i < 8; ++i)
+    bytes[i] = static_cast<char>(value >> (56 - 8 * i));
+  out.append(bytes, 8);
+}
+
+std::uint64_t read_big_endian(std::string_view bytes) {
+  std::uint64_t value = 0;
+  for (int i = 0; i < 8; ++i)
+    value = (value << 8) | static_cast<unsigned char>(bytes[i]);
+  return value;
+}
+
+/// The form a record stamped `hlc` is kept in.
+record_form kept_form(std::uint64_t hlc) {
+  return hlc < compact_hlc_bound ? record_form::compact : record_form::text;
+}
+
+/// Appends a record's head in `form`: the stamp's HLC, the hash, the flag
+/// and the origin, and the separator before the body.
+void append_head(std::string& out, record_form form, std::uint64_t hlc,
+                 const content_hash& hash, bool deleted, std::string_view carrier,
+                 std::string_view line) {
+  const char flag = deleted ? record_layout::tombstone : record_layout::live;
+  if (form == record_form::compact) {
+    append_big_endian(out, hlc);
+    hash.append_bytes(out);
+    out += flag;
+  } else {
+    append_hlc(out, hlc);
+    out += separator;
+    out += hash.hex();
+    out += separator;
+    out += flag;
+    out += separator;
+  }
   out += carrier;
   out += separator;
   out += line;
   out += separator;
-  return out;
+}
+
+/// The bytes a head in `form` takes before its origin.
+std::size_t head_size(record_form form) {
+  return form == record_form::compact ? compact_origin_at : origin_at;
+}
+
+/// Where the parts of a record's head are, in either form.
+struct head_places {
+  record_form form;
+  std::size_t flag;        ///< the flag's byte
+  std::size_t origin;      ///< where the carrier starts
+  std::size_t carrier_end; ///< the separator after the carrier
+  std::size_t body;        ///< where the body starts
+};
+
+/// The places of the head `bytes` begin with; nullopt unless its fixed part
+/// and the two separators after the origin's parts are there. Nothing in it
+/// is checked further.
+std::optional<head_places> find_head(std::string_view bytes) {
+  head_places h{};
+  if (!bytes.empty() && bytes[0] == '\0') {
+    if (bytes.size() < compact_origin_at)
+      return std::nullopt;
+    h = {record_form::compact, compact_flag_at, compact_origin_at, 0, 0};
+  } else {
+    if (bytes.size() < origin_at || bytes[hlc_digits] != separator ||
+        bytes[flag_at - 1] != separator || bytes[flag_at + 1] != separator)
+      return std::nullopt;
+    h = {record_form::text, flag_at, origin_at, 0, 0};
+  }
+  h.carrier_end = bytes.find(separator, h.origin);
+  if (h.carrier_end == std::string_view::npos)
+    return std::nullopt;
+  auto line_end = bytes.find(separator, h.carrier_end + 1);
+  if (line_end == std::string_view::npos)
+    return std::nullopt;
+  h.body = line_end + 1;
+  return h;
+}
+
+/// A head found and checked: its flag live or tombstone, its hash hex
+/// digits (text form), its HLC one the text form writes.
+struct checked_head {
+  head_places at;
+  std::uint64_t hlc;
+};
+
+std::optional<checked_head> check_head(std::string_view bytes) {
+  auto h = find_head(bytes);
+  if (!h || (bytes[h->flag] != record_layout::live &&
+             bytes[h->flag] != record_layout::tombstone))
+    return std::nullopt;
+  if (h->form == record_form::compact) {
+    auto hlc = read_big_endian(bytes);
+    if (hlc > largest_text_hlc)
+      return std::nullopt;
+    return checked_head{*h, hlc};
+  }
+  auto hlc = leading_hlc(bytes);
+  if (!hlc || !all_hex(bytes.substr(hash_at, hash_digits)))
+    return std::nullopt;
+  return checked_head{*h, *hlc};
+}
+
+/// The hash of a checked head.
+content_hash head_hash(std::string_view bytes, const head_places& at) {
+  content_hash hash;
+  if (at.form == record_form::compact) {
+    hash.hi = read_big_endian(bytes.substr(hlc_bytes));
+    hash.lo = read_big_endian(bytes.substr(hlc_bytes + sizeof hash.hi));
+  } else {
+    content_hash::from_hex(bytes.substr(hash_at, hash_digits), &hash);
+  }
+  return hash;
+}
+
+std::string_view origin_of(std::string_view bytes, const head_places& at) {
+  return bytes.substr(at.origin, at.body - 1 - at.origin);
 }
 
 } // namespace
@@ -119,9 +233,11 @@ std::string encode_record(const stamped_card& rec) {
   if (!rec.deleted)
     return encode_live_record(rec.st.hlc, rec.hash, rec.st.carrier, rec.st.line,
                               rec.card);
-  auto out =
-      record_head(rec.st.hlc, rec.hash, true, rec.st.carrier, rec.st.line,
-                  hlc_digits + 2 + rec.removes.carrier.size() + rec.removes.line.size());
+  auto form = kept_form(rec.st.hlc);
+  std::string out;
+  out.reserve(head_size(form) + rec.st.carrier.size() + rec.st.line.size() + 2 +
+              hlc_digits + 2 + rec.removes.carrier.size() + rec.removes.line.size());
+  append_head(out, form, rec.st.hlc, rec.hash, true, rec.st.carrier, rec.st.line);
   append_stamp(out, rec.removes);
   return out;
 }
@@ -129,25 +245,40 @@ std::string encode_record(const stamped_card& rec) {
 std::string encode_live_record(std::uint64_t hlc, const content_hash& hash,
                                std::string_view carrier, std::string_view line,
                                std::string_view card) {
-  auto out = record_head(hlc, hash, false, carrier, line, card.size());
+  auto form = kept_form(hlc);
+  std::string out;
+  // One allocation for the whole record: the head, then the card.
+  out.reserve(head_size(form) + carrier.size() + line.size() + 2 + card.size());
+  append_head(out, form, hlc, hash, false, carrier, line);
   out += card;
   return out;
 }
 
+record_form form_of(std::string_view record) {
+  return !record.empty() && record[0] == '\0' ? record_form::compact : record_form::text;
+}
+
+bool append_record_head(std::string& out, std::string_view record, record_form form) {
+  auto head = check_head(record);
+  if (!head)
+    return false;
+  if (form == record_form::compact)
+    form = kept_form(head->hlc);
+  auto carrier = record.substr(head->at.origin, head->at.carrier_end - head->at.origin);
+  auto line = record.substr(head->at.carrier_end + 1,
+                            head->at.body - 1 - (head->at.carrier_end + 1));
+  append_head(out, form, head->hlc, head_hash(record, head->at),
+              record[head->at.flag] == record_layout::tombstone, carrier, line);
+  return true;
+}
+
 std::size_t record_body_at(std::string_view bytes) {
-  constexpr auto none = std::string_view::npos;
-  if (bytes.size() < origin_at || bytes[hlc_digits] != separator ||
-      bytes[flag_at - 1] != separator || bytes[flag_at + 1] != separator)
-    return none;
-  auto carrier_end = bytes.find(separator, origin_at);
-  if (carrier_end == none)
-    return none;
-  auto line_end = bytes.find(separator, carrier_end + 1);
-  return line_end == none ? none : line_end + 1;
+  auto h = find_head(bytes);
+  return h ? h->body : std::string_view::npos;
 }
 
 std::string_view record_origin(std::string_view record) {
-  return record.substr(origin_at, record_body_at(record) - 1 - origin_at);
+  return origin_of(record, *find_head(record));
 }
 
 origin_parts split_origin(std::string_view origin) {
@@ -158,32 +289,23 @@ origin_parts split_origin(std::string_view origin) {
 }
 
 bool record_is_tombstone(std::string_view record) {
-  return record[flag_at] == record_layout::tombstone;
+  auto flag = form_of(record) == record_form::compact ? compact_flag_at : flag_at;
+  return record[flag] == record_layout::tombstone;
 }
 
 std::optional<std::uint64_t> checked_record_hlc(std::string_view bytes) {
-  if (bytes.size() < origin_at || bytes[hlc_digits] != separator ||
-      bytes[flag_at - 1] != separator || bytes[flag_at + 1] != separator ||
-      (bytes[flag_at] != record_layout::live &&
-       bytes[flag_at] != record_layout::tombstone) ||
-      !all_hex(bytes.substr(hash_at, hash_digits)))
+  auto head = check_head(bytes);
+  if (!head)
     return std::nullopt;
-  auto hlc = leading_hlc(bytes);
-  auto carrier_end = bytes.find(separator, origin_at);
-  auto line_end = carrier_end == std::string_view::npos
-                      ? std::string_view::npos
-                      : bytes.find(separator, carrier_end + 1);
-  if (!hlc || line_end == std::string_view::npos)
-    return std::nullopt;
-  auto removed = bytes.substr(line_end + 1);
-  if (bytes[flag_at] == record_layout::live || removed.empty())
-    return hlc;
+  auto removed = bytes.substr(head->at.body);
+  if (bytes[head->at.flag] == record_layout::live || removed.empty())
+    return head->hlc;
   auto bar = removed.find(separator, hlc_digits + 1);
   if (!leading_hlc(removed) || removed.size() == hlc_digits ||
       removed[hlc_digits] != separator || bar == std::string_view::npos ||
       removed.find(separator, bar + 1) != std::string_view::npos)
     return std::nullopt;
-  return hlc;
+  return head->hlc;
 }
 
 std::optional<stamped_card> decode_record(std::string_view bytes) {
@@ -196,17 +318,16 @@ std::optional<stamped_card> decode_record(std::string_view bytes) {
 bool decode_record(std::string_view bytes, stamped_card& rec) {
   // The form first (checked_record_hlc), then its parts are read as it found them.
   auto hlc = checked_record_hlc(bytes);
-  if (!hlc || !content_hash::from_hex(bytes.substr(hash_at, hash_digits), &rec.hash))
+  if (!hlc)
     return false;
+  auto at = *find_head(bytes);
+  rec.hash = head_hash(bytes, at);
   rec.st.hlc = *hlc;
-  rec.deleted = bytes[flag_at] == record_layout::tombstone;
-  auto rest = bytes.substr(origin_at);
-  auto bar = rest.find(separator);
-  rec.st.carrier.assign(rest.substr(0, bar));
-  rest = rest.substr(bar + 1);
-  bar = rest.find(separator);
-  rec.st.line.assign(rest.substr(0, bar));
-  rest = rest.substr(bar + 1);
+  rec.deleted = bytes[at.flag] == record_layout::tombstone;
+  rec.st.carrier.assign(bytes.substr(at.origin, at.carrier_end - at.origin));
+  rec.st.line.assign(
+      bytes.substr(at.carrier_end + 1, at.body - 1 - (at.carrier_end + 1)));
+  auto rest = bytes.substr(at.body);
   if (!rec.deleted) {
     rec.card.assign(rest);
     rec.removes.hlc = 0;

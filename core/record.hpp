@@ -31,11 +31,20 @@ struct stamped_card {
 /// order, duplication or delay of the changes they receive.
 bool supersedes(const stamped_card& a, const stamped_card& b);
 
-/// The byte form of a stamped card, shared by C++ and the store's Lua scripts:
+/// The byte forms of a stamped card, shared by C++ and the store's Lua
+/// scripts (store/contract/record.list). The text form, which travels
+/// between carriers:
 ///   HLC(16 digits, zero padded)|HASH(32 hex)|L or D|carrier|line|card bytes
 /// where a tombstone's "card bytes" are the stamp it removes, written the
-/// same way: HLC|carrier|line. The fixed-width head lets Lua compare stamps and hashes
-/// without parsing the card; a carrier id or msisdn never holds '|'.
+/// same way: HLC|carrier|line. The compact form, which the store keeps:
+///   HLC(8 bytes, big-endian)HASH(16 bytes)L or D carrier|line|card bytes
+/// whose first byte is zero where the text form's is a digit. The
+/// fixed-width head lets Lua compare stamps and hashes without parsing the
+/// card; a carrier id or msisdn never holds '|'.
+enum class record_form { text, compact };
+
+/// A stamped card in the compact form (the text form for an HLC of 2^53 or
+/// more, which the scripts could not read exactly as a number).
 std::string encode_record(const stamped_card& rec);
 
 /// encode_record() of a live version stamped (hlc, carrier, line), made from
@@ -44,9 +53,20 @@ std::string encode_live_record(std::uint64_t hlc, const content_hash& hash,
                                std::string_view carrier, std::string_view line,
                                std::string_view card);
 
+/// The form `record` is written in, for bytes that record_body_at() accepts.
+record_form form_of(std::string_view record);
+
+/// Appends the head of `record` (all before its body) to `out` written in
+/// `form` (the text form for an HLC the compact form does not take); false,
+/// with `out` as it was, if `record` is not a record (checked_record_hlc's
+/// rules for its head). How the store keeps what a peer sends compact, and
+/// sends a peer the text form of what it keeps.
+bool append_record_head(std::string& out, std::string_view record, record_form form);
+
 /// Where a record's last part starts: a live version's card bytes, or the
 /// stamp a tombstone removes. std::string_view::npos unless `bytes` begins
-/// with a record's head (the store seals and opens the card in place).
+/// with a record's head, in either form (the store seals and opens the card
+/// in place).
 std::size_t record_body_at(std::string_view bytes);
 
 /// A record's origin as its head writes it, "carrier|line", for a record
@@ -67,7 +87,8 @@ bool record_is_tombstone(std::string_view record);
 
 /// The HLC of the stamp of `bytes` when they have a record's form, as the
 /// store takes one from a peer: the head HLC(16 digits)|HASH(32 hex)|L or
-/// D|carrier|line| with neither carrier nor line holding '|', then a live
+/// D|carrier|line|, or the compact form's (its HLC below 10^16), with
+/// neither carrier nor line holding '|', then a live
 /// version's card (any bytes: sealed, or compressed) or a tombstone's
 /// nothing or the stamp it removes, HLC(16 digits)|carrier|line, neither
 /// holding '|'. nullopt otherwise. The one check of an incoming record's

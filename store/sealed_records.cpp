@@ -8,21 +8,31 @@ namespace simsync::store {
 
 namespace {
 
-/// Appends `record` to `out` with its live card replaced by what
-/// `transform(out, card)` appends (a tombstone, which holds no card, as it
-/// is); false, with `out` as it was, if it is not a record or the transform
-/// fails.
+/// The form a rewritten record's head takes: `kept` as the store keeps it
+/// (compact), `sent` as peers take it (text), or `as_it_is`.
+enum class head_as { kept, sent, as_it_is };
+
+/// Appends `record` to `out` with its head written as `head` says and its
+/// live card replaced by what `transform(out, card)` appends (a tombstone,
+/// which holds no card, keeps its body); false, with `out` as it was, if it
+/// is not a record or the transform fails.
 template <class Transform>
-bool append_with_card(std::string& out, std::string_view record, Transform&& transform) {
+bool append_with_card(std::string& out, std::string_view record, head_as head,
+                      Transform&& transform) {
   auto body_at = core::record_body_at(record);
   if (body_at == std::string_view::npos)
     return false;
+  auto at = out.size();
+  if (head == head_as::as_it_is)
+    out.append(record.substr(0, body_at));
+  else if (!core::append_record_head(out, record,
+                                     head == head_as::kept ? core::record_form::compact
+                                                           : core::record_form::text))
+    return false;
   if (core::record_is_tombstone(record)) {
-    out.append(record);
+    out.append(record.substr(body_at));
     return true;
   }
-  auto at = out.size();
-  out.append(record.substr(0, body_at));
   if (!transform(out, record.substr(body_at))) {
     out.resize(at);
     return false;
@@ -31,11 +41,12 @@ bool append_with_card(std::string& out, std::string_view record, Transform&& tra
 }
 
 template <class Transform>
-std::optional<std::string> with_card(std::string_view record, Transform&& transform) {
+std::optional<std::string> with_card(std::string_view record, head_as head,
+                                     Transform&& transform) {
   std::string out;
   // Room for a record sealed as it is, the most common transform.
   out.reserve(record.size() + core::keyring::overhead);
-  if (!append_with_card(out, record, transform))
+  if (!append_with_card(out, record, head, transform))
     return std::nullopt;
   return out;
 }
@@ -57,13 +68,14 @@ template <class Take> bool each_pair(std::string_view batch, Take&& take) {
 /// if it is malformed or a transform fails. Each record is built in a string
 /// the thread keeps, since its netstring's length comes first.
 template <class Transform>
-std::optional<std::string> joined_batch(std::string_view batch, Transform&& transform) {
+std::optional<std::string> joined_batch(std::string_view batch, head_as head,
+                                        Transform&& transform) {
   thread_local std::string record_out;
   std::string out;
   out.reserve(batch.size());
   auto joined = each_pair(batch, [&](std::string_view uid, std::string_view record) {
     record_out.clear();
-    if (!append_with_card(record_out, record, transform))
+    if (!append_with_card(record_out, record, head, transform))
       return false;
     append_netstring(out, uid);
     append_netstring(out, record_out);
@@ -127,7 +139,7 @@ std::optional<std::string> open_sealed_card(const core::keyring& keys,
 
 std::optional<std::string> seal_record(const core::keyring& keys, std::string_view record,
                                        std::string_view idcode) {
-  return with_card(record, [&](std::string& out, std::string_view card) {
+  return with_card(record, head_as::kept, [&](std::string& out, std::string_view card) {
     append_sealed_card(out, keys, card, idcode);
     return true;
   });
@@ -135,30 +147,32 @@ std::optional<std::string> seal_record(const core::keyring& keys, std::string_vi
 
 std::optional<std::string> open_record(const core::keyring& keys, std::string_view record,
                                        std::string_view idcode) {
-  return with_card(record, [&](std::string& out, std::string_view card) {
-    return append_opened_card(out, keys, card, idcode);
-  });
+  return with_card(record, head_as::as_it_is,
+                   [&](std::string& out, std::string_view card) {
+                     return append_opened_card(out, keys, card, idcode);
+                   });
 }
 
 std::optional<std::string> unseal_record(const core::keyring& keys,
                                          std::string_view record,
                                          std::string_view idcode) {
-  return with_card(record, [&](std::string& out, std::string_view card) {
+  return with_card(record, head_as::sent, [&](std::string& out, std::string_view card) {
     return keys.open_into(out, card, idcode);
   });
 }
 
 std::optional<std::string> unseal_batch(const core::keyring& keys, std::string_view batch,
                                         std::string_view idcode) {
-  return joined_batch(batch, [&](std::string& out, std::string_view card) {
+  return joined_batch(batch, head_as::sent, [&](std::string& out, std::string_view card) {
     return keys.open_into(out, card, idcode);
   });
 }
 
 std::optional<std::string> expand_batch(std::string_view batch) {
-  return joined_batch(batch, [](std::string& out, std::string_view card) {
-    return append_expanded_card(out, card);
-  });
+  return joined_batch(batch, head_as::as_it_is,
+                      [](std::string& out, std::string_view card) {
+                        return append_expanded_card(out, card);
+                      });
 }
 
 std::optional<std::vector<std::string>>

@@ -67,7 +67,8 @@ for i, uid in ipairs(uids) do
     local seq, what, base_then = split_fetched(entry)
     -- A newer explicit offer that arrived after the fetch stays pending.
     if now and pending_seq(now) == seq then done[#done + 1] = uid end
-    if decision == 'apply' and (base_then == nil or (now_base[uid] or '-') == base_then) then
+    if decision == 'apply' and
+        (base_then == nil or (held_hash(now_base[uid]) or '-') == base_then) then
       if what == 'D' then
         base_dels[#base_dels + 1] = uid
       else

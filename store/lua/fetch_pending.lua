@@ -35,9 +35,7 @@ local function deliver(uids, out)
       out[#out + 1] = kind
       out[#out + 1] = rec
       fetched[#fetched + 1] = uid
-      fetched[#fetched + 1] = (seq and pending_seq(seq) or '-') .. ':' ..
-                                (rec_deleted(rec) and 'D' or rec_hash(rec)) .. ':' ..
-                                (bases[uid] or '-')
+      fetched[#fetched + 1] = fetched_entry(seq and pending_seq(seq) or '-', rec, bases[uid])
     elseif seq then
       stale[#stale + 1] = uid
     end

@@ -37,16 +37,22 @@ end
 -- in hex equals it, so no token presented can.
 local OPERATOR_PROOF = 'operator'
 
--- Records: HLC|HASH|FLAG|carrier|line|card (store/contract/record.list, whose
--- REC_ constants say where each part is, and which makes rec_hlc, rec_hash
--- and rec_deleted), where a tombstone's card is the stamp of the version it
--- removes: HLC|carrier|line.
+-- Records: HLC|HASH|FLAG|carrier|line|card, or the compact form the store
+-- keeps, HLC HASH FLAG carrier|line|card (store/contract/record.list, whose
+-- REC_ constants say where each part is, and which makes the accessors
+-- rec_hlc, rec_hlc_value, rec_hash, rec_deleted and rec_origin_at, each
+-- reading either form). A tombstone's card is the stamp of the version it
+-- removes: HLC|carrier|line. Records are written compact, here and by the
+-- node; the text form is read in records kept before it, and in those
+-- stamped past 2^53 (core/record.hpp). A hash is its 16 bytes throughout the
+-- scripts: in records, in a line's base, in an upload's arguments.
 
 -- The record's origin (carrier, line) and where its card starts.
 local function rec_origin(r)
-  local bar = string.find(r, REC_SEP, REC_ORIGIN_AT, true)
+  local at = rec_origin_at(r)
+  local bar = string.find(r, REC_SEP, at, true)
   local bar2 = string.find(r, REC_SEP, bar + 1, true)
-  return string.sub(r, REC_ORIGIN_AT, bar - 1), string.sub(r, bar + 1, bar2 - 1), bar2 + 1
+  return string.sub(r, at, bar - 1), string.sub(r, bar + 1, bar2 - 1), bar2 + 1
 end
 -- Where a record was written, as history notes it (HIST_ORIGIN): carrier
 -- and line as the record's head writes them, REC_SEP between (C++ passes
@@ -58,7 +64,8 @@ local function origin_text(carrier, line) return carrier .. REC_SEP .. line end
 -- made them for every card).
 local last_origin, last_origin_head
 local function rec_origin_text(r)
-  if last_origin and string.find(r, last_origin_head, REC_ORIGIN_AT, true) == REC_ORIGIN_AT then
+  local at = rec_origin_at(r)
+  if last_origin and string.find(r, last_origin_head, at, true) == at then
     return last_origin
   end
   local carrier, line = rec_origin(r)
@@ -71,21 +78,35 @@ local function rec_stamp(r)
   local carrier, line = rec_origin(r)
   return rec_hlc(r) .. REC_SEP .. origin_text(carrier, line)
 end
--- A record is stamp_head(hlc) .. hash .. record_tail(...) .. card: a call
--- that writes many records of one line makes the head and tail once.
-local STAMP_HEAD_FORMAT = REC_HLC_FORMAT .. REC_SEP
-local LIVE_FLAG = REC_SEP .. REC_LIVE .. REC_SEP
-local TOMBSTONE_FLAG = REC_SEP .. REC_TOMBSTONE .. REC_SEP
-local function stamp_head(hlc) return string.format(STAMP_HEAD_FORMAT, hlc) end
+-- A record's card (or the stamp a tombstone removes).
+local function rec_card(r)
+  local _, _, card_at = rec_origin(r)
+  return string.sub(r, card_at)
+end
+-- A hash a line's base or an upload holds: its bytes, as rec_hash gives
+-- them (a base written before the compact form holds hex digits).
+local function held_hash(h)
+  if h and #h ~= REC_HASH_BYTES then return hash_bytes(h) end
+  return h
+end
+-- A record the scripts make is stamp_head(hlc) .. the hash's bytes (rec_hash) ..
+-- record_tail(...) .. card, the compact form: a call that writes many
+-- records of one line makes the head and tail once.
+local function stamp_head(hlc) return struct.pack(REC_HLC_BYTES_FORMAT, hlc) end
 local function record_tail(deleted, carrier, line)
-  return (deleted and TOMBSTONE_FLAG or LIVE_FLAG) .. carrier .. REC_SEP .. line .. REC_SEP
+  return (deleted and REC_TOMBSTONE or REC_LIVE) .. carrier .. REC_SEP .. line .. REC_SEP
 end
 local function make_record(hlc, hash, deleted, carrier, line, card)
   return stamp_head(hlc) .. hash .. record_tail(deleted, carrier, line) .. card
 end
+-- `r` stamped `hlc` instead, in its own form.
+local function restamped(r, hlc)
+  if string.byte(r, 1) == 0 then return stamp_head(hlc) .. string.sub(r, REC_HLC_BYTES + 1) end
+  return string.format(REC_HLC_FORMAT, hlc) .. string.sub(r, REC_HLC_DIGITS + 1)
+end
 -- A removal of `removed`, the version its author had seen.
 local function make_tombstone(hlc, carrier, line, removed)
-  return make_record(hlc, REC_TOMBSTONE_HASH, true, carrier, line, rec_stamp(removed))
+  return make_record(hlc, REC_ZERO_HASH_BYTES, true, carrier, line, rec_stamp(removed))
 end
 
 -- Byte order, whatever the server's locale (Lua's < on strings uses strcoll).
@@ -112,8 +133,8 @@ local function order_key(r)
           string.sub(removed, bar + 1), 1, own[1], own[2], own[3]}
 end
 
--- Does `a` take the place of `b`? (core::supersedes). HLCs are fixed width,
--- so their byte order is numeric.
+-- Does `a` take the place of `b`? (core::supersedes). HLCs in order keys
+-- are the text form's, fixed width, so their byte order is numeric.
 local function newer(a, b)
   -- Two live versions sort by stamp, HLC first, and most differ there: that
   -- decides without building order keys (a sibling's apply of one card spent
@@ -121,7 +142,7 @@ local function newer(a, b)
   -- differ may round to one value, never to the other order; equal ones go
   -- the whole way.
   if not rec_deleted(a) and not rec_deleted(b) then
-    local x, y = rec_hlc(a) + 0, rec_hlc(b) + 0
+    local x, y = rec_hlc_value(a), rec_hlc_value(b)
     if x ~= y then return x > y end
   end
   local ka, kb = order_key(a), order_key(b)
@@ -488,7 +509,7 @@ local function kind_for(have, rec)
     return nil
   end
   if not have then return 'added' end
-  if have == rec_hash(rec) then return nil end
+  if held_hash(have) == rec_hash(rec) then return nil end
   return 'changed'
 end
 -- The uids of changes ({uid, record} pairs), in order.
@@ -976,14 +997,41 @@ local function kept_counts(id, line)
   return {added = tonumber(added), changed = tonumber(changed), removed = tonumber(removed)}
 end
 
--- A fetched entry, "seq:hash:base" or "seq:D:base": what an ack removes and
--- applies, and the line's base for the uid when it was fetched ('-': none), so
--- an ack never moves a base that a later upload of the line has moved. An
--- entry written before the base was kept ("seq:what") gives base nil.
+-- A fetched entry: what an ack removes and applies, and the line's base for
+-- the uid when it was fetched, so an ack never moves a base that a later
+-- upload of the line has moved. "seq:" then the change ('D' for a removal,
+-- else 'H' and the version's hash) and the base ('-' for none, else 'H' and
+-- its hash): a hash is bytes, which may hold any separator, so each is
+-- marked and read by its length.
+local FETCHED_HASH, FETCHED_REMOVAL, FETCHED_NONE = 72, 68, 45 -- 'H', 'D', '-'
+local function fetched_entry(seq, rec, base)
+  return seq .. ':' .. (rec_deleted(rec) and 'D' or 'H' .. rec_hash(rec)) ..
+           (base and 'H' .. held_hash(base) or '-')
+end
+-- The marked part of a fetched entry at `at`: its value ('D', '-' or a
+-- hash) and where the next part starts.
+local function fetched_part(value, at)
+  if string.byte(value, at) == FETCHED_HASH then
+    return string.sub(value, at + 1, at + REC_HASH_BYTES), at + 1 + REC_HASH_BYTES
+  end
+  return string.sub(value, at, at), at + 1
+end
+-- seq, the change and the base of a fetched entry. One written before hashes
+-- were bytes is "seq:hash:base" in hex, or "seq:D:base"; one written before
+-- the base was kept, "seq:what", gives base nil.
 local function split_fetched(value)
-  local seq, what, colon, base = string.match(value, '^([^:]*):([^:]*)(:?)(.*)$')
-  if colon == '' then return seq, what, nil end
-  return seq, what, base
+  local colon = string.find(value, ':', 1, true)
+  local seq = string.sub(value, 1, colon - 1)
+  local first, second = string.byte(value, colon + 1, colon + 2)
+  if first == FETCHED_HASH or
+      (first == FETCHED_REMOVAL and (second == FETCHED_NONE or second == FETCHED_HASH)) then
+    local what, at = fetched_part(value, colon + 1)
+    return seq, what, (fetched_part(value, at))
+  end
+  local what, sep, base = string.match(value, '^[^:]*:([^:]*)(:?)(.*)$')
+  if what ~= 'D' then what = hash_bytes(what) end
+  if sep == '' then return seq, what, nil end
+  return seq, what, base == '-' and base or hash_bytes(base)
 end
 
 -- -- incoming outbox entries of a sibling carrier ------------------------------
@@ -1208,10 +1256,12 @@ local function line_puts(lc, items, at, n, shared)
   lc.n_changes, lc.n_touched, lc.n_base_sets = nc, nt, nb
 end
 
--- One card's line_puts: the line's version (hash, card) replaces `cur`.
-local function line_put(lc, uid, cur, hash, card)
-  local rec = lc.stamp_head .. hash .. lc.live_tail .. card
-  line_puts(lc, {uid, hash, rec}, {1}, 1, {[uid] = cur})
+-- One card's line_puts: the line's version of the card and hash that
+-- record `from` holds replaces `cur`.
+local function line_put(lc, uid, cur, from)
+  local hash = rec_hash(from)
+  line_puts(lc, {uid, hash, lc.stamp_head .. hash .. lc.live_tail .. rec_card(from)}, {1}, 1,
+            {[uid] = cur})
 end
 
 -- The line removes `cur`, a live version it has seen.

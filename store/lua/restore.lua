@@ -64,14 +64,10 @@ end
 local account = open_account(id)
 local hlc = tick_clock(account, now_hlc)
 keep_history(keep_ms, keep_count, math.floor(now_hlc / HLC_PER_MS))
-local function card_of(r)
-  local _, _, card_at = rec_origin(r)
-  return string.sub(r, card_at)
-end
 if private then
   local writes, drops = {}, {}
   local function put(uid)
-    local rec = make_record(hlc, rec_hash(was[uid]), false, carrier, line, card_of(was[uid]))
+    local rec = make_record(hlc, rec_hash(was[uid]), false, carrier, line, rec_card(was[uid]))
     note_write(hkey, uid, now[uid], rec)
     writes[#writes + 1] = uid
     writes[#writes + 1] = rec
@@ -87,7 +83,7 @@ if private then
   trim_history(hkey)
 else
   local lc = line_changes(account, line, hlc, carrier)
-  local function put(uid) line_put(lc, uid, now[uid], rec_hash(was[uid]), card_of(was[uid])) end
+  local function put(uid) line_put(lc, uid, now[uid], was[uid]) end
   for _, uid in ipairs(added) do put(uid) end
   for _, uid in ipairs(changed) do put(uid) end
   for _, uid in ipairs(removed) do line_remove(lc, uid, now[uid]) end

@@ -6,7 +6,7 @@
 --       history keep_count, then the items: uid, hash, record triples, each
 --       record the line's live version of the card stamped at now_hlc, as
 --       core::encode_live_record makes it; for mode remove, uids alone; for
---       mode compare, their hashes (32 hex digits each, in one string) and
+--       mode compare, their hashes (16 bytes each, in one string) and
 --       then the uids; for mode scan, a cursor and a page's size; for mode
 --       prune, the uids its snapshot leaves out.
 -- A snapshot sent in parts (store/upload_parts.hpp) is compares of its
@@ -51,10 +51,9 @@ local function stored_version()
 end
 
 -- The hash a compare names for its uid ARGV[i].
-local HASH_DIGITS = 32
 local function compared_hash(i)
-  local at = (i - FIRST) * HASH_DIGITS + 1
-  return string.sub(ARGV[FIRST - 1], at, at + HASH_DIGITS - 1)
+  local at = (i - FIRST) * REC_HASH_BYTES + 1
+  return string.sub(ARGV[FIRST - 1], at, at + REC_HASH_BYTES - 1)
 end
 
 -- A compare's answer: a character per uid, '0' for a card the line holds
@@ -94,16 +93,16 @@ local function compare_with_base()
     for k = 1, #held do
       if held[k] then found = found + 1 else whole = false end
     end
-    local at = (i - FIRST) * HASH_DIGITS + 1
+    local at = (i - FIRST) * REC_HASH_BYTES + 1
     if whole and
-        table.concat(held) == string.sub(ARGV[FIRST - 1], at, at + #held * HASH_DIGITS - 1) then
+        table.concat(held) == string.sub(ARGV[FIRST - 1], at, at + #held * REC_HASH_BYTES - 1) then
       n = n + 1
       runs[n] = string.rep('0', #held)
       settled = settled + #held
     else
       for k = 1, #held do
         local h = held[k]
-        if h and not hashes then h = rec_hash(h) end
+        if h then h = hashes and held_hash(h) or rec_hash(h) end
         n = n + 1
         if h == compared_hash(i + k - 1) and not reassert[ARGV[i + k - 1]] then
           runs[n] = '0'
@@ -141,8 +140,7 @@ local hlc = tick_clock(account, now_hlc)
 -- The records come made (a concat per card here was a sixth of a book's
 -- upload); only an account whose clock is past now stamps them anew.
 if hlc ~= now_hlc and with_records then
-  local head = stamp_head(hlc)
-  for i = FIRST + 2, #ARGV, 3 do ARGV[i] = head .. string.sub(ARGV[i], #head + 1) end
+  for i = FIRST + 2, #ARGV, 3 do ARGV[i] = restamped(ARGV[i], hlc) end
 end
 keep_history(keep_ms, keep_count, math.floor(now_hlc / HLC_PER_MS))
 
@@ -284,6 +282,7 @@ if mode ~= 'delta' then
     else
       local seen_hash = base[uid]
       if mode == 'remove' then seen_hash = redis.call('HGET', bkey, uid) end
+      seen_hash = held_hash(seen_hash)
       if seen_hash == rec_hash(cur) then
         removals[#removals + 1] = uid
       else

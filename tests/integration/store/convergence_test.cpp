@@ -10,6 +10,8 @@
 // A failure names its seed: SIMSYNC_CONVERGENCE_SEED=N runs that one alone
 // (SIMSYNC_CONVERGENCE_TRACE=1 prints what it did); SIMSYNC_CONVERGENCE_SEEDS=N
 // runs seeds 0 to N-1 (200 by default).
+#include "core/digest.hpp"
+#include "core/record.hpp"
 #include "core/stamp.hpp"
 #include "store/outbox.hpp"
 #include "tests/integration/store/store_fixture.hpp"
@@ -70,11 +72,13 @@ public:
     for (const auto& l : lines_) {
       pull(l, store::decision::apply);
       auto base = hash_fields(l.carrier->client, "base:{" + idcode_ + "}:" + l.id);
+      for (auto& [uid, hash] : base)
+        hash = core::hex(hash); // the base holds a hash's bytes
       const auto& discarded = discarded_[l.id];
       std::map<std::string, std::string> live;
       for (const auto& [uid, rec] : shared_at(*l.carrier))
-        if (rec.size() > 50 && rec[50] == 'L')
-          live[uid] = rec.substr(17, 32);
+        if (auto version = core::decode_record(rec); version && !version->deleted)
+          live[uid] = version->hash.hex();
       std::set<std::string> uids;
       for (const auto& [uid, _] : base)
         uids.insert(uid);

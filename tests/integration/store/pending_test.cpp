@@ -580,7 +580,7 @@ TEST_F(pages, a_change_to_a_card_of_a_later_page_comes_in_its_new_version) {
   ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), p1.cursor,
                                   store::decision::apply));
   EXPECT_TRUE(page(0).changes.empty());
-  EXPECT_EQ(base_of(later), make_card(later, "Edited").hash.hex());
+  EXPECT_EQ(base_of(later), make_card(later, "Edited").hash.bytes());
 }
 
 TEST_F(pages, an_ack_before_the_last_page_leaves_the_undelivered_changes) {
@@ -835,8 +835,8 @@ TEST_F(mailbox, apply_does_not_move_the_base_over_the_line_own_newer_upload) {
   ASSERT_TRUE(a.store.ack_pending(person, line2, proof_of(line2), f.cursor,
                                   store::decision::apply));
   auto base = hash_fields(a.client, "base:{" + person + "}:" + line2);
-  EXPECT_EQ(base["u1"], make_card("u1", "Li Si").hash.hex()) << "the ack undid v3";
-  EXPECT_EQ(base["u2"], make_card("u2", "Wang Wu").hash.hex()) << "u2 was applied";
+  EXPECT_EQ(base["u1"], make_card("u1", "Li Si").hash.bytes()) << "the ack undid v3";
+  EXPECT_EQ(base["u2"], make_card("u2", "Wang Wu").hash.bytes()) << "u2 was applied";
   // What line2 holds is no change to the store.
   auto r = upload(a.store, person, line2,
                   {make_card("u1", "Li Si"), make_card("u2", "Wang Wu")});
@@ -909,7 +909,7 @@ TEST_F(pages, an_ack_in_steps_does_what_one_ack_does) {
   EXPECT_FALSE(step(f.cursor, store::decision::apply));
   EXPECT_TRUE(page(0).changes.empty());
   for (const auto& card : book(7))
-    EXPECT_EQ(base_of(card.uid), card.hash.hex()) << card.uid;
+    EXPECT_EQ(base_of(card.uid), card.hash.bytes()) << card.uid;
 }
 
 TEST_F(pages, a_discard_in_steps_keeps_the_lines_own_and_empties_the_mailbox) {
@@ -956,7 +956,7 @@ TEST_F(pages, a_new_fetch_between_steps_ends_the_ack_and_loses_nothing) {
   EXPECT_EQ(*n, 5u);
   EXPECT_TRUE(page(0).changes.empty());
   for (const auto& card : book(7))
-    EXPECT_EQ(base_of(card.uid), card.hash.hex()) << card.uid;
+    EXPECT_EQ(base_of(card.uid), card.hash.bytes()) << card.uid;
 }
 
 TEST_F(pages, an_ack_in_steps_before_the_last_page_leaves_the_undelivered_changes) {

@@ -1,7 +1,6 @@
 // F3 outbox and F4 replicate-in between two carriers, each with its own
 // redis-server. The test carries outbox entries as the peer link would.
 #include "core/record.hpp"
-#include "core/record_layout.hpp"
 #include "store/dead_letters.hpp"
 #include "store/history_entry.hpp"
 #include "store/keys.hpp"
@@ -217,7 +216,7 @@ TEST_F(two_carriers, a_removal_never_takes_an_edit_its_line_had_not_seen) {
   auto sa = opened_records(a, person);
   EXPECT_EQ(sa, opened_records(b, person));
   EXPECT_NE(sa["u1"].find("v2"), std::string::npos);
-  EXPECT_EQ(sa["u1"].substr(50, 1), "L");
+  EXPECT_FALSE(core::decode_record(sa["u1"])->deleted);
   // B's line is offered v2 back.
   EXPECT_EQ(kinds(*b.store.fetch_pending(person, line_b, proof_of(line_b)))["u1"],
             "added");
@@ -306,24 +305,49 @@ TEST_F(two_carriers, a_malformed_batch_is_refused_and_changes_nothing) {
   EXPECT_FALSE(is_sibling(b, other_person, "carrier-a"));
 }
 
+// Records travel between carriers in the text form, whatever form the
+// sender keeps; the sibling keeps them compact, and both hold the same book.
+TEST_F(two_carriers,
+       what_leaves_for_a_peer_is_the_text_form_and_the_sibling_keeps_it_compact) {
+  upload(a.store, person, line_a, {make_card("u1", "Li"), make_card("u2", "Wang")});
+  auto entries = take_outbox(a, b);
+  ASSERT_FALSE(entries.empty());
+  std::size_t sent = 0;
+  for (const auto& e : entries) {
+    auto items = store::split_netstrings(e.batch);
+    ASSERT_TRUE(items);
+    for (std::size_t i = 1; i < items->size(); i += 2, ++sent)
+      EXPECT_EQ(core::form_of((*items)[i]), core::record_form::text);
+  }
+  EXPECT_EQ(sent, 2u);
+  ASSERT_TRUE(b.store.apply_incoming("carrier-a", entries));
+  EXPECT_EQ(opened_records(b, person), opened_records(a, person));
+  for (const auto& [uid, record] : shared_records(b.client, person))
+    EXPECT_EQ(core::form_of(record), core::record_form::compact) << uid;
+}
+
 // A delivery's records are checked whole before any is applied: one record
 // of a malformed form refuses the delivery, whatever the entries before it.
 TEST_F(two_carriers, a_delivery_holding_a_malformed_record_is_refused_whole) {
   const auto card = one_card_for_b();
   const std::string &uid = card.first, &record = card.second;
   ASSERT_FALSE(record.empty());
-  // A record's head, 0-based: stamp 0-15, '|', hash 17-48, '|', kind 50,
-  // '|', then carrier '|' line '|'. Each of these breaks one part of it.
-  auto changed = [&record](std::size_t at, char to) {
-    std::string out = record;
+  // A record's head in the text form, 0-based: stamp 0-15, '|', hash 17-48,
+  // '|', kind 50, '|', then carrier '|' line '|'; in the compact form: stamp
+  // 0-7, hash 8-23, kind 24, then carrier '|' line '|'. Each of these breaks
+  // one part of it.
+  const std::string text = text_form(record);
+  auto changed = [](std::string out, std::size_t at, char to) {
     out[at] = to;
     return out;
   };
-  const std::string short_hash = record.substr(0, 17) + record.substr(18);
-  const std::string no_origin = record.substr(0, 52) + "carrier-a";
+  const std::string short_hash = text.substr(0, 17) + text.substr(18);
+  const std::string no_origin = text.substr(0, 52) + "carrier-a";
   const store::outbox_entry batch{"0-1", person, store::outbox_kind::batch, {}};
-  for (const auto& bad : {std::string("junk"), changed(3, 'a'), changed(17, 'g'),
-                          short_hash, changed(50, 'X'), no_origin}) {
+  for (const auto& bad : {std::string("junk"), changed(text, 3, 'a'),
+                          changed(text, 17, 'g'), short_hash, changed(text, 50, 'X'),
+                          no_origin, changed(record, 1, '\xff'), changed(record, 24, 'X'),
+                          record.substr(0, 25) + "carrier-a", record.substr(0, 20)}) {
     auto r = b.store.apply_incoming(
         store::sealed_delivery{"carrier-a", {batch, batch}, {{uid, record}, {uid, bad}}});
     ASSERT_FALSE(r) << bad;
@@ -344,7 +368,7 @@ TEST_F(two_carriers, the_apply_script_refuses_malformed_entries_whole) {
   const auto card = one_card_for_b();
   const std::string &uid = card.first, &record = card.second;
   ASSERT_FALSE(record.empty());
-  const std::string stamp = record.substr(0, core::record_layout::hlc_digits);
+  const std::string stamp = std::to_string(core::decode_record(record)->st.hlc);
   const std::vector<std::vector<std::string>> tails{
       {"batch", person, "3", stamp, "", uid, record, uid}, // an odd count
       {"batch", person, "4", stamp, "", uid, record},      // more items than follow
@@ -375,7 +399,7 @@ TEST_F(two_carriers, the_apply_script_refuses_malformed_entries_whole) {
 // has each record's own noted.
 TEST_F(two_carriers,
        history_notes_each_record_origin_whether_its_batch_shares_one_or_not) {
-  const std::string record = one_card_for_b().second;
+  const std::string record = text_form(one_card_for_b().second);
   ASSERT_FALSE(record.empty());
   const auto body_at = core::record_body_at(record);
   const auto carrier_end = record.find('|', 52);
@@ -472,7 +496,7 @@ TEST_F(two_carriers, a_large_batch_older_than_what_is_held_changes_nothing) {
 }
 
 TEST_F(two_carriers, the_sibling_clock_moves_past_the_newest_stamp_wherever_it_is) {
-  const std::string record = one_card_for_b().second;
+  const std::string record = text_form(one_card_for_b().second);
   ASSERT_FALSE(record.empty());
   // The same record under three stamps, the newest in the middle of the batch
   // (the uids are not the card's: only the clock is looked at here).

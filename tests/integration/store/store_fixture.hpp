@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/book.hpp"
+#include "core/record.hpp"
 #include "core/record_layout.hpp"
 #include "core/stamp.hpp"
 #include "store/account_store.hpp"
@@ -161,6 +162,15 @@ inline std::vector<history_note> history_notes(store::redis_client& r,
       out.push_back({std::string(entry->kind), origin, std::string(uid)});
   }
   return out;
+}
+
+/// `record` with its head in the text form, as peers send it (the store
+/// keeps records compact): a test that writes a record's parts by their
+/// offsets writes them in this form.
+inline std::string text_form(const std::string& record) {
+  std::string out;
+  EXPECT_TRUE(core::append_record_head(out, record, core::record_form::text));
+  return out + record.substr(core::record_body_at(record));
 }
 
 /// The raw shared store: uid -> encoded record.

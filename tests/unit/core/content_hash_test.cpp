@@ -20,6 +20,16 @@ TEST(content_hash, hex_puts_hi_before_lo) {
   EXPECT_EQ(h.hex(), "0123456789abcdeffedcba9876543210");
 }
 
+TEST(content_hash, its_bytes_are_what_its_hex_digits_spell) {
+  content_hash h{0x0123456789abcdefULL, 0xfedcba9876543210ULL};
+  EXPECT_EQ(h.bytes(), std::string("\x01\x23\x45\x67\x89\xab\xcd\xef"
+                                   "\xfe\xdc\xba\x98\x76\x54\x32\x10",
+                                   16));
+  std::string out = "kept";
+  h.append_bytes(out);
+  EXPECT_EQ(out, "kept" + h.bytes());
+}
+
 TEST(content_hash, from_hex_accepts_upper_case) {
   content_hash h;
   ASSERT_TRUE(content_hash::from_hex("0123456789ABCDEFFEDCBA9876543210", &h));

@@ -17,6 +17,17 @@ stamped_card sample() {
                       {}};
 }
 
+/// `record` with its head written in `form`.
+std::string in_form(const std::string& record, record_form form) {
+  std::string out;
+  EXPECT_TRUE(append_record_head(out, record, form));
+  return out + record.substr(record_body_at(record));
+}
+
+std::string text_form(const std::string& record) {
+  return in_form(record, record_form::text);
+}
+
 void expect_same(const stamped_card& a, const stamped_card& b) {
   EXPECT_EQ(a.st, b.st);
   EXPECT_EQ(a.deleted, b.deleted);
@@ -120,14 +131,74 @@ TEST(record, a_tombstone_sorts_just_after_the_version_it_removes) {
 
 TEST(record, head_is_fixed_width_so_lua_can_compare_it) {
   auto rec = sample();
-  auto bytes = encode_record(rec);
+  auto bytes = text_form(encode_record(rec));
   EXPECT_EQ(bytes.substr(0, 17), "1700000000000123|");
   EXPECT_EQ(bytes.substr(17, 32), rec.hash.hex());
   EXPECT_EQ(bytes.substr(49, 3), "|L|");
   stamped_card small{stamp{7, "c", "l"}, true, content_hash{}, "", stamp{5, "d", "m"}};
   EXPECT_EQ(
-      encode_record(small),
+      text_form(encode_record(small)),
       "0000000000000007|00000000000000000000000000000000|D|c|l|0000000000000005|d|m");
+}
+
+TEST(record, the_store_keeps_the_compact_form_whose_head_is_fixed_width_too) {
+  // HLC in 8 bytes, big-endian (the first zero), the hash's 16 bytes, the
+  // flag, then the origin: 25 bytes before it instead of 52.
+  auto rec = sample();
+  auto bytes = encode_record(rec);
+  EXPECT_EQ(form_of(bytes), record_form::compact);
+  EXPECT_EQ(bytes.substr(0, 8), std::string("\x00\x06\x0a\x24\x18\x1e\x40\x7b", 8));
+  std::string hash_bytes;
+  for (std::size_t i = 0; i < 32; i += 2)
+    hash_bytes += static_cast<char>(std::stoi(rec.hash.hex().substr(i, 2), nullptr, 16));
+  EXPECT_EQ(bytes.substr(8, 16), hash_bytes);
+  EXPECT_EQ(bytes.substr(24), "Lcarrier-a|+8613800138000|" + rec.card);
+  EXPECT_EQ(bytes.size() + 27, text_form(bytes).size());
+  stamped_card small{stamp{7, "c", "l"}, true, content_hash{}, "", stamp{5, "d", "m"}};
+  EXPECT_EQ(encode_record(small), std::string(7, '\0') + '\x07' + std::string(16, '\0') +
+                                      "Dc|l|0000000000000005|d|m");
+}
+
+TEST(record, an_hlc_the_scripts_cannot_read_as_a_double_keeps_the_text_form) {
+  // The scripts read a compact HLC as a number: exact below 2^53 only.
+  auto rec = sample();
+  rec.st.hlc = (1ULL << 53) - 1;
+  EXPECT_EQ(form_of(encode_record(rec)), record_form::compact);
+  rec.st.hlc = 1ULL << 53;
+  auto bytes = encode_record(rec);
+  EXPECT_EQ(form_of(bytes), record_form::text);
+  EXPECT_EQ(bytes.substr(0, 17), "9007199254740992|");
+  EXPECT_EQ(in_form(bytes, record_form::compact), bytes);
+  auto back = decode_record(bytes);
+  ASSERT_TRUE(back.has_value());
+  expect_same(*back, rec);
+}
+
+TEST(record, either_form_reads_as_the_same_stamped_card) {
+  stamped_card removal{stamp{42, "carrier-b", "+8618600186000"}, true, content_hash{}, "",
+                       stamp{17, "carrier-a", "+8613800138000"}};
+  for (const auto& rec : {sample(), removal}) {
+    auto compact = encode_record(rec);
+    auto text = text_form(compact);
+    EXPECT_EQ(form_of(text), record_form::text);
+    EXPECT_EQ(in_form(text, record_form::compact), compact);
+    EXPECT_EQ(text_form(text), text);
+    for (const auto& bytes : {compact, text}) {
+      auto back = decode_record(bytes);
+      ASSERT_TRUE(back.has_value());
+      expect_same(*back, rec);
+      EXPECT_EQ(checked_record_hlc(bytes), rec.st.hlc);
+      EXPECT_EQ(record_origin(bytes), rec.st.carrier + "|" + rec.st.line);
+      EXPECT_EQ(record_is_tombstone(bytes), rec.deleted);
+      EXPECT_EQ(bytes.substr(record_body_at(bytes)),
+                compact.substr(record_body_at(compact)));
+    }
+  }
+  std::string out = "kept";
+  EXPECT_FALSE(append_record_head(out, "junk", record_form::text));
+  EXPECT_FALSE(append_record_head(
+      out, text_form(encode_record(sample())).replace(3, 1, "a"), record_form::compact));
+  EXPECT_EQ(out, "kept");
 }
 
 TEST(record, its_body_and_tombstone_flag_are_found_without_parsing_it) {
@@ -161,7 +232,8 @@ TEST(record, an_origin_splits_into_its_carrier_and_line) {
 }
 
 TEST(record, rejects_garbage) {
-  auto good = encode_record(sample());
+  auto good = text_form(encode_record(sample()));
+  auto compact = encode_record(sample());
   std::vector<std::string> bad{
       "",
       "garbage",
@@ -173,17 +245,22 @@ TEST(record, rejects_garbage) {
       "0000000000000007|00000000000000000000000000000000|D|carrier-only",
       "0000000000000007|00000000000000000000000000000000|D|c",
       "0000000000000007|00000000000000000000000000000000|D|c|l|junk", // removes no stamp
+      compact.substr(0, 20),                             // cut inside the hash
+      compact.substr(0, 24) + "Q" + compact.substr(25),  // flag neither L nor D
+      compact.substr(0, 25) + "carrier-only",            // no line
+      std::string(1, '\0') + "\xff" + compact.substr(2), // an HLC of 17 digits
+      std::string(24, '\0') + "Dc|l|junk",               // removes no stamp
   };
   for (const auto& bytes : bad)
     EXPECT_FALSE(decode_record(bytes).has_value()) << '"' << bytes << '"';
 }
 
 TEST(record, an_incoming_record_is_checked_whole_and_gives_its_stamp) {
-  auto live = encode_record(sample());
+  auto live = text_form(encode_record(sample()));
   EXPECT_EQ(checked_record_hlc(live), 1700000000000123u);
   stamped_card removal{stamp{42, "carrier-b", "line-b"}, true, content_hash{}, "",
                        stamp{17, "carrier-a", "line-a"}};
-  auto tombstone = encode_record(removal);
+  auto tombstone = text_form(encode_record(removal));
   EXPECT_EQ(checked_record_hlc(tombstone), 42u);
   // A tombstone written before removals named their version removes nothing named.
   EXPECT_EQ(checked_record_hlc(tombstone.substr(0, record_body_at(tombstone))), 42u);
