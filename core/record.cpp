@@ -90,7 +90,8 @@ bool supersedes(const stamped_card& a, const stamped_card& b) {
 
 namespace {
 
-using record_layout::compact_flag_at;
+using record_layout::compact_hash_at;
+using record_layout::compact_hlc_at;
 using record_layout::compact_origin_at;
 using record_layout::hash_bytes;
 using record_layout::hlc_bytes;
@@ -124,16 +125,17 @@ record_form kept_form(std::uint64_t hlc) {
   return hlc < compact_hlc_bound ? record_form::compact : record_form::text;
 }
 
-/// Appends a record's head in `form`: the stamp's HLC, the hash, the flag
-/// and the origin, and the separator before the body.
+/// Appends a record's head in `form`: the stamp's HLC, the hash and the flag
+/// (in the compact form the flag first), the origin, and the separator
+/// before the body.
 void append_head(std::string& out, record_form form, std::uint64_t hlc,
                  const content_hash& hash, bool deleted, std::string_view carrier,
                  std::string_view line) {
   const char flag = deleted ? record_layout::tombstone : record_layout::live;
   if (form == record_form::compact) {
+    out += flag;
     append_big_endian(out, hlc);
     hash.append_bytes(out);
-    out += flag;
   } else {
     append_hlc(out, hlc);
     out += separator;
@@ -167,10 +169,10 @@ struct head_places {
 /// is checked further.
 std::optional<head_places> find_head(std::string_view bytes) {
   head_places h{};
-  if (!bytes.empty() && bytes[0] == '\0') {
+  if (form_of(bytes) == record_form::compact) {
     if (bytes.size() < compact_origin_at)
       return std::nullopt;
-    h = {record_form::compact, compact_flag_at, compact_origin_at, 0, 0};
+    h = {record_form::compact, 0, compact_origin_at, 0, 0};
   } else {
     if (bytes.size() < origin_at || bytes[hlc_digits] != separator ||
         bytes[flag_at - 1] != separator || bytes[flag_at + 1] != separator)
@@ -200,7 +202,7 @@ std::optional<checked_head> check_head(std::string_view bytes) {
              bytes[h->flag] != record_layout::tombstone))
     return std::nullopt;
   if (h->form == record_form::compact) {
-    auto hlc = read_big_endian(bytes);
+    auto hlc = read_big_endian(bytes.substr(compact_hlc_at));
     if (hlc > largest_text_hlc)
       return std::nullopt;
     return checked_head{*h, hlc};
@@ -215,8 +217,8 @@ std::optional<checked_head> check_head(std::string_view bytes) {
 content_hash head_hash(std::string_view bytes, const head_places& at) {
   content_hash hash;
   if (at.form == record_form::compact) {
-    hash.hi = read_big_endian(bytes.substr(hlc_bytes));
-    hash.lo = read_big_endian(bytes.substr(hlc_bytes + sizeof hash.hi));
+    hash.hi = read_big_endian(bytes.substr(compact_hash_at));
+    hash.lo = read_big_endian(bytes.substr(compact_hash_at + sizeof hash.hi));
   } else {
     content_hash::from_hex(bytes.substr(hash_at, hash_digits), &hash);
   }
@@ -255,7 +257,11 @@ std::string encode_live_record(std::uint64_t hlc, const content_hash& hash,
 }
 
 record_form form_of(std::string_view record) {
-  return !record.empty() && record[0] == '\0' ? record_form::compact : record_form::text;
+  // A compact record starts with its flag, a text record with a digit.
+  return !record.empty() && (record[0] == record_layout::live ||
+                             record[0] == record_layout::tombstone)
+             ? record_form::compact
+             : record_form::text;
 }
 
 bool append_record_head(std::string& out, std::string_view record, record_form form) {
@@ -289,7 +295,7 @@ origin_parts split_origin(std::string_view origin) {
 }
 
 bool record_is_tombstone(std::string_view record) {
-  auto flag = form_of(record) == record_form::compact ? compact_flag_at : flag_at;
+  auto flag = form_of(record) == record_form::compact ? 0 : flag_at;
   return record[flag] == record_layout::tombstone;
 }
 

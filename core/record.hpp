@@ -37,8 +37,8 @@ bool supersedes(const stamped_card& a, const stamped_card& b);
 ///   HLC(16 digits, zero padded)|HASH(32 hex)|L or D|carrier|line|card bytes
 /// where a tombstone's "card bytes" are the stamp it removes, written the
 /// same way: HLC|carrier|line. The compact form, which the store keeps:
-///   HLC(8 bytes, big-endian)HASH(16 bytes)L or D carrier|line|card bytes
-/// whose first byte is zero where the text form's is a digit. The
+///   L or D, HLC(8 bytes, big-endian), HASH(16 bytes), carrier|line|card bytes
+/// which starts with its flag where the text form starts with a digit. The
 /// fixed-width head lets Lua compare stamps and hashes without parsing the
 /// card; a carrier id or msisdn never holds '|'.
 enum class record_form { text, compact };

@@ -89,19 +89,22 @@ local function held_hash(h)
   if h and #h ~= REC_HASH_BYTES then return hash_bytes(h) end
   return h
 end
--- A record the scripts make is stamp_head(hlc) .. the hash's bytes (rec_hash) ..
--- record_tail(...) .. card, the compact form: a call that writes many
--- records of one line makes the head and tail once.
-local function stamp_head(hlc) return struct.pack(REC_HLC_BYTES_FORMAT, hlc) end
-local function record_tail(deleted, carrier, line)
-  return (deleted and REC_TOMBSTONE or REC_LIVE) .. carrier .. REC_SEP .. line .. REC_SEP
-end
+-- A record the scripts make is in the compact form: its flag, then
+-- hlc_bytes(hlc), the hash's bytes (rec_hash) and origin_tail(...), then the
+-- card. A call that writes many records of one line makes the head and the
+-- tail once.
+local function hlc_bytes(hlc) return struct.pack(REC_HLC_BYTES_FORMAT, hlc) end
+local function origin_tail(carrier, line) return carrier .. REC_SEP .. line .. REC_SEP end
 local function make_record(hlc, hash, deleted, carrier, line, card)
-  return stamp_head(hlc) .. hash .. record_tail(deleted, carrier, line) .. card
+  return (deleted and REC_TOMBSTONE or REC_LIVE) .. hlc_bytes(hlc) .. hash ..
+           origin_tail(carrier, line) .. card
 end
 -- `r` stamped `hlc` instead, in its own form.
 local function restamped(r, hlc)
-  if string.byte(r, 1) == 0 then return stamp_head(hlc) .. string.sub(r, REC_HLC_BYTES + 1) end
+  if rec_origin_at(r) == REC_COMPACT_ORIGIN_AT then
+    return string.sub(r, 1, REC_COMPACT_HLC_AT - 1) .. hlc_bytes(hlc) ..
+             string.sub(r, REC_COMPACT_HLC_AT + REC_HLC_BYTES)
+  end
   return string.format(REC_HLC_FORMAT, hlc) .. string.sub(r, REC_HLC_DIGITS + 1)
 end
 -- A removal of `removed`, the version its author had seen.
@@ -1187,8 +1190,8 @@ local function line_changes(account, line, hlc, carrier)
   local id = account.id
   -- The head and tail of the line's live records (make_record), made once.
   return {id = id, account = account, line = line, hlc = hlc, carrier = carrier,
-          origin = origin_text(carrier, line), stamp_head = stamp_head(hlc),
-          live_tail = record_tail(false, carrier, line),
+          origin = origin_text(carrier, line), live_head = REC_LIVE .. hlc_bytes(hlc),
+          origin_tail = origin_tail(carrier, line),
           skey = shared_key(id), hkey = history_key(id), changes = {}, n_changes = 0,
           base_sets = {}, n_base_sets = 0, base_dels = {}, touched = {}, n_touched = 0}
 end
@@ -1260,7 +1263,7 @@ end
 -- record `from` holds replaces `cur`.
 local function line_put(lc, uid, cur, from)
   local hash = rec_hash(from)
-  line_puts(lc, {uid, hash, lc.stamp_head .. hash .. lc.live_tail .. rec_card(from)}, {1}, 1,
+  line_puts(lc, {uid, hash, lc.live_head .. hash .. lc.origin_tail .. rec_card(from)}, {1}, 1,
             {[uid] = cur})
 end
 

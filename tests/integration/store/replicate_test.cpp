@@ -333,8 +333,8 @@ TEST_F(two_carriers, a_delivery_holding_a_malformed_record_is_refused_whole) {
   const std::string &uid = card.first, &record = card.second;
   ASSERT_FALSE(record.empty());
   // A record's head in the text form, 0-based: stamp 0-15, '|', hash 17-48,
-  // '|', kind 50, '|', then carrier '|' line '|'; in the compact form: stamp
-  // 0-7, hash 8-23, kind 24, then carrier '|' line '|'. Each of these breaks
+  // '|', kind 50, '|', then carrier '|' line '|'; in the compact form: kind
+  // 0, stamp 1-8, hash 9-24, then carrier '|' line '|'. Each of these breaks
   // one part of it.
   const std::string text = text_form(record);
   auto changed = [](std::string out, std::size_t at, char to) {
@@ -346,7 +346,7 @@ TEST_F(two_carriers, a_delivery_holding_a_malformed_record_is_refused_whole) {
   const store::outbox_entry batch{"0-1", person, store::outbox_kind::batch, {}};
   for (const auto& bad : {std::string("junk"), changed(text, 3, 'a'),
                           changed(text, 17, 'g'), short_hash, changed(text, 50, 'X'),
-                          no_origin, changed(record, 1, '\xff'), changed(record, 24, 'X'),
+                          no_origin, changed(record, 1, '\xff'), changed(record, 0, 'X'),
                           record.substr(0, 25) + "carrier-a", record.substr(0, 20)}) {
     auto r = b.store.apply_incoming(
         store::sealed_delivery{"carrier-a", {batch, batch}, {{uid, record}, {uid, bad}}});

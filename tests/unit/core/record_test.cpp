@@ -142,21 +142,21 @@ TEST(record, head_is_fixed_width_so_lua_can_compare_it) {
 }
 
 TEST(record, the_store_keeps_the_compact_form_whose_head_is_fixed_width_too) {
-  // HLC in 8 bytes, big-endian (the first zero), the hash's 16 bytes, the
-  // flag, then the origin: 25 bytes before it instead of 52.
+  // The flag, the HLC in 8 bytes, big-endian, the hash's 16 bytes, then the
+  // origin: 25 bytes before it instead of 52.
   auto rec = sample();
   auto bytes = encode_record(rec);
   EXPECT_EQ(form_of(bytes), record_form::compact);
-  EXPECT_EQ(bytes.substr(0, 8), std::string("\x00\x06\x0a\x24\x18\x1e\x40\x7b", 8));
+  EXPECT_EQ(bytes.substr(0, 9), std::string("L\x00\x06\x0a\x24\x18\x1e\x40\x7b", 9));
   std::string hash_bytes;
   for (std::size_t i = 0; i < 32; i += 2)
     hash_bytes += static_cast<char>(std::stoi(rec.hash.hex().substr(i, 2), nullptr, 16));
-  EXPECT_EQ(bytes.substr(8, 16), hash_bytes);
-  EXPECT_EQ(bytes.substr(24), "Lcarrier-a|+8613800138000|" + rec.card);
+  EXPECT_EQ(bytes.substr(9, 16), hash_bytes);
+  EXPECT_EQ(bytes.substr(25), "carrier-a|+8613800138000|" + rec.card);
   EXPECT_EQ(bytes.size() + 27, text_form(bytes).size());
   stamped_card small{stamp{7, "c", "l"}, true, content_hash{}, "", stamp{5, "d", "m"}};
-  EXPECT_EQ(encode_record(small), std::string(7, '\0') + '\x07' + std::string(16, '\0') +
-                                      "Dc|l|0000000000000005|d|m");
+  EXPECT_EQ(encode_record(small), "D" + std::string(7, '\0') + '\x07' +
+                                      std::string(16, '\0') + "c|l|0000000000000005|d|m");
 }
 
 TEST(record, an_hlc_the_scripts_cannot_read_as_a_double_keeps_the_text_form) {
@@ -246,10 +246,10 @@ TEST(record, rejects_garbage) {
       "0000000000000007|00000000000000000000000000000000|D|c",
       "0000000000000007|00000000000000000000000000000000|D|c|l|junk", // removes no stamp
       compact.substr(0, 20),                             // cut inside the hash
-      compact.substr(0, 24) + "Q" + compact.substr(25),  // flag neither L nor D
+      "Q" + compact.substr(1),                           // flag neither L nor D
       compact.substr(0, 25) + "carrier-only",            // no line
-      std::string(1, '\0') + "\xff" + compact.substr(2), // an HLC of 17 digits
-      std::string(24, '\0') + "Dc|l|junk",               // removes no stamp
+      compact.substr(0, 1) + "\xff" + compact.substr(2), // an HLC of 17 digits
+      "D" + std::string(24, '\0') + "c|l|junk",          // removes no stamp
   };
   for (const auto& bytes : bad)
     EXPECT_FALSE(decode_record(bytes).has_value()) << '"' << bytes << '"';
