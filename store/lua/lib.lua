@@ -38,7 +38,7 @@ end
 local OPERATOR_PROOF = 'operator'
 
 -- Records: HLC|HASH|FLAG|carrier|line|card, or the compact form the store
--- keeps, HLC HASH FLAG carrier|line|card (store/contract/record.list, whose
+-- keeps, FLAG HLC HASH carrier|line|card (store/contract/record.list, whose
 -- REC_ constants say where each part is, and which makes the accessors
 -- rec_hlc, rec_hlc_value, rec_hash, rec_deleted and rec_origin_at, each
 -- reading either form). A tombstone's card is the stamp of the version it

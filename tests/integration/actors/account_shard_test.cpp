@@ -50,9 +50,6 @@ struct account_shard_fixture : ::testing::Test {
   caf::scoped_actor self;
 };
 
-const std::string line1 = "+8613800138000";
-const std::string line2 = "+8613900139000";
-
 } // namespace
 
 TEST_F(account_shard_fixture, runs_the_flows_for_its_accounts) {

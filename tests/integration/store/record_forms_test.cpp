@@ -13,15 +13,9 @@ using namespace simsync::testing;
 
 namespace {
 
-const std::string line1 = "+8613800138000";
-const std::string line2 = "+8613900139000";
-
-struct two_lines : ::testing::Test {
-  void SetUp() override {
-    register_line(a.store, person, line1);
-    register_line(a.store, person, line2);
-  }
-
+/// line1 and line2 of one person, whose account can be rewritten as a build
+/// before the compact form kept it.
+struct kept_before : two_lines {
   /// Rewrites the account as a build before the compact form kept it: the
   /// shared store's records in the text form, the lines' bases in hex.
   void as_kept_before() {
@@ -71,11 +65,9 @@ struct two_lines : ::testing::Test {
   std::map<std::string, std::string> base_of(const std::string& line) {
     return hash_fields(a.client, store::keys::base(person, line));
   }
-
-  carrier_store a{"carrier-a"};
 };
 
-TEST_F(two_lines, an_upload_keeps_compact_records_and_hash_bytes) {
+TEST_F(kept_before, an_upload_keeps_compact_records_and_hash_bytes) {
   const std::vector<core::book_entry> book{make_card("u1", "Li"),
                                            make_card("u2", "Wang")};
   upload(a.store, person, line1, book);
@@ -99,7 +91,7 @@ TEST_F(two_lines, an_upload_keeps_compact_records_and_hash_bytes) {
   EXPECT_TRUE(core::decode_record(removal)->deleted);
 }
 
-TEST_F(two_lines, a_store_kept_before_reads_as_it_is) {
+TEST_F(kept_before, a_store_kept_before_reads_as_it_is) {
   const std::vector<core::book_entry> book{make_card("u1", "Li"), make_card("u2", "Wang"),
                                            make_card("u3", "Zhao")};
   upload(a.store, person, line1, book);
@@ -142,7 +134,7 @@ TEST_F(two_lines, a_store_kept_before_reads_as_it_is) {
   EXPECT_TRUE(a.store.fetch_pending(person, line2, proof_of(line2))->changes.empty());
 }
 
-TEST_F(two_lines, a_fetch_written_before_hash_bytes_is_acked_as_it_was) {
+TEST_F(kept_before, a_fetch_written_before_hash_bytes_is_acked_as_it_was) {
   // An addition (no base), and a change of a card the line holds in hex.
   upload(a.store, person, line1, {make_card("u1", "Li")});
   fetch_and_apply(line2);

@@ -13,9 +13,6 @@ using namespace simsync::testing;
 
 namespace {
 
-const std::string line1 = "+8613800138000";
-const std::string line2 = "+8613900139000";
-
 struct safe_upload : ::testing::Test {
   void SetUp() override {
     register_line(a.store, person, line1);

@@ -60,6 +60,10 @@ struct carrier_store {
 inline const std::string person = std::string(64, 'a'); // an idcode
 inline const std::string other_person = std::string(64, 'b');
 
+/// Two lines of `person`'s at one carrier, as the store knows them.
+inline const std::string line1 = "+8613800138000";
+inline const std::string line2 = "+8613900139000";
+
 /// The proof a line presents (its token's hash): what register_line stored.
 inline std::string proof_of(const std::string& line) {
   return "token-hash-" + line;
@@ -73,6 +77,15 @@ inline void register_line(store::account_store& s, const std::string& idcode,
   auto r = s.register_line(req);
   ASSERT_TRUE(r) << describe(r.error());
 }
+
+/// One carrier with line1 and line2 of `person` registered.
+struct two_lines : ::testing::Test {
+  void SetUp() override {
+    register_line(a.store, person, line1);
+    register_line(a.store, person, line2);
+  }
+  carrier_store a{"carrier-a"};
+};
 
 /// A line's upload of `cards`, with the proof register_line stored.
 inline store::upload_request

@@ -18,8 +18,6 @@ using namespace simsync::testing;
 namespace {
 
 // A line is one account's: the other person's lines are others.
-const std::string line1 = "+8613800138000";
-const std::string line2 = "+8613900139000";
 const std::string other_line1 = "+8613700137000";
 const std::string other_line2 = "+8613600136000";
 constexpr store::part_sizes sizes{2, 5, store::snapshot_compare_above};

@@ -6,21 +6,6 @@
 using namespace simsync;
 using namespace simsync::testing;
 
-namespace {
-
-const std::string line1 = "+8613800138000";
-const std::string line2 = "+8613900139000";
-
-struct two_lines : ::testing::Test {
-  void SetUp() override {
-    register_line(a.store, person, line1);
-    register_line(a.store, person, line2);
-  }
-  carrier_store a{"carrier-a"};
-};
-
-} // namespace
-
 TEST_F(two_lines, snapshot_counts_added_changed_removed_unchanged) {
   auto first =
       upload(a.store, person, line1,
