@@ -299,19 +299,32 @@ bool record_is_tombstone(std::string_view record) {
   return record[flag] == record_layout::tombstone;
 }
 
-std::optional<std::uint64_t> checked_record_hlc(std::string_view bytes) {
+namespace {
+
+/// check_head(), and a tombstone's body checked as the stamp it removes:
+/// the whole of checked_record_hlc()'s rules, with the places found.
+std::optional<checked_head> check_record(std::string_view bytes) {
   auto head = check_head(bytes);
   if (!head)
     return std::nullopt;
   auto removed = bytes.substr(head->at.body);
   if (bytes[head->at.flag] == record_layout::live || removed.empty())
-    return head->hlc;
+    return head;
   auto bar = removed.find(separator, hlc_digits + 1);
   if (!leading_hlc(removed) || removed.size() == hlc_digits ||
       removed[hlc_digits] != separator || bar == std::string_view::npos ||
       removed.find(separator, bar + 1) != std::string_view::npos)
     return std::nullopt;
-  return head->hlc;
+  return head;
+}
+
+} // namespace
+
+std::optional<std::uint64_t> checked_record_hlc(std::string_view bytes) {
+  auto record = check_record(bytes);
+  if (!record)
+    return std::nullopt;
+  return record->hlc;
 }
 
 std::optional<stamped_card> decode_record(std::string_view bytes) {
@@ -322,13 +335,13 @@ std::optional<stamped_card> decode_record(std::string_view bytes) {
 }
 
 bool decode_record(std::string_view bytes, stamped_card& rec) {
-  // The form first (checked_record_hlc), then its parts are read as it found them.
-  auto hlc = checked_record_hlc(bytes);
-  if (!hlc)
+  // The form first (check_record), then its parts are read where it found them.
+  auto checked = check_record(bytes);
+  if (!checked)
     return false;
-  auto at = *find_head(bytes);
+  const auto& at = checked->at;
   rec.hash = head_hash(bytes, at);
-  rec.st.hlc = *hlc;
+  rec.st.hlc = checked->hlc;
   rec.deleted = bytes[at.flag] == record_layout::tombstone;
   rec.st.carrier.assign(bytes.substr(at.origin, at.carrier_end - at.origin));
   rec.st.line.assign(
