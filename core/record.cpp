@@ -95,6 +95,9 @@ using record_layout::compact_hlc_at;
 using record_layout::compact_origin_at;
 using record_layout::hash_bytes;
 using record_layout::hlc_bytes;
+using record_layout::numbered_body_at;
+using record_layout::origin_number_bytes;
+using record_layout::origin_number_mark;
 static_assert(hlc_bytes == 8 && hash_bytes == 2 * sizeof(std::uint64_t),
               "store/contract/record.list: the compact form holds the HLC and the hash "
               "as 64-bit numbers");
@@ -126,16 +129,22 @@ record_form kept_form(std::uint64_t hlc) {
 }
 
 /// Appends a record's head in `form`: the stamp's HLC, the hash and the flag
-/// (in the compact form the flag first), the origin, and the separator
-/// before the body.
+/// (in the compact form the flag first), then the origin and the separator
+/// before the body, or in the compact form the origin's `number` if one is
+/// given.
 void append_head(std::string& out, record_form form, std::uint64_t hlc,
                  const content_hash& hash, bool deleted, std::string_view carrier,
-                 std::string_view line) {
+                 std::string_view line, std::string_view number = {}) {
   const char flag = deleted ? record_layout::tombstone : record_layout::live;
   if (form == record_form::compact) {
     out += flag;
     append_big_endian(out, hlc);
     hash.append_bytes(out);
+    if (!number.empty()) {
+      out += origin_number_mark;
+      out += number;
+      return;
+    }
   } else {
     append_hlc(out, hlc);
     out += separator;
@@ -159,25 +168,33 @@ std::size_t head_size(record_form form) {
 struct head_places {
   record_form form;
   std::size_t flag;        ///< the flag's byte
-  std::size_t origin;      ///< where the carrier starts
-  std::size_t carrier_end; ///< the separator after the carrier
+  std::size_t origin;      ///< where the carrier starts, or the origin's number
+  std::size_t carrier_end; ///< the separator after the carrier (0 if numbered)
   std::size_t body;        ///< where the body starts
+  bool numbered;           ///< whether the origin is its number
 };
 
 /// The places of the head `bytes` begin with; nullopt unless its fixed part
-/// and the two separators after the origin's parts are there. Nothing in it
-/// is checked further.
+/// and the two separators after the origin's parts (or its number) are
+/// there. Nothing in it is checked further.
 std::optional<head_places> find_head(std::string_view bytes) {
   head_places h{};
   if (form_of(bytes) == record_form::compact) {
     if (bytes.size() < compact_origin_at)
       return std::nullopt;
-    h = {record_form::compact, 0, compact_origin_at, 0, 0};
+    if (bytes.size() > compact_origin_at &&
+        bytes[compact_origin_at] == origin_number_mark) {
+      if (bytes.size() < numbered_body_at)
+        return std::nullopt;
+      return head_places{record_form::compact, 0,   compact_origin_at + 1, 0,
+                         numbered_body_at,     true};
+    }
+    h = {record_form::compact, 0, compact_origin_at, 0, 0, false};
   } else {
     if (bytes.size() < origin_at || bytes[hlc_digits] != separator ||
         bytes[flag_at - 1] != separator || bytes[flag_at + 1] != separator)
       return std::nullopt;
-    h = {record_form::text, flag_at, origin_at, 0, 0};
+    h = {record_form::text, flag_at, origin_at, 0, 0, false};
   }
   h.carrier_end = bytes.find(separator, h.origin);
   if (h.carrier_end == std::string_view::npos)
@@ -190,16 +207,23 @@ std::optional<head_places> find_head(std::string_view bytes) {
 }
 
 /// A head found and checked: its flag live or tombstone, its hash hex
-/// digits (text form), its HLC one the text form writes.
+/// digits (text form), its HLC one the text form writes, its carrier not
+/// starting with the origin number's mark, and its origin a number only if
+/// `numbered` allows one.
 struct checked_head {
   head_places at;
   std::uint64_t hlc;
 };
 
-std::optional<checked_head> check_head(std::string_view bytes) {
+enum class numbered_origin { refused, allowed };
+
+std::optional<checked_head> check_head(std::string_view bytes, numbered_origin numbered) {
   auto h = find_head(bytes);
   if (!h || (bytes[h->flag] != record_layout::live &&
              bytes[h->flag] != record_layout::tombstone))
+    return std::nullopt;
+  if (h->numbered ? numbered == numbered_origin::refused
+                  : h->carrier_end > h->origin && bytes[h->origin] == origin_number_mark)
     return std::nullopt;
   if (h->form == record_form::compact) {
     auto hlc = read_big_endian(bytes.substr(compact_hlc_at));
@@ -225,8 +249,18 @@ content_hash head_hash(std::string_view bytes, const head_places& at) {
   return hash;
 }
 
-std::string_view origin_of(std::string_view bytes, const head_places& at) {
-  return bytes.substr(at.origin, at.body - 1 - at.origin);
+/// The origin's text, "carrier|line": as the head writes it, or as `names`
+/// name its number (nullopt if they do not).
+std::optional<std::string_view> origin_of(std::string_view bytes, const head_places& at,
+                                          const origin_names* names) {
+  if (!at.numbered)
+    return bytes.substr(at.origin, at.body - 1 - at.origin);
+  if (!names)
+    return std::nullopt;
+  auto named = names->find(std::string(bytes.substr(at.origin, origin_number_bytes)));
+  if (named == names->end())
+    return std::nullopt;
+  return std::string_view(named->second);
 }
 
 } // namespace
@@ -244,14 +278,21 @@ std::string encode_record(const stamped_card& rec) {
   return out;
 }
 
+std::string origin_number(std::string_view carrier, std::string_view line) {
+  std::string text;
+  text.reserve(carrier.size() + 1 + line.size());
+  text.append(carrier).append(1, separator).append(line);
+  return content_hash::of(text).bytes().substr(0, origin_number_bytes);
+}
+
 std::string encode_live_record(std::uint64_t hlc, const content_hash& hash,
                                std::string_view carrier, std::string_view line,
-                               std::string_view card) {
+                               std::string_view card, std::string_view number) {
   auto form = kept_form(hlc);
   std::string out;
   // One allocation for the whole record: the head, then the card.
   out.reserve(head_size(form) + carrier.size() + line.size() + 2 + card.size());
-  append_head(out, form, hlc, hash, false, carrier, line);
+  append_head(out, form, hlc, hash, false, carrier, line, number);
   out += card;
   return out;
 }
@@ -264,17 +305,40 @@ record_form form_of(std::string_view record) {
              : record_form::text;
 }
 
-bool append_record_head(std::string& out, std::string_view record, record_form form) {
-  auto head = check_head(record);
+bool append_record_head(std::string& out, std::string_view record, record_form form,
+                        const origin_names* names) {
+  auto head = check_head(record, numbered_origin::allowed);
   if (!head)
+    return false;
+  auto origin = origin_of(record, head->at, names);
+  if (!origin)
     return false;
   if (form == record_form::compact)
     form = kept_form(head->hlc);
-  auto carrier = record.substr(head->at.origin, head->at.carrier_end - head->at.origin);
-  auto line = record.substr(head->at.carrier_end + 1,
-                            head->at.body - 1 - (head->at.carrier_end + 1));
+  auto parts = split_origin(*origin);
   append_head(out, form, head->hlc, head_hash(record, head->at),
-              record[head->at.flag] == record_layout::tombstone, carrier, line);
+              record[head->at.flag] == record_layout::tombstone, parts.carrier,
+              parts.line);
+  return true;
+}
+
+bool append_record_written_out(std::string& out, std::string_view record,
+                               const origin_names* names) {
+  if (!append_record_head(out, record, form_of(record), names))
+    return false;
+  out.append(record.substr(record_body_at(record)));
+  return true;
+}
+
+bool append_numbered_head(std::string& out, std::string_view record,
+                          std::string_view number) {
+  auto head = check_head(record, numbered_origin::refused);
+  if (!head)
+    return false;
+  auto parts = split_origin(origin_of(record, head->at, nullptr).value());
+  append_head(out, kept_form(head->hlc), head->hlc, head_hash(record, head->at),
+              record[head->at.flag] == record_layout::tombstone, parts.carrier,
+              parts.line, number);
   return true;
 }
 
@@ -284,7 +348,12 @@ std::size_t record_body_at(std::string_view bytes) {
 }
 
 std::string_view record_origin(std::string_view record) {
-  return origin_of(record, *find_head(record));
+  return origin_of(record, *find_head(record), nullptr).value_or(std::string_view{});
+}
+
+std::string_view record_origin_number(std::string_view record) {
+  auto at = *find_head(record);
+  return at.numbered ? record.substr(at.origin, origin_number_bytes) : std::string_view{};
 }
 
 origin_parts split_origin(std::string_view origin) {
@@ -303,8 +372,9 @@ namespace {
 
 /// check_head(), and a tombstone's body checked as the stamp it removes:
 /// the whole of checked_record_hlc()'s rules, with the places found.
-std::optional<checked_head> check_record(std::string_view bytes) {
-  auto head = check_head(bytes);
+std::optional<checked_head> check_record(std::string_view bytes,
+                                         numbered_origin numbered) {
+  auto head = check_head(bytes, numbered);
   if (!head)
     return std::nullopt;
   auto removed = bytes.substr(head->at.body);
@@ -321,31 +391,35 @@ std::optional<checked_head> check_record(std::string_view bytes) {
 } // namespace
 
 std::optional<std::uint64_t> checked_record_hlc(std::string_view bytes) {
-  auto record = check_record(bytes);
+  auto record = check_record(bytes, numbered_origin::refused);
   if (!record)
     return std::nullopt;
   return record->hlc;
 }
 
-std::optional<stamped_card> decode_record(std::string_view bytes) {
+std::optional<stamped_card> decode_record(std::string_view bytes,
+                                          const origin_names* names) {
   stamped_card rec;
-  if (!decode_record(bytes, rec))
+  if (!decode_record(bytes, rec, names))
     return std::nullopt;
   return rec;
 }
 
-bool decode_record(std::string_view bytes, stamped_card& rec) {
+bool decode_record(std::string_view bytes, stamped_card& rec, const origin_names* names) {
   // The form first (check_record), then its parts are read where it found them.
-  auto checked = check_record(bytes);
+  auto checked = check_record(bytes, numbered_origin::allowed);
   if (!checked)
     return false;
   const auto& at = checked->at;
+  auto origin = origin_of(bytes, at, names);
+  if (!origin)
+    return false;
+  auto parts = split_origin(*origin);
   rec.hash = head_hash(bytes, at);
   rec.st.hlc = checked->hlc;
   rec.deleted = bytes[at.flag] == record_layout::tombstone;
-  rec.st.carrier.assign(bytes.substr(at.origin, at.carrier_end - at.origin));
-  rec.st.line.assign(
-      bytes.substr(at.carrier_end + 1, at.body - 1 - (at.carrier_end + 1)));
+  rec.st.carrier.assign(parts.carrier);
+  rec.st.line.assign(parts.line);
   auto rest = bytes.substr(at.body);
   if (!rec.deleted) {
     rec.card.assign(rest);

@@ -31,17 +31,24 @@ std::string hlc_of(std::uint64_t now_ms) {
   return std::to_string(now_ms * core::hlc_logical_per_ms);
 }
 
-caf::expected<core::stamped_card> open_card(const core::keyring& keys,
-                                            std::string_view stored,
-                                            std::string_view idcode,
-                                            const std::string& what) {
+caf::expected<core::stamped_card>
+open_card(const core::keyring& keys, std::string_view stored, std::string_view idcode,
+          const std::string& what, const core::origin_names& names) {
   auto clear = open_record(keys, stored, idcode);
   if (!clear)
     return corrupt(what + ": " + why_unopened(keys, stored, idcode));
-  auto rec = core::decode_record(*clear);
+  auto rec = core::decode_record(*clear, &names);
   if (!rec)
-    return corrupt(what + " is not a record");
+    return corrupt(what + " is not a record, or names an origin its account's table "
+                          "of origins does not");
   return std::move(*rec);
+}
+
+core::origin_names origin_names_of(reply_view flat) {
+  core::origin_names names;
+  for (std::size_t i = 0; i + 1 < flat.size(); i += 2)
+    names.emplace(flat[i].str(), flat[i + 1].str());
+  return names;
 }
 
 namespace {
@@ -123,20 +130,24 @@ upload_call::upload_call(const upload_request& req, const std::string& carrier,
   // Each card goes as the line's record of it stamped now, which the script
   // stores as it is unless the account's clock is past now (it was a sixth
   // of a book's work in Redis to make them there).
+  // The records write the line's origin as its number, which the script
+  // claims in the account's table of origins.
   const auto& cards = req.cards;
   const auto now_hlc = req.now_ms * core::hlc_logical_per_ms;
+  origin_number_ = core::origin_number(carrier, req.line);
   hashes_.resize(cards.size());
   records_.resize(cards.size());
-  core::parts_in_parallel(cards.size(), cards_per_sealing_part,
-                          [&](std::size_t begin, std::size_t end) {
-                            for (auto i = begin; i < end; ++i) {
-                              hashes_[i] = cards[i].hash.bytes();
-                              records_[i] = core::encode_live_record(
-                                  now_hlc, cards[i].hash, carrier, req.line,
-                                  seal_card(*sealed_with_, cards[i].card, req.idcode));
-                            }
-                          });
-  args_.reserve(args_.size() + 3 * cards.size());
+  core::parts_in_parallel(
+      cards.size(), cards_per_sealing_part, [&](std::size_t begin, std::size_t end) {
+        for (auto i = begin; i < end; ++i) {
+          hashes_[i] = cards[i].hash.bytes();
+          records_[i] = core::encode_live_record(
+              now_hlc, cards[i].hash, carrier, req.line,
+              seal_card(*sealed_with_, cards[i].card, req.idcode), origin_number_);
+        }
+      });
+  args_.reserve(args_.size() + 1 + 3 * cards.size());
+  args_.push_back(origin_number_);
   for (std::size_t i = 0; i < cards.size(); ++i) {
     args_.push_back(cards[i].uid);
     args_.push_back(hashes_[i]);
@@ -228,9 +239,10 @@ fetch_call::fetch_call(const pending_request& req,
 }
 
 caf::expected<pending_fetch> fetch_call::read(reply_view v) const {
-  constexpr std::size_t head = 7;
-  if (!v.is_array() || v.size() < head || (v.size() - head) % 3 != 0)
+  constexpr std::size_t head = 8;
+  if (!v.is_array() || v.size() < head || (v.size() - head) % 3 != 0 || !v[7].is_array())
     return corrupt("fetch_pending answered an unexpected reply");
+  const auto names = origin_names_of(v[7]);
   pending_fetch out;
   out.not_modified = v[0].str() == "not_modified";
   out.cursor = std::string(v[1].str());
@@ -249,7 +261,7 @@ caf::expected<pending_fetch> fetch_call::read(reply_view v) const {
     if (!kind)
       return std::move(kind.error());
     auto rec = open_card(*keys_, v[i + 2].str(), req_.idcode,
-                         "a pending change of line " + req_.line);
+                         "a pending change of line " + req_.line, names);
     if (!rec)
       return std::move(rec.error());
     out.changes.push_back(

@@ -27,12 +27,15 @@ bool read_counts(reply_view v, std::size_t n, std::uint64_t* out);
 std::string_view scope_name(scope s);
 /// A hybrid logical clock value for a wall-clock instant (no logical part).
 std::string hlc_of(std::uint64_t now_ms);
-/// A stored record with its card opened; store_corrupt saying why (`what`
-/// names it) when it does not open.
-caf::expected<core::stamped_card> open_card(const core::keyring& keys,
-                                            std::string_view stored,
-                                            std::string_view idcode,
-                                            const std::string& what);
+/// A stored record with its card opened, its origin's number named as
+/// `names` (the account's table of origins) name it; store_corrupt saying
+/// why (`what` names it) when it does not open.
+caf::expected<core::stamped_card>
+open_card(const core::keyring& keys, std::string_view stored, std::string_view idcode,
+          const std::string& what, const core::origin_names& names);
+
+/// An account's table of origins as HGETALL answers it (number, text, ...).
+core::origin_names origin_names_of(reply_view flat);
 
 /// What every call shares: the script's arguments, as views into the
 /// strings the call holds, so that a call neither moves nor copies.
@@ -62,6 +65,7 @@ public:
 private:
   std::shared_ptr<const core::keyring> sealed_with_;
   std::string hlc_, confirmed_, mass_min_, mass_percent_, keep_ms_, keep_count_;
+  std::string origin_number_; ///< the number the records write the line's origin as
   upload_mode mode_;
   std::vector<std::string> hashes_;
   /// A compare's cards' hashes, in one argument; a scan's page size.

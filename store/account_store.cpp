@@ -6,6 +6,7 @@
 #include "store/history_entry.hpp"
 #include "store/keys.hpp"
 #include "store/operator_streams.hpp"
+#include "store/origin_numbers.hpp"
 #include "store/replies.hpp" // made from store/contract/replies.list
 #include "store/reseal.hpp"
 #include "store/scripts.hpp"
@@ -315,16 +316,22 @@ account_store::apply_incoming(const sealed_delivery& delivery) {
   // (what history notes for each). In the script, a pattern per card was a
   // third of a book's apply in Redis, and the origin and kind per card a
   // sixth of what was left.
-  std::vector<std::string> counts, newest;
+  // Then each record is kept with its origin as its number in the account's
+  // table of origins, which the script claims (origin_numbering).
+  std::vector<std::string> counts, newest, claimed;
   std::vector<std::string_view> live_origin;
+  std::vector<std::vector<std::string>> numbered(entries.size());
   counts.reserve(entries.size());
   newest.reserve(entries.size());
+  claimed.reserve(entries.size());
   live_origin.reserve(entries.size());
   std::size_t items = 0;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const auto& batch = delivery.items[i];
     std::uint64_t top = 0;
     std::optional<std::string_view> origin;
+    origin_numbering numbering;
+    numbered[i].reserve(batch.size() / 2);
     for (std::size_t j = 1; j < batch.size(); j += 2) {
       auto hlc = core::checked_record_hlc(batch[j]);
       if (!hlc)
@@ -338,14 +345,16 @@ account_store::apply_incoming(const sealed_delivery& delivery) {
         origin = from;
       else if (*origin != from)
         origin = std::string_view{}; // more than one, or a removal
+      numbering.append(numbered[i].emplace_back(), batch[j]);
     }
     counts.push_back(std::to_string(batch.size()));
     newest.push_back(std::to_string(top));
     live_origin.push_back(origin.value_or(std::string_view{}));
+    claimed.push_back(numbering.claimed());
     items += batch.size();
   }
   std::vector<std::string_view> args;
-  args.reserve(4 + 5 * entries.size() + items);
+  args.reserve(4 + 6 * entries.size() + items);
   args.push_back(delivery.origin);
   args.push_back(keep_ms);
   args.push_back(keep_count);
@@ -356,7 +365,12 @@ account_store::apply_incoming(const sealed_delivery& delivery) {
     args.push_back(counts[i]);
     args.push_back(newest[i]);
     args.push_back(live_origin[i]);
-    args.insert(args.end(), delivery.items[i].begin(), delivery.items[i].end());
+    args.push_back(claimed[i]);
+    const auto& batch = delivery.items[i];
+    for (std::size_t j = 0; j + 1 < batch.size(); j += 2) {
+      args.push_back(batch[j]);
+      args.push_back(numbered[i][j / 2]);
+    }
   }
   auto v = script_counts<replies::apply_incoming>(redis_, script::apply_incoming, args);
   if (!v)
@@ -410,14 +424,19 @@ account_store::read_cards(const std::string& idcode, const std::string& line,
   if (auto checked = run_script(redis_, script::check_access, {idcode, line, token_hash});
       !checked)
     return std::move(checked.error());
-  auto r = redis_.call({"HGETALL", key});
+  // The table of origins after the records: a number, once in it, names
+  // its origin until the account is removed, so it names every number the
+  // records read before it write.
+  auto r = redis_.pipeline({{"HGETALL", key}, {"HGETALL", keys::origins(idcode)}});
   if (!r)
     return std::move(r.error());
-  auto v = r->view();
+  auto v = (*r)[0].view();
+  const auto names = origin_names_of((*r)[1].view());
   std::vector<stored_card> out;
   out.reserve(v.size() / 2);
   for (std::size_t i = 0; i + 1 < v.size(); i += 2) {
-    auto rec = open_card(*keys_->current(), v[i + 1].str(), idcode, "a card in " + key);
+    auto rec =
+        open_card(*keys_->current(), v[i + 1].str(), idcode, "a card in " + key, names);
     if (!rec)
       return std::move(rec.error());
     if (!rec->deleted)

@@ -1,5 +1,7 @@
 #include "store/outbox.hpp"
 
+#include "core/record.hpp"
+#include "store/account_calls.hpp"
 #include "store/keys.hpp"
 #include "store/netstrings.hpp"
 #include "store/sealed_records.hpp"
@@ -58,11 +60,13 @@ std::optional<entry_cards> cards_of(reply_view fields) {
 }
 
 /// The entries of one stream in an XREAD reply, their cards still sealed:
-/// those an entry names are read from the account's shared store, in one
-/// round trip for all of them (an HMGET per entry). A uid the store no longer
-/// holds (its account was removed: send_book_before_removal in
-/// store/lua/lib.lua sent what the peer could be owed) is left out; an entry
-/// left with no card is sent nowhere (plan_window).
+/// those an entry names are read from the account's shared store, with the
+/// account's table of origins, in one round trip for all of them (an HMGET
+/// and an HGETALL per entry), and each origin is written out: what a peer is
+/// sent names no number of this store's. A uid the store no longer holds
+/// (its account was removed: send_book_before_removal in store/lua/lib.lua
+/// sent what the peer could be owed) is left out; an entry left with no card
+/// is sent nowhere (plan_window).
 caf::expected<std::vector<outbox_entry>> parse_entries(redis_client& redis, reply_view v,
                                                        const std::string& peer) {
   std::vector<outbox_entry> out;
@@ -91,6 +95,10 @@ caf::expected<std::vector<outbox_entry>> parse_entries(redis_client& redis, repl
       command read{"HMGET", shared_keys.back()};
       read.insert(read.end(), cards->uids.begin(), cards->uids.end());
       reads.push_back(std::move(read));
+      // After the records: a number, once in the table, names its origin
+      // until the account is removed.
+      shared_keys.push_back(keys::origins(e.idcode));
+      reads.push_back({"HGETALL", shared_keys.back()});
       read_for.push_back(out.size());
     }
     out.push_back(std::move(e));
@@ -100,20 +108,32 @@ caf::expected<std::vector<outbox_entry>> parse_entries(redis_client& redis, repl
   auto records = redis.pipeline(reads);
   if (!records)
     return std::move(records.error());
-  for (std::size_t r = 0; r < reads.size(); ++r) {
+  std::string written_out;
+  for (std::size_t r = 0; r < reads.size(); r += 2) {
     auto held = (*records)[r].view();
-    if (held.is_error())
-      return caf::make_error(ec::store_unavailable, "HMGET: " + std::string(held.str()));
-    auto& batch = out[read_for[r]].batch;
+    auto table = (*records)[r + 1].view();
+    if (held.is_error() || table.is_error())
+      return caf::make_error(ec::store_unavailable,
+                             "HMGET: " +
+                                 std::string((held.is_error() ? held : table).str()));
+    const auto names = origin_names_of(table);
+    auto& entry = out[read_for[r / 2]];
+    auto& batch = entry.batch;
     std::size_t bytes = 0;
     for (std::size_t j = 0; j < held.size(); ++j)
-      bytes += reads[r][2 + j].size() + held[j].str().size() + 16; // and "<len>:"
+      bytes += reads[r][2 + j].size() + held[j].str().size() + 64; // "<len>:", origin
     batch.reserve(bytes);
     for (std::size_t j = 0; j < held.size(); ++j) {
       if (held[j].is_nil())
         continue;
+      // One that cannot be written out goes as it is: it does not open
+      // either (unseal_entry), which sets the entry aside.
+      written_out.clear();
+      auto record = held[j].str();
+      if (core::append_record_written_out(written_out, record, &names))
+        record = written_out;
       append_netstring(batch, reads[r][2 + j]);
-      append_netstring(batch, held[j].str());
+      append_netstring(batch, record);
     }
   }
   return out;

@@ -44,10 +44,8 @@ std::optional<core::keyring::key_id> sealing_key(std::string_view value) {
 /// it does not open.
 std::optional<std::string> sealed_again(const core::keyring& keys, std::string_view value,
                                         const std::string& idcode) {
-  if (core::record_body_at(value) != std::string_view::npos) {
-    auto clear = unseal_record(keys, value, idcode);
-    return clear ? seal_record(keys, *clear, idcode) : std::nullopt;
-  }
+  if (core::record_body_at(value) != std::string_view::npos)
+    return resealed_record(keys, value, idcode);
   auto clear = keys.open(value, idcode);
   return clear ? std::optional<std::string>(keys.seal(*clear, idcode)) : std::nullopt;
 }

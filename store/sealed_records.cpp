@@ -153,6 +153,20 @@ std::optional<std::string> open_record(const core::keyring& keys, std::string_vi
                    });
 }
 
+std::optional<std::string> resealed_record(const core::keyring& keys,
+                                           std::string_view record,
+                                           std::string_view idcode) {
+  return with_card(record, head_as::as_it_is,
+                   [&](std::string& out, std::string_view card) {
+                     thread_local std::string opened;
+                     opened.clear();
+                     if (!keys.open_into(opened, card, idcode))
+                       return false;
+                     append_sealed_card(out, keys, opened, idcode);
+                     return true;
+                   });
+}
+
 std::optional<std::string> unseal_record(const core::keyring& keys,
                                          std::string_view record,
                                          std::string_view idcode) {

@@ -45,6 +45,14 @@ std::optional<std::string> seal_record(const core::keyring& keys, std::string_vi
 std::optional<std::string> open_record(const core::keyring& keys, std::string_view record,
                                        std::string_view idcode);
 
+/// `record` with its card sealed again with the writer key of `keys`
+/// (compressed first unless it is already: seal_record), its head as it is;
+/// a tombstone as it is. nullopt if it is not a record or
+/// its card does not open. How a key rotation reseals what the store keeps.
+std::optional<std::string> resealed_record(const core::keyring& keys,
+                                           std::string_view record,
+                                           std::string_view idcode);
+
 /// `record` with its card unsealed but left as stored (compressed, or as it
 /// came if it was stored before cards were compressed); a tombstone as it is.
 /// nullopt if it is not a record or its card does not open.

@@ -6,11 +6,13 @@
 -- before asks existed, is an ask), idcode, the number n of items that follow
 -- it, the newest stamp (HLC) of its records ('0' for the others), the
 -- origin ("carrier|line") its records share when all are live versions
--- from one line ('' otherwise), and those items: a batch's uid, record pairs
--- (0 items for the others). The caller (account_store::apply_incoming)
+-- from one line ('' otherwise), the numbers its records write their origins
+-- as, each with its origin's text (netstrings: number, text, ...; '' for
+-- none: claim_origins), and those items: a batch's uid, record pairs (0
+-- items for the others). The caller (account_store::apply_incoming)
 -- checked every record's form and read the stamp and origin
--- (core::checked_record_hlc): here a record's head is read as that checked
--- it.
+-- (core::checked_record_hlc), then numbered the origins: here a record's
+-- head is read as that checked and wrote it.
 -- The items come as arguments of their own, not as one blob to split here:
 -- Redis makes each argument a Lua string once, where a blob was made one
 -- whole and then again in pieces.
@@ -26,19 +28,21 @@ local at = FIRST
 while at <= #ARGV do
   local kind, id, count, newest = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3]
   local n = count and string.find(count, '^%d+$') and count + 0
-  if not n or n % 2 ~= 0 or at + 4 + n > #ARGV or not string.find(newest, '^%d+$') then
+  if not n or n % 2 ~= 0 or at + 5 + n > #ARGV or not string.find(newest, '^%d+$') then
     return fail('bad_batch')
   end
   -- A batch's items stay where they are, ARGV[from..last].
-  local entry = {kind = kind, id = id, from = at + 5, last = at + 4 + n}
+  local entry = {kind = kind, id = id, from = at + 6, last = at + 5 + n}
   if kind == 'batch' then
     entry.newest = newest + 0
     if ARGV[at + 4] ~= '' then entry.live_origin = ARGV[at + 4] end
+    entry.claimed = split_netstrings(ARGV[at + 5])
+    if not entry.claimed or #entry.claimed % 2 ~= 0 then return fail('bad_batch') end
   elseif not DIRECTORY_ACTIONS[kind] or n ~= 0 then
     return fail('bad_batch')
   end
   entries[#entries + 1] = entry
-  at = at + 5 + n
+  at = at + 6 + n
 end
 
 local applied, identical, stale, not_sibling = 0, 0, 0, 0
@@ -47,7 +51,7 @@ for _, entry in ipairs(entries) do
   if entry.newest then
     local a, same, old, foreign =
       replicate_in(entry.id, ARGV, entry.from, entry.last, entry.newest, entry.live_origin,
-                   peer)
+                   entry.claimed, peer)
     applied, identical, stale = applied + a, identical + same, stale + old
     not_sibling = not_sibling + foreign
   else

@@ -6,9 +6,11 @@
 -- ARGV: idcode, line, token hash (access_refused), limit (0: everything left), next ('' starts a new fetch,
 --       else "<cursor>.<offset>" from the previous page), known ('' or the
 --       mailbox tag the phone holds, from If-None-Match).
--- Returns {state, cursor, next, tag, added, changed, removed,
+-- Returns {state, cursor, next, tag, added, changed, removed, origins,
 --          uid, kind, record, uid, kind, record, ...}: state 'page', or
--- 'not_modified' (nothing else but cursor and tag) when `known` is current.
+-- 'not_modified' (nothing else but cursor and tag) when `known` is current;
+-- origins is the account's table of origins (number, text, ...) when a
+-- record delivered writes its origin as its number, else empty.
 local id, line, token_hash = ARGV[1], ARGV[2], ARGV[3]
 local limit, next, known = tonumber(ARGV[4]), ARGV[5], ARGV[6]
 local refusal = access_refused(id, line, token_hash)
@@ -21,9 +23,11 @@ local pkey, fkey, lkey, okey, rkey = pending_key(id, line), fetched_key(id, line
 -- Delivers `uids`: the change each has now, recorded in the fetched hash
 -- with its explicit offer's sequence number ('-' for one the history names)
 -- and the line's base at this moment. A uid the line holds by now (its own
--- upload took it) is skipped, and its explicit offer dropped.
+-- upload took it) is skipped, and its explicit offer dropped. With a record
+-- whose origin is its number, the table of origins goes with them.
 local function deliver(uids, out)
   if #uids == 0 then return end
+  local numbered = false
   local seqs, records = hmget_map(pkey, uids), hmget_map(shared_key(id), uids)
   local bases = hmget_map(base_key(id, line), uids)
   local fetched, stale = {}, {}
@@ -34,6 +38,7 @@ local function deliver(uids, out)
       out[#out + 1] = uid
       out[#out + 1] = kind
       out[#out + 1] = rec
+      numbered = numbered or rec_origin_number(rec) ~= nil
       fetched[#fetched + 1] = uid
       fetched[#fetched + 1] = fetched_entry(seq and pending_seq(seq) or '-', rec, bases[uid])
     elseif seq then
@@ -42,14 +47,15 @@ local function deliver(uids, out)
   end
   hdel_list(pkey, stale)
   hset_flat(fkey, fetched)
+  if numbered then out[8] = redis.call('HGETALL', origins_key(id)) end
 end
 
 -- The answer's head; deliver() appends the changes (no unpack of them:
 -- Lua's C stack holds only a few thousand values).
-local out = {'page', '', '', '', 0, 0, 0}
+local out = {'page', '', '', '', 0, 0, 0, {}}
 if next == '' then
   if known ~= '' and known == mailbox_tag(id, line) then
-    return {'not_modified', redis.call('HGET', lkey, 'fetched') or '', '', known, 0, 0, 0}
+    return {'not_modified', redis.call('HGET', lkey, 'fetched') or '', '', known, 0, 0, 0, {}}
   end
   -- The snapshot: every uid the line does not hold yet, counted. A phone
   -- asks for its counts first (an update request), and while the mailbox is

@@ -38,50 +38,120 @@ end
 local OPERATOR_PROOF = 'operator'
 
 -- Records: HLC|HASH|FLAG|carrier|line|card, or the compact form the store
--- keeps, FLAG HLC HASH carrier|line|card (store/contract/record.list, whose
--- REC_ constants say where each part is, and which makes the accessors
--- rec_hlc, rec_hlc_value, rec_hash, rec_deleted and rec_origin_at, each
--- reading either form). A tombstone's card is the stamp of the version it
--- removes: HLC|carrier|line. Records are written compact, here and by the
--- node; the text form is read in records kept before it, and in those
--- stamped past 2^53 (core/record.hpp). A hash is its 16 bytes throughout the
--- scripts: in records, in a line's base, in an upload's arguments.
+-- keeps, FLAG HLC HASH carrier|line|card, or FLAG HLC HASH MARK NUMBER card
+-- with the origin as its number in the account's table of origins
+-- (store/contract/record.list, whose REC_ constants say where each part is,
+-- and which makes the accessors rec_hlc, rec_hlc_value, rec_hash,
+-- rec_deleted and rec_origin_at, each reading any form). A tombstone's card
+-- is the stamp of the version it removes: HLC|carrier|line. Records are
+-- written compact, here and by the node (which numbers the origins of what
+-- it writes: claim_origins); the text form is read in records kept before
+-- it, and in those stamped past 2^53 (core/record.hpp). A hash is its 16
+-- bytes throughout the scripts: in records, in a line's base, in an
+-- upload's arguments.
 
--- The record's origin (carrier, line) and where its card starts.
-local function rec_origin(r)
-  local at = rec_origin_at(r)
-  local bar = string.find(r, REC_SEP, at, true)
-  local bar2 = string.find(r, REC_SEP, bar + 1, true)
-  return string.sub(r, at, bar - 1), string.sub(r, bar + 1, bar2 - 1), bar2 + 1
-end
 -- Where a record was written, as history notes it (HIST_ORIGIN): carrier
--- and line as the record's head writes them, REC_SEP between (C++ passes
--- that part of the head, core::record_origin, to apply_incoming).
+-- and line, REC_SEP between (C++ passes it to apply_incoming).
 local function origin_text(carrier, line) return carrier .. REC_SEP .. line end
+
+-- The account whose table of origins names the numbered origins read in
+-- this call (use_origins; begin_call forgets it), and what was read of it:
+-- number -> origin text.
+local origins_of, origin_names = nil, {}
+local function use_origins(id)
+  if origins_of ~= id then origins_of, origin_names = id, {} end
+end
+-- The origin text number `number` names in the account's table.
+local function named_origin(number)
+  local text = origin_names[number]
+  if text then return text end
+  text = origins_of and redis.call('HGET', origins_key(origins_of), number)
+  -- A number the table does not name is a store written wrong: stop rather
+  -- than misread a stamp.
+  if not text then error('a record names an origin number its account does not hold') end
+  origin_names[number] = text
+  return text
+end
+-- A compact record's origin number, or nil when its head writes it out.
+local function rec_origin_number(r)
+  if rec_origin_at(r) == REC_COMPACT_ORIGIN_AT and
+      string.byte(r, REC_COMPACT_ORIGIN_AT) == REC_ORIGIN_NUMBER_MARK_BYTE then
+    return string.sub(r, REC_COMPACT_ORIGIN_AT + 1, REC_NUMBERED_BODY_AT - 1)
+  end
+  return nil
+end
+
 -- A record's origin_text. The last one made is kept, and found again
 -- without making its strings anew when the next record starts with it: the
 -- records of a batch mostly come from one line (a sibling's apply of a book
 -- made them for every card).
 local last_origin, last_origin_head
 local function rec_origin_text(r)
+  local number = rec_origin_number(r)
+  if number then return named_origin(number) end
   local at = rec_origin_at(r)
   if last_origin and string.find(r, last_origin_head, at, true) == at then
     return last_origin
   end
-  local carrier, line = rec_origin(r)
-  last_origin = origin_text(carrier, line)
+  local bar = string.find(r, REC_SEP, at, true)
+  local bar2 = string.find(r, REC_SEP, bar + 1, true)
+  last_origin = string.sub(r, at, bar2 - 1)
   last_origin_head = last_origin .. REC_SEP
   return last_origin
 end
+-- The record's origin (carrier, line).
+local function rec_origin(r)
+  local text = rec_origin_text(r)
+  local bar = string.find(text, REC_SEP, 1, true)
+  return string.sub(text, 1, bar - 1), string.sub(text, bar + 1)
+end
 -- "HLC|carrier|line": the stamp of a record.
 local function rec_stamp(r)
-  local carrier, line = rec_origin(r)
-  return rec_hlc(r) .. REC_SEP .. origin_text(carrier, line)
+  return rec_hlc(r) .. REC_SEP .. rec_origin_text(r)
+end
+-- Where a record's card (or the stamp a tombstone removes) starts.
+local function rec_card_at(r)
+  if rec_origin_number(r) then return REC_NUMBERED_BODY_AT end
+  local at = rec_origin_at(r)
+  local bar = string.find(r, REC_SEP, at, true)
+  return string.find(r, REC_SEP, bar + 1, true) + 1
 end
 -- A record's card (or the stamp a tombstone removes).
 local function rec_card(r)
-  local _, _, card_at = rec_origin(r)
-  return string.sub(r, card_at)
+  return string.sub(r, rec_card_at(r))
+end
+-- `r` with its origin written out, `text` (its origin_text), in place of
+-- the number a compact record's head writes it as.
+local function origin_written_out(r, text)
+  return string.sub(r, 1, REC_COMPACT_ORIGIN_AT - 1) .. text .. REC_SEP ..
+           string.sub(r, REC_NUMBERED_BODY_AT)
+end
+-- The node numbers the origins of the records it hands a call
+-- (core::origin_number): `claimed` lists each number and its origin text
+-- (number, text, ...). Each must name that origin in the account's table;
+-- one not there yet is added. Returns nil, or number -> text for the numbers
+-- the table holds for another origin (two origins may share one): records
+-- of those origins must be written out (origin_written_out) before they are
+-- stored.
+local function claim_origins(id, claimed)
+  use_origins(id)
+  local taken = nil
+  for i = 1, #claimed, 2 do
+    local number, text = claimed[i], claimed[i + 1]
+    local held = origin_names[number] or redis.call('HGET', origins_key(id), number)
+    if not held then
+      redis.call('HSET', origins_key(id), number, text)
+      held = text
+    end
+    if held == text then
+      origin_names[number] = text
+    else
+      origin_names[number] = held
+      taken = taken or {}
+      taken[number] = text
+    end
+  end
+  return taken
 end
 -- A hash a line's base or an upload holds: its bytes, as rec_hash gives
 -- them (a base written before the compact form holds hex digits).
@@ -99,7 +169,7 @@ local function make_record(hlc, hash, deleted, carrier, line, card)
   return (deleted and REC_TOMBSTONE or REC_LIVE) .. hlc_bytes(hlc) .. hash ..
            origin_tail(carrier, line) .. card
 end
--- `r` stamped `hlc` instead, in its own form.
+-- `r` stamped `hlc` instead, in its own form (its origin as it was).
 local function restamped(r, hlc)
   if rec_origin_at(r) == REC_COMPACT_ORIGIN_AT then
     return string.sub(r, 1, REC_COMPACT_HLC_AT - 1) .. hlc_bytes(hlc) ..
@@ -126,10 +196,10 @@ end
 -- it removes (rank 1), then by its own stamp. A tombstone written before
 -- removals named their version removes its own stamp.
 local function order_key(r)
-  local carrier, line, card_at = rec_origin(r)
+  local carrier, line = rec_origin(r)
   local own = {rec_hlc(r), carrier, line}
   if not rec_deleted(r) then return {own[1], own[2], own[3], 0} end
-  local removed = string.sub(r, card_at)
+  local removed = rec_card(r)
   if removed == '' then return {own[1], own[2], own[3], 1, own[1], own[2], own[3]} end
   local bar = string.find(removed, REC_SEP, REC_HLC_DIGITS + 2, true)
   return {string.sub(removed, 1, REC_HLC_DIGITS), string.sub(removed, REC_HLC_DIGITS + 2, bar - 1),
@@ -317,6 +387,7 @@ local function open_account(id)
   local clock, version, trimmed, mailbox_from = unpack(redis.call(
     'HMGET', account_key(id), 'clock', 'version', 'history_trimmed_ms', 'mailbox_from'))
   if not version then return nil end
+  use_origins(id)
   -- The first call of this release on an account made before it: its lines'
   -- mailboxes are read from the history after this point, before which every
   -- offer was written to them (read_pending).
@@ -398,6 +469,7 @@ local keep_ms, keep_count, keep_now = nil, nil, nil
 local function begin_call()
   additions = {}
   keep_ms, keep_count, keep_now = nil, nil, nil
+  origins_of, origin_names = nil, {}
 end
 local function keep_history(ms, count, now_ms)
   keep_ms, keep_count, keep_now = ms, count, now_ms
@@ -663,14 +735,21 @@ end
 -- may be owed some of them, which name records the removal deletes, so the
 -- whole book goes to it with its records in the entry (the peer's apply
 -- takes what it already holds as identical). A peer the link has caught up
--- with (an empty outbox) is owed nothing. The book is read once for all.
+-- with (an empty outbox) is owed nothing. The book is read once for all,
+-- each origin written out: the account's table of origins goes with it.
 local function send_book_before_removal(id, peers)
   local owed = {}
   for _, peer in ipairs(peers) do
     if redis.call('XLEN', outbox_key(peer)) > 0 then owed[#owed + 1] = peer end
   end
   if #owed == 0 then return end
-  send_batches(id, owed, redis.call('HGETALL', shared_key(id)), true)
+  use_origins(id)
+  local book = redis.call('HGETALL', shared_key(id))
+  for i = 2, #book, 2 do
+    local number = rec_origin_number(book[i])
+    if number then book[i] = origin_written_out(book[i], named_origin(number)) end
+  end
+  send_batches(id, owed, book, true)
 end
 
 local function send_to_siblings(id, changes)
@@ -1047,10 +1126,11 @@ end
 -- stamp, which alone the account's clock observes, and `live_origin` the
 -- origin text all of them share when all are live versions from one line
 -- (nil otherwise), which history then notes without reading it from each
--- (apply_incoming.lua).
+-- (apply_incoming.lua), and `claimed` the origins numbered in the records
+-- (claim_origins).
 -- Idempotent: a change already taken has the same stamp and counts as
 -- identical. Returns applied, identical, stale, not_sibling.
-local function replicate_in(id, args, from, last, newest, live_origin, peer)
+local function replicate_in(id, args, from, last, newest, live_origin, claimed, peer)
   local cards = (last - from + 1) / 2
   -- No account here (any more): nothing to apply; a later registration is
   -- bootstrapped with the whole store.
@@ -1063,6 +1143,13 @@ local function replicate_in(id, args, from, last, newest, live_origin, peer)
   -- a person it holds no line of.
   if redis.call('SISMEMBER', siblings_key(id), peer) == 0 then
     return 0, 0, 0, cards
+  end
+  local taken = claim_origins(id, claimed)
+  if taken then
+    for i = from + 1, last, 2 do
+      local number = rec_origin_number(args[i])
+      if number and taken[number] then args[i] = origin_written_out(args[i], taken[number]) end
+    end
   end
 
   local skey, hkey = shared_key(id), history_key(id)

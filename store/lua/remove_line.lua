@@ -26,5 +26,6 @@ end
 local siblings = redis.call('SMEMBERS', siblings_key(id))
 send_book_before_removal(id, siblings)
 for _, peer in ipairs(siblings) do tell(peer, id, 'retire') end
-redis.call('DEL', account_key(id), shared_key(id), history_key(id), siblings_key(id))
+redis.call('DEL', account_key(id), shared_key(id), history_key(id), siblings_key(id),
+           origins_key(id))
 return remove_line_reply{line_removed = 1, account_removed = 1}

@@ -3,7 +3,9 @@
 --       mode (snapshot|delta|remove|compare|scan|prune),
 --       now_hlc, carrier, allow_removals (1|0), confirm_removals (a count the
 --       phone confirmed), mass_min_cards, mass_percent, history keep_ms,
---       history keep_count, then the items: uid, hash, record triples, each
+--       history keep_count, then the items: for modes snapshot and delta,
+--       the number the records write the line's origin as
+--       (core::origin_number), then uid, hash, record triples, each
 --       record the line's live version of the card stamped at now_hlc, as
 --       core::encode_live_record makes it; for mode remove, uids alone; for
 --       mode compare, their hashes (16 bytes each, in one string) and
@@ -33,12 +35,13 @@ if mode ~= 'delta' then
   confirmed, mass_min, mass_percent = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
 end
 local keep_ms, keep_count = ARGV[12], ARGV[13]
--- (A compare's hashes come before its uids.)
-local FIRST = mode == 'compare' and 15 or 14
 -- Whether the items are uid, hash, record triples (else uids alone), and so
 -- the stride of the items' uids.
 local with_records = mode == 'snapshot' or mode == 'delta'
 local STEP = with_records and 3 or 1
+-- (A compare's hashes come before its uids, the origin's number before
+-- the records.)
+local FIRST = (mode == 'compare' or with_records) and 15 or 14
 -- A snapshot's removals are of what it leaves out (a prune's: what it names).
 local leaves_out = mode == 'snapshot' or mode == 'prune'
 
@@ -138,9 +141,20 @@ local added, changed, removed, unchanged = 0, 0, 0, 0
 local account = open_account(id)
 local hlc = tick_clock(account, now_hlc)
 -- The records come made (a concat per card here was a sixth of a book's
--- upload); only an account whose clock is past now stamps them anew.
-if hlc ~= now_hlc and with_records then
-  for i = FIRST + 2, #ARGV, 3 do ARGV[i] = restamped(ARGV[i], hlc) end
+-- upload); only an account whose clock is past now stamps them anew, and
+-- only one whose table of origins gives the line's number to another
+-- origin writes the line's origin out in them.
+if with_records then
+  local taken = claim_origins(id, {ARGV[14], origin_text(carrier, line)})
+  if taken then
+    local text = taken[ARGV[14]]
+    for i = FIRST + 2, #ARGV, 3 do
+      if rec_origin_number(ARGV[i]) then ARGV[i] = origin_written_out(ARGV[i], text) end
+    end
+  end
+  if hlc ~= now_hlc then
+    for i = FIRST + 2, #ARGV, 3 do ARGV[i] = restamped(ARGV[i], hlc) end
+  end
 end
 keep_history(keep_ms, keep_count, math.floor(now_hlc / HLC_PER_MS))
 

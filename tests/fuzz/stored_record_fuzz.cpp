@@ -48,6 +48,21 @@ void record(std::string_view bytes) {
     fuzz::require(other && same_card(*other, *rec),
                   "a record reads the same in either form");
   }
+  // Its origin as its number: read through the account's table of origins
+  // as it was, and written out again as it was.
+  auto number = core::origin_number(rec->st.carrier, rec->st.line);
+  std::string numbered;
+  fuzz::require(core::append_numbered_head(numbered, written, number),
+                "a record that parses takes its origin's number");
+  numbered += written.substr(core::record_body_at(written));
+  const core::origin_names names{{number, rec->st.carrier + "|" + rec->st.line}};
+  auto through_table = core::decode_record(numbered, &names);
+  fuzz::require(through_table && same_card(*through_table, *rec),
+                "a numbered record reads the same through its table of origins");
+  std::string written_out;
+  fuzz::require(core::append_record_written_out(written_out, numbered, &names) &&
+                    written_out == written,
+                "a numbered record written out is the record it was");
   if (auto sealed = store::seal_record(fuzz::keys(), written, account)) {
     // A compressed card is sealed as it came (a peer's, checked before), any
     // other compressed first.

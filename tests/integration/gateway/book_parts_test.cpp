@@ -80,12 +80,12 @@ TEST_F(book_parts, a_book_larger_than_a_part_is_stored_by_calls_of_at_most_a_par
   auto calls = upload_calls(log->view());
   // FCALL, its name, the key count, 13 arguments, then the items: a compare
   // of 5,000 uids (after their hashes, in one argument); no prune, since the
-  // line holds nothing; then parts of 2,000, 2,000 and 1,000 cards (3 items
-  // each), in that order.
+  // line holds nothing; then parts of 2,000, 2,000 and 1,000 cards (after
+  // the number of the line's origin; 3 items each), in that order.
   EXPECT_EQ(calls, (std::vector<upload_call>{{"compare", 17 + 5000},
-                                             {"delta", 16 + 3 * 2000},
-                                             {"delta", 16 + 3 * 2000},
-                                             {"delta", 16 + 3 * 1000}}));
+                                             {"delta", 17 + 3 * 2000},
+                                             {"delta", 17 + 3 * 2000},
+                                             {"delta", 17 + 3 * 1000}}));
   static_assert(store::upload_part_cards == 2000);
   static_assert(store::compare_part_cards == 5000);
 
@@ -126,7 +126,7 @@ TEST_F(book_parts, a_resync_sends_the_store_only_what_changed) {
   EXPECT_EQ(changed.json.value("changed", -1), 1) << changed;
   EXPECT_EQ(changed.json.value("unchanged", -1), 4999);
   EXPECT_EQ(two_calls,
-            (std::vector<upload_call>{{"compare", 17 + 5000}, {"delta", 16 + 3}}));
+            (std::vector<upload_call>{{"compare", 17 + 5000}, {"delta", 17 + 3}}));
   auto stored = http.contacts(one);
   ASSERT_EQ(stored.status, 200);
   EXPECT_NE(stored.body.find("Card 4321, edited"), std::string::npos);

@@ -11,6 +11,7 @@
 #include "core/card_compression.hpp"
 #include "core/record.hpp"
 #include "core/stamp.hpp"
+#include "store/account_calls.hpp"
 #include "store/keys.hpp"
 #include "store/netstrings.hpp"
 #include "store/sealed_records.hpp"
@@ -254,7 +255,12 @@ TEST(card_forms, a_peers_compressed_cards_are_checked_and_stored_as_they_came) {
   auto stored = redis.call({"HGET", "shared:{" + person + "}", "s1"});
   ASSERT_TRUE(stored);
   auto keys = d.keys("carrier-a");
-  auto unsealed = store::unseal_record(keys, stored->view().str(), person);
+  auto table = redis.call({"HGETALL", store::keys::origins(person)});
+  ASSERT_TRUE(table);
+  const auto names = store::origin_names_of(table->view());
+  std::string written_out; // its origin is a number in the account's table
+  ASSERT_TRUE(core::append_record_written_out(written_out, stored->view().str(), &names));
+  auto unsealed = store::unseal_record(keys, written_out, person);
   ASSERT_TRUE(unsealed);
   EXPECT_EQ(unsealed->substr(core::record_body_at(*unsealed)), sent);
 

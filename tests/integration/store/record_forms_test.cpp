@@ -19,9 +19,10 @@ struct kept_before : two_lines {
   /// Rewrites the account as a build before the compact form kept it: the
   /// shared store's records in the text form, the lines' bases in hex.
   void as_kept_before() {
+    const auto names = origins_of(a.client, person);
     for (const auto& [uid, record] : shared_records(a.client, person))
-      ASSERT_TRUE(
-          a.admin.call({"HSET", store::keys::shared(person), uid, text_form(record)}));
+      ASSERT_TRUE(a.admin.call(
+          {"HSET", store::keys::shared(person), uid, text_form(record, names)}));
     for (const auto& line : {line1, line2})
       for (const auto& [uid, hash] :
            hash_fields(a.client, store::keys::base(person, line)))
@@ -73,13 +74,21 @@ TEST_F(kept_before, an_upload_keeps_compact_records_and_hash_bytes) {
   upload(a.store, person, line1, book);
   auto records = shared_records(a.client, person);
   ASSERT_EQ(records.size(), 2u);
+  // The line's origin is its number, which the account's table names.
+  const auto number = core::origin_number("carrier-a", line1);
+  const auto names = origins_of(a.client, person);
+  EXPECT_EQ(names, (core::origin_names{{number, "carrier-a|" + line1}}));
   for (const auto& card : book) {
     const auto& record = records[card.uid];
     EXPECT_EQ(core::form_of(record), core::record_form::compact);
-    EXPECT_EQ(text_form(record).size(), record.size() + 27) << "27 bytes less in each";
-    auto opened =
-        core::decode_record(*store::open_record(*a.keys->current(), record, person));
+    EXPECT_EQ(core::record_origin_number(record), number);
+    // 27 bytes less in the head, and the origin's 25 ("carrier-a|" and
+    // line1, '|') in 5.
+    EXPECT_EQ(text_form(record, names).size(), record.size() + 27 + 20);
+    auto opened = core::decode_record(
+        *store::open_record(*a.keys->current(), record, person), &names);
     ASSERT_TRUE(opened);
+    EXPECT_EQ(opened->st.line, line1);
     EXPECT_EQ(opened->hash, card.hash);
     EXPECT_EQ(opened->card, card.card);
     EXPECT_EQ(base_of(line1)[card.uid], card.hash.bytes());

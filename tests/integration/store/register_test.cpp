@@ -164,12 +164,14 @@ TEST(remove_line, the_last_line_takes_the_account_and_tells_the_siblings) {
   register_line(a.store, person, "+8613800138000");
   ASSERT_TRUE(a.store.apply_incoming("carrier-b", {sibling_entry(person)}));
   upload(a.store, person, "+8613800138000", {make_card("u1", "Li")});
+  ASSERT_EQ(a.client.call({"EXISTS", store::keys::origins(person)})->view().integer(), 1);
   auto gone =
       a.store.remove_line(person, "+8613800138000", proof_of("+8613800138000"), {});
   ASSERT_TRUE(gone);
   EXPECT_TRUE(*gone);
   for (const auto& key : {store::keys::account(person), store::keys::shared(person),
-                          store::keys::sims(person), store::keys::siblings(person)})
+                          store::keys::sims(person), store::keys::siblings(person),
+                          store::keys::origins(person)})
     EXPECT_EQ(a.client.call({"EXISTS", key})->view().integer(), 0) << key;
   auto last = a.client.call({"XREVRANGE", "outbox:carrier-b", "+", "-", "COUNT", "1"});
   ASSERT_EQ(last->view().size(), 1u);

@@ -322,8 +322,46 @@ TEST_F(two_carriers,
   EXPECT_EQ(sent, 2u);
   ASSERT_TRUE(b.store.apply_incoming("carrier-a", entries));
   EXPECT_EQ(opened_records(b, person), opened_records(a, person));
+  // Each side writes the origin as its number, which its own table names.
+  const auto number = core::origin_number("carrier-a", line_a);
+  for (auto* c : {&a, &b}) {
+    for (const auto& [uid, record] : shared_records(c->client, person)) {
+      EXPECT_EQ(core::form_of(record), core::record_form::compact) << uid;
+      EXPECT_EQ(core::record_origin_number(record), number) << uid;
+    }
+    EXPECT_EQ(origins_of(c->client, person),
+              (core::origin_names{{number, "carrier-a|" + line_a}}));
+  }
+}
+
+// Two origins may share a number: the account's table holds the first to
+// claim it, and the records of any other are kept with their origin
+// written out, read as they were, and sent on as the text form.
+TEST_F(two_carriers, an_origin_whose_number_the_table_gives_another_is_written_out) {
+  const auto number = core::origin_number("carrier-a", line_a);
+  for (auto* c : {&a, &b})
+    ASSERT_TRUE(
+        c->admin.call({"HSET", store::keys::origins(person), number, "carrier-z|z"}));
+  upload(a.store, person, line_a, {make_card("u1", "Li"), make_card("u2", "Wang")});
+  for (const auto& [uid, record] : shared_records(a.client, person))
+    EXPECT_EQ(core::record_origin(record), "carrier-a|" + line_a) << uid;
+  auto cards = a.store.read_cards(person, line_a, proof_of(line_a), store::scope::shared);
+  ASSERT_TRUE(cards);
+  ASSERT_EQ(cards->size(), 2u);
+  EXPECT_EQ(cards->front().record.st.line, line_a);
+
+  deliver(a, b);
   for (const auto& [uid, record] : shared_records(b.client, person))
-    EXPECT_EQ(core::form_of(record), core::record_form::compact) << uid;
+    EXPECT_EQ(core::record_origin(record), "carrier-a|" + line_a) << uid;
+  EXPECT_EQ(opened_records(b, person), opened_records(a, person));
+  auto f = b.store.fetch_pending(person, line_b, proof_of(line_b));
+  ASSERT_TRUE(f);
+  ASSERT_EQ(f->changes.size(), 2u);
+  EXPECT_EQ(f->changes.front().record.st.carrier, "carrier-a");
+  EXPECT_EQ(f->changes.front().record.st.line, line_a);
+  for (auto* c : {&a, &b})
+    EXPECT_EQ(origins_of(c->client, person).at(number), "carrier-z|z")
+        << "the table keeps it";
 }
 
 // A delivery's records are checked whole before any is applied: one record
@@ -361,27 +399,31 @@ TEST_F(two_carriers, a_delivery_holding_a_malformed_record_is_refused_whole) {
 }
 
 // The script checks its arguments' shape itself too: a batch's items follow
-// their count, newest stamp and origin, and an entry whose count, stamp,
-// origin, items or kind do not add up refuses the call whole, whatever the
-// entries before it.
+// their count, newest stamp, origin and claimed origin numbers, and an entry
+// whose count, stamp, origin, claims, items or kind do not add up refuses
+// the call whole, whatever the entries before it.
 TEST_F(two_carriers, the_apply_script_refuses_malformed_entries_whole) {
   const auto card = one_card_for_b();
   const std::string &uid = card.first, &record = card.second;
   ASSERT_FALSE(record.empty());
   const std::string stamp = std::to_string(core::decode_record(record)->st.hlc);
   const std::vector<std::vector<std::string>> tails{
-      {"batch", person, "3", stamp, "", uid, record, uid}, // an odd count
-      {"batch", person, "4", stamp, "", uid, record},      // more items than follow
-      {"batch", person, "x", stamp, "", uid, record},      // not a count
-      {"batch", person, "2", "soon", "", uid, record}, // a newest stamp that is no number
-      {"batch", person, "0"},                          // no newest stamp
-      {"batch", person, "0", stamp},                   // no origin
-      {"ask", person, "2", "0", "", uid, record},      // an ask holds no items
-      {"sneak", person, "0", "0", ""},                 // no such kind
+      {"batch", person, "3", stamp, "", "", uid, record, uid}, // an odd count
+      {"batch", person, "4", stamp, "", "", uid, record},      // more items than follow
+      {"batch", person, "x", stamp, "", "", uid, record},      // not a count
+      {"batch", person, "2", "soon", "", "", uid,
+       record},                          // a newest stamp that is no number
+      {"batch", person, "0"},            // no newest stamp
+      {"batch", person, "0", stamp},     // no origin
+      {"batch", person, "0", stamp, ""}, // no claims
+      {"batch", person, "2", stamp, "", "4:abc", uid, record},  // claims no netstrings
+      {"batch", person, "2", stamp, "", "4:abcd", uid, record}, // a number and no origin
+      {"ask", person, "2", "0", "", "", uid, record},           // an ask holds no items
+      {"sneak", person, "0", "0", "", ""},                      // no such kind
   };
-  const std::vector<std::string_view> good{"carrier-a", "3600000", "10",  "1700000000000",
-                                           "batch",     person,    "2",   stamp,
-                                           "",          uid,       record};
+  const std::vector<std::string_view> good{"carrier-a", "3600000", "10", "1700000000000",
+                                           "batch",     person,    "2",  stamp,
+                                           "",          "",        uid,  record};
   for (const auto& tail : tails) {
     auto args = good;
     args.insert(args.end(), tail.begin(), tail.end());
@@ -631,6 +673,12 @@ TEST_F(two_carriers, an_entry_names_its_cards_and_the_link_reads_them_as_stored_
   upload(a.store, person, line_a, {make_card("u1", "Li Na")}, store::upload_mode::delta);
   auto now = a.admin.call({"HGET", store::keys::shared(person), "u1"});
   ASSERT_TRUE(now);
+  // The link reads it with its origin written out: a peer is sent no number.
+  const auto names = origins_of(a.client, person);
+  std::string now_written_out;
+  ASSERT_TRUE(
+      core::append_record_written_out(now_written_out, now->view().str(), &names));
+  EXPECT_NE(now_written_out, now->view().str());
   auto read = store::read_outbox(a.client, "carrier-b", "0-0", 10);
   ASSERT_TRUE(read);
   ASSERT_EQ(read->size(), 2u);
@@ -639,7 +687,7 @@ TEST_F(two_carriers, an_entry_names_its_cards_and_the_link_reads_them_as_stored_
   ASSERT_EQ(first->size(), 4u);
   for (std::size_t i = 0; i < first->size(); i += 2) {
     if ((*first)[i] == "u1") {
-      EXPECT_EQ((*first)[i + 1], now->view().str());
+      EXPECT_EQ((*first)[i + 1], now_written_out);
     }
   }
   EXPECT_EQ(deliver(a, b).applied, 2u);

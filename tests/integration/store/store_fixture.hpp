@@ -177,12 +177,21 @@ inline std::vector<history_note> history_notes(store::redis_client& r,
   return out;
 }
 
+/// An account's table of origins at a carrier: what names the numbers its
+/// records write their origins as.
+inline core::origin_names origins_of(store::redis_client& r, const std::string& idcode) {
+  auto table = hash_fields(r, store::keys::origins(idcode));
+  return core::origin_names(table.begin(), table.end());
+}
+
 /// `record` with its head in the text form, as peers send it (the store
-/// keeps records compact): a test that writes a record's parts by their
-/// offsets writes them in this form.
-inline std::string text_form(const std::string& record) {
+/// keeps records compact), a numbered origin written out as `names` name
+/// it: a test that writes a record's parts by their offsets writes them in
+/// this form.
+inline std::string text_form(const std::string& record,
+                             const core::origin_names& names = {}) {
   std::string out;
-  EXPECT_TRUE(core::append_record_head(out, record, core::record_form::text));
+  EXPECT_TRUE(core::append_record_head(out, record, core::record_form::text, &names));
   return out + record.substr(core::record_body_at(record));
 }
 
@@ -193,14 +202,21 @@ inline std::map<std::string, std::string> shared_records(store::redis_client& r,
 }
 
 /// The shared store of an account as carrierd reads it: uid -> record, its
-/// card opened with the carrier's keys (raw records differ between carriers,
-/// which seal with their own keys).
+/// card opened with the carrier's keys and its origin written out (raw
+/// records differ between carriers, which seal with their own keys, and
+/// may write an origin as its number at one and out at another).
 inline std::map<std::string, std::string> opened_records(carrier_store& c,
                                                          const std::string& idcode) {
   std::map<std::string, std::string> out;
-  for (const auto& [uid, stored] : shared_records(c.client, idcode))
-    out[uid] = store::open_record(*c.keys->current(), stored, idcode)
-                   .value_or("(does not open) " + stored);
+  const auto names = origins_of(c.client, idcode);
+  for (const auto& [uid, stored] : shared_records(c.client, idcode)) {
+    std::string written_out;
+    auto opened = store::open_record(*c.keys->current(), stored, idcode);
+    if (opened && core::append_record_written_out(written_out, *opened, &names))
+      out[uid] = written_out;
+    else
+      out[uid] = "(does not open) " + stored;
+  }
   return out;
 }
 

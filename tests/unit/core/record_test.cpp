@@ -285,5 +285,91 @@ TEST(record, an_incoming_record_is_checked_whole_and_gives_its_stamp) {
     EXPECT_FALSE(checked_record_hlc(bytes).has_value()) << '"' << bytes << '"';
 }
 
+TEST(record, an_origin_is_numbered_by_a_few_bytes_of_its_hash) {
+  auto number = origin_number("carrier-a", "+8613800138000");
+  EXPECT_EQ(number.size(), 4u);
+  EXPECT_EQ(number, origin_number("carrier-a", "+8613800138000"));
+  EXPECT_EQ(number, content_hash::of("carrier-a|+8613800138000").bytes().substr(0, 4));
+  EXPECT_NE(number, origin_number("carrier-b", "+8613800138000"));
+}
+
+TEST(record, the_compact_form_may_write_its_origin_as_its_number) {
+  // The flag, HLC and hash, then '#' and the number's 4 bytes: 30 bytes
+  // before the card, where "carrier-a|+8613800138000|" took 25 more.
+  auto rec = sample();
+  auto number = origin_number(rec.st.carrier, rec.st.line);
+  auto bytes = encode_live_record(rec.st.hlc, rec.hash, rec.st.carrier, rec.st.line,
+                                  rec.card, number);
+  EXPECT_EQ(bytes.substr(0, 25), encode_record(rec).substr(0, 25));
+  EXPECT_EQ(bytes.substr(25, 5), "#" + number);
+  EXPECT_EQ(bytes.substr(30), rec.card);
+  EXPECT_EQ(bytes.size() + 20, encode_record(rec).size());
+  EXPECT_EQ(record_body_at(bytes), 30u);
+  EXPECT_EQ(record_origin_number(bytes), number);
+  EXPECT_EQ(record_origin(bytes), "");
+  EXPECT_EQ(record_origin_number(encode_record(rec)), "");
+  EXPECT_FALSE(record_is_tombstone(bytes));
+
+  // Read with the account's table of origins, and only with it.
+  const origin_names names{{number, "carrier-a|+8613800138000"}};
+  expect_same(*decode_record(bytes, &names), rec);
+  EXPECT_FALSE(decode_record(bytes).has_value());
+  const origin_names other{{number, "carrier-b|line"}};
+  EXPECT_EQ(decode_record(bytes, &other)->st, (stamp{rec.st.hlc, "carrier-b", "line"}));
+  const origin_names unrelated{{"abcd", "carrier-a|x"}};
+  EXPECT_FALSE(decode_record(bytes, &unrelated).has_value());
+
+  // Written out again: the same record as the store kept it before, and the
+  // text form that travels.
+  std::string out;
+  ASSERT_TRUE(append_record_written_out(out, bytes, &names));
+  EXPECT_EQ(out, encode_record(rec));
+  out.clear();
+  EXPECT_FALSE(append_record_written_out(out, bytes, nullptr));
+  EXPECT_TRUE(out.empty());
+  ASSERT_TRUE(append_record_head(out, bytes, record_form::text, &names));
+  EXPECT_EQ(out + rec.card, text_form(encode_record(rec)));
+
+  // Numbered from either form; the text form stays for an HLC of 2^53 or more.
+  out.clear();
+  ASSERT_TRUE(append_numbered_head(out, text_form(encode_record(rec)), number));
+  EXPECT_EQ(out + rec.card, bytes);
+  out.clear();
+  EXPECT_FALSE(append_numbered_head(out, bytes, number)); // its origin is no text
+  auto late = rec;
+  late.st.hlc = std::uint64_t{1} << 53;
+  out.clear();
+  ASSERT_TRUE(append_numbered_head(out, encode_record(late), number));
+  EXPECT_EQ(out + rec.card, encode_record(late));
+}
+
+TEST(record, a_numbered_tombstone_keeps_the_stamp_it_removes_written_out) {
+  stamped_card removal{stamp{42, "carrier-b", "line-b"}, true, content_hash{}, "",
+                       stamp{17, "carrier-a", "line-a"}};
+  auto number = origin_number("carrier-b", "line-b");
+  std::string numbered;
+  ASSERT_TRUE(append_numbered_head(numbered, encode_record(removal), number));
+  numbered += "0000000000000017|carrier-a|line-a";
+  EXPECT_TRUE(record_is_tombstone(numbered));
+  const origin_names names{{number, "carrier-b|line-b"}};
+  expect_same(*decode_record(numbered, &names), removal);
+}
+
+TEST(record, a_peer_can_name_no_number_of_this_store) {
+  // What a peer sends is checked as checked_record_hlc checks it: an origin
+  // written as a number, or a carrier starting with the number's mark
+  // (which the compact form would read as one), is refused.
+  auto rec = sample();
+  auto numbered =
+      encode_live_record(rec.st.hlc, rec.hash, rec.st.carrier, rec.st.line, rec.card,
+                         origin_number(rec.st.carrier, rec.st.line));
+  EXPECT_FALSE(checked_record_hlc(numbered).has_value());
+  EXPECT_TRUE(checked_record_hlc(encode_record(rec)).has_value());
+  EXPECT_FALSE(checked_record_hlc(text_form(encode_record(rec)).replace(52, 9, "#abc")));
+  EXPECT_FALSE(decode_record(text_form(encode_record(rec)).replace(52, 9, "#abc")));
+  // Too short to hold its number.
+  EXPECT_EQ(record_body_at(numbered.substr(0, 28)), std::string_view::npos);
+}
+
 } // namespace
 } // namespace simsync::core

@@ -1,0 +1,39 @@
+#include "store/origin_numbers.hpp"
+
+#include "core/record.hpp"
+#include "store/netstrings.hpp"
+
+#include <algorithm>
+
+namespace simsync::store {
+
+const std::string& origin_numbering::number_for(std::string_view origin) {
+  // A batch's records mostly come from one line: few origins, searched in
+  // place.
+  for (const auto& [text, number] : numbers_)
+    if (text == origin)
+      return number;
+  auto parts = core::split_origin(origin);
+  auto number = core::origin_number(parts.carrier, parts.line);
+  bool taken = std::any_of(numbers_.begin(), numbers_.end(),
+                           [&](const auto& known) { return known.second == number; });
+  if (taken)
+    number.clear();
+  else {
+    append_netstring(claimed_, number);
+    append_netstring(claimed_, origin);
+  }
+  numbers_.emplace_back(std::string(origin), std::move(number));
+  return numbers_.back().second;
+}
+
+void origin_numbering::append(std::string& out, std::string_view record) {
+  const auto& number = number_for(core::record_origin(record));
+  if (number.empty() || !core::append_numbered_head(out, record, number)) {
+    out.append(record);
+    return;
+  }
+  out.append(record.substr(core::record_body_at(record)));
+}
+
+} // namespace simsync::store

@@ -1,0 +1,36 @@
+#pragma once
+
+// How the node writes what it stores of one account with each origin as its
+// number (core::origin_number), and tells the store which numbers it used:
+// the store's scripts claim them in the account's table of origins
+// (claim_origins in store/lua/lib.lua), and write out again the records of
+// an origin whose number the table gives another.
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace simsync::store {
+
+class origin_numbering {
+public:
+  /// Appends `record` (a checked record, its origin written out) to `out`
+  /// with its origin as its number (in the text form, for an HLC the
+  /// compact form does not take, as it is); as it is when another origin of
+  /// these records has that number (the first keeps it).
+  void append(std::string& out, std::string_view record);
+
+  /// The numbers used, each with its origin's text, as netstrings (number,
+  /// text, ...): the claims the store's script takes; empty for none.
+  const std::string& claimed() const { return claimed_; }
+
+private:
+  /// The number each origin met so far is written as (empty: written out).
+  const std::string& number_for(std::string_view origin);
+
+  std::vector<std::pair<std::string, std::string>> numbers_; ///< origin, number
+  std::string claimed_;
+};
+
+} // namespace simsync::store
