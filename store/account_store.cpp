@@ -318,7 +318,8 @@ account_store::apply_incoming(const sealed_delivery& delivery) {
   // sixth of what was left.
   // Then each record is kept with its origin as its number in the account's
   // table of origins, which the script claims (origin_numbering).
-  std::vector<std::string> counts, newest, claimed;
+  std::vector<std::string> counts, newest, claims;
+  std::vector<std::vector<std::string>> claimed;
   std::vector<std::string_view> live_origin;
   std::vector<std::vector<std::string>> numbered(entries.size());
   counts.reserve(entries.size());
@@ -351,10 +352,11 @@ account_store::apply_incoming(const sealed_delivery& delivery) {
     newest.push_back(std::to_string(top));
     live_origin.push_back(origin.value_or(std::string_view{}));
     claimed.push_back(numbering.claimed());
+    claims.push_back(std::to_string(claimed.back().size()));
     items += batch.size();
   }
   std::vector<std::string_view> args;
-  args.reserve(4 + 6 * entries.size() + items);
+  args.reserve(4 + 6 * entries.size() + 4 * entries.size() + items);
   args.push_back(delivery.origin);
   args.push_back(keep_ms);
   args.push_back(keep_count);
@@ -365,7 +367,8 @@ account_store::apply_incoming(const sealed_delivery& delivery) {
     args.push_back(counts[i]);
     args.push_back(newest[i]);
     args.push_back(live_origin[i]);
-    args.push_back(claimed[i]);
+    args.push_back(claims[i]);
+    args.insert(args.end(), claimed[i].begin(), claimed[i].end());
     const auto& batch = delivery.items[i];
     for (std::size_t j = 0; j + 1 < batch.size(); j += 2) {
       args.push_back(batch[j]);

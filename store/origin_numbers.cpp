@@ -1,7 +1,6 @@
 #include "store/origin_numbers.hpp"
 
 #include "core/record.hpp"
-#include "store/netstrings.hpp"
 
 #include <algorithm>
 
@@ -20,8 +19,8 @@ const std::string& origin_numbering::number_for(std::string_view origin) {
   if (taken)
     number.clear();
   else {
-    append_netstring(claimed_, number);
-    append_netstring(claimed_, origin);
+    claimed_.push_back(number);
+    claimed_.emplace_back(origin);
   }
   numbers_.emplace_back(std::string(origin), std::move(number));
   return numbers_.back().second;

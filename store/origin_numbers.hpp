@@ -3,7 +3,7 @@
 // How the node writes what it stores of one account with each origin as its
 // number (core::origin_number), and tells the store which numbers it used:
 // the store's scripts claim them in the account's table of origins
-// (claim_origins in store/lua/lib.lua), and write out again the records of
+// (claim_origin in store/lua/lib.lua), and write out again the records of
 // an origin whose number the table gives another.
 
 #include <string>
@@ -21,16 +21,16 @@ public:
   /// these records has that number (the first keeps it).
   void append(std::string& out, std::string_view record);
 
-  /// The numbers used, each with its origin's text, as netstrings (number,
-  /// text, ...): the claims the store's script takes; empty for none.
-  const std::string& claimed() const { return claimed_; }
+  /// The numbers used, each followed by its origin's text (number, text,
+  /// ...): the claims the store's script takes, an argument each.
+  const std::vector<std::string>& claimed() const { return claimed_; }
 
 private:
   /// The number each origin met so far is written as (empty: written out).
   const std::string& number_for(std::string_view origin);
 
   std::vector<std::pair<std::string, std::string>> numbers_; ///< origin, number
-  std::string claimed_;
+  std::vector<std::string> claimed_;
 };
 
 } // namespace simsync::store

@@ -6,10 +6,10 @@
 -- before asks existed, is an ask), idcode, the number n of items that follow
 -- it, the newest stamp (HLC) of its records ('0' for the others), the
 -- origin ("carrier|line") its records share when all are live versions
--- from one line ('' otherwise), the numbers its records write their origins
--- as, each with its origin's text (netstrings: number, text, ...; '' for
--- none: claim_origins), and those items: a batch's uid, record pairs (0
--- items for the others). The caller (account_store::apply_incoming)
+-- from one line ('' otherwise), the count c of the arguments that follow
+-- it, the numbers its records write their origins as, each with its
+-- origin's text (number, text, ...: claim_origin), and those items: a
+-- batch's uid, record pairs (0 items and c = 0 for the others). The caller (account_store::apply_incoming)
 -- checked every record's form and read the stamp and origin
 -- (core::checked_record_hlc), then numbered the origins: here a record's
 -- head is read as that checked and wrote it.
@@ -26,23 +26,26 @@ local FIRST = 5
 local entries = {}
 local at = FIRST
 while at <= #ARGV do
-  local kind, id, count, newest = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3]
+  local kind, id, count, newest, claims =
+    ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3], ARGV[at + 5]
   local n = count and string.find(count, '^%d+$') and count + 0
-  if not n or n % 2 ~= 0 or at + 5 + n > #ARGV or not string.find(newest, '^%d+$') then
+  local c = claims and string.find(claims, '^%d+$') and claims + 0
+  if not n or n % 2 ~= 0 or not c or c % 2 ~= 0 or at + 5 + c + n > #ARGV or
+      not string.find(newest, '^%d+$') then
     return fail('bad_batch')
   end
-  -- A batch's items stay where they are, ARGV[from..last].
-  local entry = {kind = kind, id = id, from = at + 6, last = at + 5 + n}
+  -- A batch's claims and items stay where they are, ARGV[claims_from..]
+  -- and ARGV[from..last].
+  local entry = {kind = kind, id = id, claims_from = at + 6, from = at + 6 + c,
+                 last = at + 5 + c + n}
   if kind == 'batch' then
     entry.newest = newest + 0
     if ARGV[at + 4] ~= '' then entry.live_origin = ARGV[at + 4] end
-    entry.claimed = split_netstrings(ARGV[at + 5])
-    if not entry.claimed or #entry.claimed % 2 ~= 0 then return fail('bad_batch') end
-  elseif not DIRECTORY_ACTIONS[kind] or n ~= 0 then
+  elseif not DIRECTORY_ACTIONS[kind] or n ~= 0 or c ~= 0 then
     return fail('bad_batch')
   end
   entries[#entries + 1] = entry
-  at = at + 6 + n
+  at = at + 6 + c + n
 end
 
 local applied, identical, stale, not_sibling = 0, 0, 0, 0
@@ -50,8 +53,8 @@ local asked, answered, added, removed = 0, 0, 0, 0
 for _, entry in ipairs(entries) do
   if entry.newest then
     local a, same, old, foreign =
-      replicate_in(entry.id, ARGV, entry.from, entry.last, entry.newest, entry.live_origin,
-                   entry.claimed, peer)
+      replicate_in(entry.id, ARGV, entry.claims_from, entry.from, entry.last, entry.newest,
+                   entry.live_origin, peer)
     applied, identical, stale = applied + a, identical + same, stale + old
     not_sibling = not_sibling + foreign
   else

@@ -45,7 +45,7 @@ local OPERATOR_PROOF = 'operator'
 -- rec_deleted and rec_origin_at, each reading any form). A tombstone's card
 -- is the stamp of the version it removes: HLC|carrier|line. Records are
 -- written compact, here and by the node (which numbers the origins of what
--- it writes: claim_origins); the text form is read in records kept before
+-- it writes: claim_origin); the text form is read in records kept before
 -- it, and in those stamped past 2^53 (core/record.hpp). A hash is its 16
 -- bytes throughout the scripts: in records, in a line's base, in an
 -- upload's arguments.
@@ -127,31 +127,20 @@ local function origin_written_out(r, text)
            string.sub(r, REC_NUMBERED_BODY_AT)
 end
 -- The node numbers the origins of the records it hands a call
--- (core::origin_number): `claimed` lists each number and its origin text
--- (number, text, ...). Each must name that origin in the account's table;
--- one not there yet is added. Returns nil, or number -> text for the numbers
--- the table holds for another origin (two origins may share one): records
--- of those origins must be written out (origin_written_out) before they are
--- stored.
-local function claim_origins(id, claimed)
+-- (core::origin_number), and claims each number for its origin's text: the
+-- account's table must name that origin by it, and one not there yet is
+-- added. False when the table holds the number for another origin (two
+-- origins may share one): the records of this one must be written out
+-- (origin_written_out) before they are stored.
+local function claim_origin(id, number, text)
   use_origins(id)
-  local taken = nil
-  for i = 1, #claimed, 2 do
-    local number, text = claimed[i], claimed[i + 1]
-    local held = origin_names[number] or redis.call('HGET', origins_key(id), number)
-    if not held then
-      redis.call('HSET', origins_key(id), number, text)
-      held = text
-    end
-    if held == text then
-      origin_names[number] = text
-    else
-      origin_names[number] = held
-      taken = taken or {}
-      taken[number] = text
-    end
+  local held = origin_names[number] or redis.call('HGET', origins_key(id), number)
+  if not held then
+    redis.call('HSET', origins_key(id), number, text)
+    held = text
   end
-  return taken
+  origin_names[number] = held
+  return held == text
 end
 -- A hash a line's base or an upload holds: its bytes, as rec_hash gives
 -- them (a base written before the compact form holds hex digits).
@@ -1126,11 +1115,11 @@ end
 -- stamp, which alone the account's clock observes, and `live_origin` the
 -- origin text all of them share when all are live versions from one line
 -- (nil otherwise), which history then notes without reading it from each
--- (apply_incoming.lua), and `claimed` the origins numbered in the records
--- (claim_origins).
+-- (apply_incoming.lua); args[claims_from..from - 1] claim the numbers the
+-- records write their origins as (number, text, ...: claim_origin).
 -- Idempotent: a change already taken has the same stamp and counts as
 -- identical. Returns applied, identical, stale, not_sibling.
-local function replicate_in(id, args, from, last, newest, live_origin, claimed, peer)
+local function replicate_in(id, args, claims_from, from, last, newest, live_origin, peer)
   local cards = (last - from + 1) / 2
   -- No account here (any more): nothing to apply; a later registration is
   -- bootstrapped with the whole store.
@@ -1144,7 +1133,13 @@ local function replicate_in(id, args, from, last, newest, live_origin, claimed, 
   if redis.call('SISMEMBER', siblings_key(id), peer) == 0 then
     return 0, 0, 0, cards
   end
-  local taken = claim_origins(id, claimed)
+  local taken = nil
+  for i = claims_from, from - 1, 2 do
+    if not claim_origin(id, args[i], args[i + 1]) then
+      taken = taken or {}
+      taken[args[i]] = args[i + 1]
+    end
+  end
   if taken then
     for i = from + 1, last, 2 do
       local number = rec_origin_number(args[i])

@@ -145,9 +145,8 @@ local hlc = tick_clock(account, now_hlc)
 -- only one whose table of origins gives the line's number to another
 -- origin writes the line's origin out in them.
 if with_records then
-  local taken = claim_origins(id, {ARGV[14], origin_text(carrier, line)})
-  if taken then
-    local text = taken[ARGV[14]]
+  local text = origin_text(carrier, line)
+  if not claim_origin(id, ARGV[14], text) then
     for i = FIRST + 2, #ARGV, 3 do
       if rec_origin_number(ARGV[i]) then ARGV[i] = origin_written_out(ARGV[i], text) end
     end

@@ -408,22 +408,24 @@ TEST_F(two_carriers, the_apply_script_refuses_malformed_entries_whole) {
   ASSERT_FALSE(record.empty());
   const std::string stamp = std::to_string(core::decode_record(record)->st.hlc);
   const std::vector<std::vector<std::string>> tails{
-      {"batch", person, "3", stamp, "", "", uid, record, uid}, // an odd count
-      {"batch", person, "4", stamp, "", "", uid, record},      // more items than follow
-      {"batch", person, "x", stamp, "", "", uid, record},      // not a count
-      {"batch", person, "2", "soon", "", "", uid,
-       record},                          // a newest stamp that is no number
-      {"batch", person, "0"},            // no newest stamp
-      {"batch", person, "0", stamp},     // no origin
-      {"batch", person, "0", stamp, ""}, // no claims
-      {"batch", person, "2", stamp, "", "4:abc", uid, record},  // claims no netstrings
-      {"batch", person, "2", stamp, "", "4:abcd", uid, record}, // a number and no origin
-      {"ask", person, "2", "0", "", "", uid, record},           // an ask holds no items
-      {"sneak", person, "0", "0", "", ""},                      // no such kind
+      {"batch", person, "3", stamp, "", "0", uid, record, uid}, // an odd count
+      {"batch", person, "4", stamp, "", "0", uid, record},      // more items than follow
+      {"batch", person, "x", stamp, "", "0", uid, record},      // not a count
+      {"batch", person, "2", "soon", "", "0", uid, record}, // a stamp that is no number
+      {"batch", person, "0"},                               // no newest stamp
+      {"batch", person, "0", stamp},                        // no origin
+      {"batch", person, "0", stamp, ""},                    // no count of claims
+      {"batch", person, "2", stamp, "", "x", uid, record},  // claims counted by no number
+      {"batch", person, "2", stamp, "", "1", "abcd", uid, record}, // a number, no origin
+      {"batch", person, "2", stamp, "", "2", "abcd", uid,
+       record},                                          // more claims than follow
+      {"ask", person, "2", "0", "", "0", uid, record},   // an ask holds no items
+      {"ask", person, "0", "0", "", "2", "abcd", "c|l"}, // nor claims
+      {"sneak", person, "0", "0", "", "0"},              // no such kind
   };
   const std::vector<std::string_view> good{"carrier-a", "3600000", "10", "1700000000000",
                                            "batch",     person,    "2",  stamp,
-                                           "",          "",        uid,  record};
+                                           "",          "0",       uid,  record};
   for (const auto& tail : tails) {
     auto args = good;
     args.insert(args.end(), tail.begin(), tail.end());
