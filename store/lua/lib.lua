@@ -56,16 +56,17 @@ local function origin_text(carrier, line) return carrier .. REC_SEP .. line end
 
 -- The account whose table of origins names the numbered origins read in
 -- this call (use_origins; begin_call forgets it), and what was read of it:
--- number -> origin text.
-local origins_of, origin_names = nil, {}
+-- number -> origin text (made anew for each account).
+local origins_of, origin_names = nil, nil
 local function use_origins(id)
   if origins_of ~= id then origins_of, origin_names = id, {} end
 end
 -- The origin text number `number` names in the account's table.
 local function named_origin(number)
+  if not origins_of then error('a numbered origin read before its account was named') end
   local text = origin_names[number]
   if text then return text end
-  text = origins_of and redis.call('HGET', origins_key(origins_of), number)
+  text = redis.call('HGET', origins_key(origins_of), number)
   -- A number the table does not name is a store written wrong: stop rather
   -- than misread a stamp.
   if not text then error('a record names an origin number its account does not hold') end
@@ -458,7 +459,7 @@ local keep_ms, keep_count, keep_now = nil, nil, nil
 local function begin_call()
   additions = {}
   keep_ms, keep_count, keep_now = nil, nil, nil
-  origins_of, origin_names = nil, {}
+  origins_of = nil
 end
 local function keep_history(ms, count, now_ms)
   keep_ms, keep_count, keep_now = ms, count, now_ms
