@@ -324,14 +324,33 @@ bool append_record_head(std::string& out, std::string_view record, record_form f
 
 bool append_record_written_out(std::string& out, std::string_view record,
                                const origin_names* names) {
-  if (!append_record_head(out, record, form_of(record), names))
+  auto h = find_head(record);
+  if (!h)
     return false;
-  out.append(record.substr(record_body_at(record)));
+  if (!h->numbered) {
+    out.append(record);
+    return true;
+  }
+  // Only the origin changes: the head before it and the body are copied.
+  auto origin = origin_of(record, *h, names);
+  if (!origin)
+    return false;
+  out.append(record.substr(0, compact_origin_at));
+  out.append(*origin);
+  out += separator;
+  out.append(record.substr(h->body));
   return true;
 }
 
 bool append_numbered_head(std::string& out, std::string_view record,
                           std::string_view number) {
+  // What the store seals is compact: its head before the origin is copied.
+  if (auto h = find_head(record); h && h->form == record_form::compact && !h->numbered) {
+    out.append(record.substr(0, compact_origin_at));
+    out += origin_number_mark;
+    out.append(number);
+    return true;
+  }
   auto head = check_head(record, numbered_origin::refused);
   if (!head)
     return false;

@@ -82,16 +82,20 @@ bool append_record_head(std::string& out, std::string_view record, record_form f
                         const origin_names* names = nullptr);
 
 /// Appends `record` to `out` in its own form with its origin written out (a
-/// numbered one as `names` name it), its body as it is; false, with `out` as
-/// it was, where append_record_head() fails. How the store reads what it
-/// sends a peer.
+/// numbered one as `names` name it), all else as it is; false, with `out`
+/// as it was, if it has no record's head or its origin is a number `names`
+/// does not name. Nothing else of it is checked (append_record_head()
+/// checks it on its way to a peer). How the store reads what it sends a
+/// peer.
 bool append_record_written_out(std::string& out, std::string_view record,
                                const origin_names* names);
 
 /// Appends the head of `record`, whose origin is written out, to `out` in
 /// the compact form with the origin as `number` (the text form for an HLC
-/// the compact form does not take); false, with `out` as it was, if
-/// `record` is not a record. How the store keeps what a peer sends.
+/// the compact form does not take); false, with `out` as it was, if its
+/// origin is not written out or `record` is not a record (a compact head's
+/// parts before the origin are copied unchecked: for a record
+/// checked_record_hlc() took). How the store keeps what a peer sends.
 bool append_numbered_head(std::string& out, std::string_view record,
                           std::string_view number);
 

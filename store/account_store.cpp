@@ -317,11 +317,14 @@ account_store::apply_incoming(const sealed_delivery& delivery) {
   // third of a book's apply in Redis, and the origin and kind per card a
   // sixth of what was left.
   // Then each record is kept with its origin as its number in the account's
-  // table of origins, which the script claims (origin_numbering).
+  // table of origins, which the script claims (origin_numbering): an
+  // entry's records so written back to back in one string, each ending at
+  // its place in `ends`.
   std::vector<std::string> counts, newest, claims;
   std::vector<std::vector<std::string>> claimed;
   std::vector<std::string_view> live_origin;
-  std::vector<std::vector<std::string>> numbered(entries.size());
+  std::vector<std::string> numbered(entries.size());
+  std::vector<std::vector<std::size_t>> ends(entries.size());
   counts.reserve(entries.size());
   newest.reserve(entries.size());
   claimed.reserve(entries.size());
@@ -332,7 +335,11 @@ account_store::apply_incoming(const sealed_delivery& delivery) {
     std::uint64_t top = 0;
     std::optional<std::string_view> origin;
     origin_numbering numbering;
-    numbered[i].reserve(batch.size() / 2);
+    std::size_t bytes = 0;
+    for (std::size_t j = 1; j < batch.size(); j += 2)
+      bytes += batch[j].size();
+    numbered[i].reserve(bytes);
+    ends[i].reserve(batch.size() / 2);
     for (std::size_t j = 1; j < batch.size(); j += 2) {
       auto hlc = core::checked_record_hlc(batch[j]);
       if (!hlc)
@@ -340,13 +347,14 @@ account_store::apply_incoming(const sealed_delivery& delivery) {
                                "an entry of " + delivery.origin + " for account " +
                                    entries[i].idcode + " holds a malformed record");
       top = std::max(top, *hlc);
-      auto from = core::record_is_tombstone(batch[j]) ? std::string_view{}
-                                                      : core::record_origin(batch[j]);
+      auto written = core::record_origin(batch[j]);
+      auto from = core::record_is_tombstone(batch[j]) ? std::string_view{} : written;
       if (!origin)
         origin = from;
       else if (*origin != from)
         origin = std::string_view{}; // more than one, or a removal
-      numbering.append(numbered[i].emplace_back(), batch[j]);
+      numbering.append(numbered[i], batch[j], written);
+      ends[i].push_back(numbered[i].size());
     }
     counts.push_back(std::to_string(batch.size()));
     newest.push_back(std::to_string(top));
@@ -370,9 +378,13 @@ account_store::apply_incoming(const sealed_delivery& delivery) {
     args.push_back(claims[i]);
     args.insert(args.end(), claimed[i].begin(), claimed[i].end());
     const auto& batch = delivery.items[i];
+    const std::string_view kept = numbered[i];
+    std::size_t at = 0;
     for (std::size_t j = 0; j + 1 < batch.size(); j += 2) {
+      auto end = ends[i][j / 2];
       args.push_back(batch[j]);
-      args.push_back(numbered[i][j / 2]);
+      args.push_back(kept.substr(at, end - at));
+      at = end;
     }
   }
   auto v = script_counts<replies::apply_incoming>(redis_, script::apply_incoming, args);

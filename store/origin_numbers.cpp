@@ -26,8 +26,9 @@ const std::string& origin_numbering::number_for(std::string_view origin) {
   return numbers_.back().second;
 }
 
-void origin_numbering::append(std::string& out, std::string_view record) {
-  const auto& number = number_for(core::record_origin(record));
+void origin_numbering::append(std::string& out, std::string_view record,
+                              std::string_view origin) {
+  const auto& number = number_for(origin);
   if (number.empty() || !core::append_numbered_head(out, record, number)) {
     out.append(record);
     return;

@@ -15,11 +15,12 @@ namespace simsync::store {
 
 class origin_numbering {
 public:
-  /// Appends `record` (a checked record, its origin written out) to `out`
-  /// with its origin as its number (in the text form, for an HLC the
-  /// compact form does not take, as it is); as it is when another origin of
-  /// these records has that number (the first keeps it).
-  void append(std::string& out, std::string_view record);
+  /// Appends `record` (a record checked_record_hlc took, its origin
+  /// `origin` as core::record_origin reads it) to `out` with its origin as
+  /// its number (in the text form, for an HLC the compact form does not
+  /// take, as it is); as it is when another origin of these records has
+  /// that number (the first keeps it).
+  void append(std::string& out, std::string_view record, std::string_view origin);
 
   /// The numbers used, each followed by its origin's text (number, text,
   /// ...): the claims the store's script takes, an argument each.
