@@ -12,6 +12,9 @@ const std::string& origin_numbering::number_for(std::string_view origin) {
   for (const auto& [text, number] : numbers_)
     if (text == origin)
       return number;
+  static const std::string written_out;
+  if (numbers_.size() == origins_numbered)
+    return written_out;
   auto parts = core::split_origin(origin);
   auto number = core::origin_number(parts.carrier, parts.line);
   bool taken = std::any_of(numbers_.begin(), numbers_.end(),

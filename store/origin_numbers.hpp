@@ -6,6 +6,7 @@
 // (claim_origin in store/lua/lib.lua), and write out again the records of
 // an origin whose number the table gives another.
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -15,11 +16,16 @@ namespace simsync::store {
 
 class origin_numbering {
 public:
+  /// The origins numbered at most, which bounds the search for one.
+  static constexpr std::size_t origins_numbered = 64;
+
   /// Appends `record` (a record checked_record_hlc took, its origin
   /// `origin` as core::record_origin reads it) to `out` with its origin as
   /// its number (in the text form, for an HLC the compact form does not
   /// take, as it is); as it is when another origin of these records has
-  /// that number (the first keeps it).
+  /// that number (the first keeps it), or when these records came from
+  /// origins_numbered others already (the store keeps a table of a few
+  /// origins an account: claim_origin in store/lua/lib.lua).
   void append(std::string& out, std::string_view record, std::string_view origin);
 
   /// The numbers used, each followed by its origin's text (number, text,

@@ -9,8 +9,9 @@
 -- from one line ('' otherwise), the count c of the arguments that follow
 -- it, the numbers its records write their origins as, each with its
 -- origin's text (number, text, ...: claim_origin), and those items: a
--- batch's uid, record pairs (0 items and c = 0 for the others). The caller (account_store::apply_incoming)
--- checked every record's form and read the stamp and origin
+-- batch's uid, record pairs (0 items and c = 0 for the others). The caller
+-- (account_store::apply_incoming) checked every record's form and read the
+-- stamp and origin
 -- (core::checked_record_hlc), then numbered the origins: here a record's
 -- head is read as that checked and wrote it.
 -- The items come as arguments of their own, not as one blob to split here:

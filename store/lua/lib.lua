@@ -61,16 +61,20 @@ local origins_of, origin_names = nil, nil
 local function use_origins(id)
   if origins_of ~= id then origins_of, origin_names = id, {} end
 end
--- The origin text number `number` names in the account's table.
-local function named_origin(number)
+-- The origin text number `number` names in the account's table, or nil.
+local function known_origin(number)
   if not origins_of then error('a numbered origin read before its account was named') end
   local text = origin_names[number]
   if text then return text end
   text = redis.call('HGET', origins_key(origins_of), number)
-  -- A number the table does not name is a store written wrong: stop rather
-  -- than misread a stamp.
+  if text then origin_names[number] = text end
+  return text
+end
+-- known_origin, where a number the table does not name is a store written
+-- wrong: the call stops rather than misread a stamp.
+local function named_origin(number)
+  local text = known_origin(number)
   if not text then error('a record names an origin number its account does not hold') end
-  origin_names[number] = text
   return text
 end
 -- A compact record's origin number, or nil when its head writes it out.
@@ -127,16 +131,24 @@ local function origin_written_out(r, text)
   return string.sub(r, 1, REC_COMPACT_ORIGIN_AT - 1) .. text .. REC_SEP ..
            string.sub(r, REC_NUMBERED_BODY_AT)
 end
+-- An account's table of origins names at most this many: a person's lines
+-- at every carrier are a few, and every reader of the account's records
+-- reads the whole table, so a peer that sends origins without end (each a
+-- line it made up) does not make every read of the account longer. The
+-- origins past it are written out in their records.
+local ORIGINS_KEPT = 64
 -- The node numbers the origins of the records it hands a call
 -- (core::origin_number), and claims each number for its origin's text: the
 -- account's table must name that origin by it, and one not there yet is
--- added. False when the table holds the number for another origin (two
--- origins may share one): the records of this one must be written out
--- (origin_written_out) before they are stored.
+-- added while the table names fewer than ORIGINS_KEPT. False when the table
+-- holds the number for another origin (two origins may share one) or is
+-- full: the records of this one must be written out (origin_written_out)
+-- before they are stored.
 local function claim_origin(id, number, text)
   use_origins(id)
   local held = origin_names[number] or redis.call('HGET', origins_key(id), number)
   if not held then
+    if redis.call('HLEN', origins_key(id)) >= ORIGINS_KEPT then return false end
     redis.call('HSET', origins_key(id), number, text)
     held = text
   end
@@ -726,7 +738,9 @@ end
 -- whole book goes to it with its records in the entry (the peer's apply
 -- takes what it already holds as identical). A peer the link has caught up
 -- with (an empty outbox) is owed nothing. The book is read once for all,
--- each origin written out: the account's table of origins goes with it.
+-- each origin written out: the account's table of origins goes with it (a
+-- number it does not name stays, and the peer refuses that record alone:
+-- a line is removed whatever its store holds).
 local function send_book_before_removal(id, peers)
   local owed = {}
   for _, peer in ipairs(peers) do
@@ -737,7 +751,8 @@ local function send_book_before_removal(id, peers)
   local book = redis.call('HGETALL', shared_key(id))
   for i = 2, #book, 2 do
     local number = rec_origin_number(book[i])
-    if number then book[i] = origin_written_out(book[i], named_origin(number)) end
+    local text = number and known_origin(number)
+    if text then book[i] = origin_written_out(book[i], text) end
   end
   send_batches(id, owed, book, true)
 end

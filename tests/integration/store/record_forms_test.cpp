@@ -163,3 +163,21 @@ TEST_F(kept_before, a_fetch_written_before_hash_bytes_is_acked_as_it_was) {
 }
 
 } // namespace
+
+// An account's table of origins names a few: an origin past them (a peer
+// that sends origins without end) is kept written out, and the table does
+// not grow.
+TEST_F(kept_before, an_origin_past_a_full_table_is_written_out) {
+  for (int i = 0; i < 64; ++i)
+    ASSERT_TRUE(
+        a.admin.call({"HSET", store::keys::origins(person), "n" + std::to_string(100 + i),
+                      "carrier-x|" + std::to_string(i)}));
+  upload(a.store, person, line1, {make_card("u1", "Li")});
+  EXPECT_EQ(core::record_origin(shared_records(a.client, person)["u1"]),
+            "carrier-a|" + line1);
+  EXPECT_EQ(origins_of(a.client, person).size(), 64u);
+  auto cards = a.store.read_cards(person, line1, proof_of(line1), store::scope::shared);
+  ASSERT_TRUE(cards);
+  ASSERT_EQ(cards->size(), 1u);
+  EXPECT_EQ(cards->front().record.st.line, line1);
+}
