@@ -141,18 +141,21 @@ local added, changed, removed, unchanged = 0, 0, 0, 0
 local account = open_account(id)
 local hlc = tick_clock(account, now_hlc)
 -- The records come made (a concat per card here was a sixth of a book's
--- upload); only an account whose clock is past now stamps them anew, and
--- only one whose table of origins gives the line's number to another
--- origin writes the line's origin out in them.
-if with_records then
+-- upload); only an account whose clock is past now stamps them anew.
+if with_records and hlc ~= now_hlc then
+  for i = FIRST + 2, #ARGV, 3 do ARGV[i] = restamped(ARGV[i], hlc) end
+end
+-- Their origin is the line's number (ARGV[14]), claimed in the account's
+-- table once the call is to store them (after the mass-deletion guard, so
+-- that a refused snapshot changes nothing); only a table that gives the
+-- number to another origin, or is full, has the line's origin written out
+-- in them instead.
+local function claim_line_origin()
+  if not with_records then return end
   local text = origin_text(carrier, line)
-  if not claim_origin(id, ARGV[14], text) then
-    for i = FIRST + 2, #ARGV, 3 do
-      if rec_origin_number(ARGV[i]) then ARGV[i] = origin_written_out(ARGV[i], text) end
-    end
-  end
-  if hlc ~= now_hlc then
-    for i = FIRST + 2, #ARGV, 3 do ARGV[i] = restamped(ARGV[i], hlc) end
+  if claim_origin(id, ARGV[14], text) then return end
+  for i = FIRST + 2, #ARGV, 3 do
+    if rec_origin_number(ARGV[i]) then ARGV[i] = origin_written_out(ARGV[i], text) end
   end
 end
 keep_history(keep_ms, keep_count, math.floor(now_hlc / HLC_PER_MS))
@@ -209,6 +212,7 @@ if scope == 'private' then
     if mass_deletion(#drops, size) then return refuse(#drops, size) end
   end
 
+  claim_line_origin()
   local writes = {}
   if with_records then
     for i = FIRST, #ARGV, 3 do
@@ -312,6 +316,7 @@ if mode ~= 'delta' then
   end
 end
 
+claim_line_origin()
 local lc = line_changes(account, line, hlc, carrier)
 if with_records then
   -- The line's base settles a card it already holds as uploaded (and did not

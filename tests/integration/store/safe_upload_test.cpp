@@ -109,6 +109,20 @@ TEST_F(safe_upload, a_snapshot_removing_most_of_the_book_is_held_until_confirmed
   EXPECT_EQ(live_cards(line1, store::scope::shared).size(), 5u);
 }
 
+// A held snapshot stores nothing, the number of its line's origin in the
+// account's table of origins included.
+TEST_F(safe_upload, a_held_snapshot_claims_no_number_for_its_line) {
+  send(line1, numbered_cards(0, 20));
+  take_pending(line2);
+  const auto table = origins_of(a.client, person);
+  EXPECT_EQ(table.count(core::origin_number("carrier-a", line1)), 1u);
+  EXPECT_TRUE(send(line2, numbered_cards(0, 5)).held_for_confirmation());
+  EXPECT_EQ(origins_of(a.client, person), table);
+  EXPECT_EQ(send(line2, numbered_cards(0, 5), 15).removed, 15u);
+  EXPECT_EQ(origins_of(a.client, person).count(core::origin_number("carrier-a", line2)),
+            1u);
+}
+
 TEST_F(safe_upload, removals_within_either_bound_need_no_confirmation) {
   send(line1, numbered_cards(0, 100));
   auto ten = send(line1, numbered_cards(10, 100)); // 10 cards: not more than 10
