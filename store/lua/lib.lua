@@ -137,6 +137,15 @@ end
 -- line it made up) does not make every read of the account longer. The
 -- origins past it are written out in their records.
 local ORIGINS_KEPT = 64
+-- `r` as the link reads it (store/outbox.cpp): a numbered origin written
+-- out as the account's table names it (use_origins), any other record as
+-- it is.
+local function rec_as_read(r)
+  local number = rec_origin_number(r)
+  local text = number and known_origin(number)
+  if text then return origin_written_out(r, text) end
+  return r
+end
 -- The node numbers the origins of the records it hands a call
 -- (core::origin_number), and claims each number for its origin's text: the
 -- account's table must name that origin by it, and one not there yet is
@@ -749,11 +758,7 @@ local function send_book_before_removal(id, peers)
   if #owed == 0 then return end
   use_origins(id)
   local book = redis.call('HGETALL', shared_key(id))
-  for i = 2, #book, 2 do
-    local number = rec_origin_number(book[i])
-    local text = number and known_origin(number)
-    if text then book[i] = origin_written_out(book[i], text) end
-  end
+  for i = 2, #book, 2 do book[i] = rec_as_read(book[i]) end
   send_batches(id, owed, book, true)
 end
 

@@ -5,8 +5,9 @@
 -- (with why and when), and the shared store's current version of each of its
 -- uids is written to the outbox again, so the peer still converges. A uid
 -- whose record the shared store holds altered too (the very bytes the entry
--- held) is not sent again: it cannot open anywhere, and sending it would set
--- aside the new entry in turn.
+-- held, as the link read them: its origin written out) is not sent again: it
+-- cannot open anywhere, and sending it would set aside the new entry in
+-- turn.
 -- ARGV: peer, entry id, why, now (Unix ms), idcode, how many entries the
 -- set-aside stream keeps (about: store/operator_streams.hpp), then for each
 -- item of the entry: uid, record as the entry held it, '1' if it does not
@@ -27,10 +28,11 @@ if redis.call('SISMEMBER', siblings_key(id), peer) == 1 then
   local uids = {}
   for i = FIRST, #ARGV, 3 do uids[#uids + 1] = ARGV[i] end
   local now = hmget_map(shared_key(id), uids)
+  use_origins(id)
   for i = FIRST, #ARGV, 3 do
     local uid, held, altered = ARGV[i], ARGV[i + 1], ARGV[i + 2] == '1'
     local cur = now[uid]
-    if cur and altered and cur == held then
+    if cur and altered and rec_as_read(cur) == held then
       broken = broken + 1
     elseif cur then
       items[#items + 1] = uid

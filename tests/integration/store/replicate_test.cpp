@@ -816,14 +816,20 @@ store::outbox_entry with_record_altered(carrier_store& a, const std::string& uid
   std::vector<std::string> entry{"XADD",  key,     "*",
                                  "id",    person,  "kind",
                                  "batch", "cards", std::to_string(items->size() / 2)};
+  if (where == altered_in::shared_store) {
+    // As the store keeps it: its origin as its number (the link reads it
+    // written out).
+    auto stored = a.admin.call({"HGET", store::keys::shared(person), uid});
+    EXPECT_TRUE(stored);
+    std::string record(stored->view().str());
+    EXPECT_FALSE(core::record_origin_number(record).empty());
+    alter(record);
+    EXPECT_TRUE(a.admin.call({"HSET", store::keys::shared(person), uid, record}));
+  }
   for (std::size_t i = 0; i + 1 < items->size(); i += 2) {
     std::string record((*items)[i + 1]);
-    if ((*items)[i] == uid) {
+    if ((*items)[i] == uid)
       alter(record);
-      if (where == altered_in::shared_store) {
-        EXPECT_TRUE(a.admin.call({"HSET", store::keys::shared(person), uid, record}));
-      }
-    }
     entry.emplace_back((*items)[i]);
     entry.push_back(record);
   }
