@@ -1,5 +1,6 @@
 #include "core/content_hash.hpp"
 
+#include "core/big_endian.hpp"
 #include "core/digest.hpp"
 
 #include <xxhash.h>
@@ -28,12 +29,12 @@ std::string content_hash::bytes() const {
 }
 
 void content_hash::append_bytes(std::string& out) const {
-  char spelled[16];
-  for (int i = 0; i < 8; ++i) {
-    spelled[i] = static_cast<char>(hi >> (56 - 8 * i));
-    spelled[8 + i] = static_cast<char>(lo >> (56 - 8 * i));
-  }
-  out.append(spelled, sizeof spelled);
+  append_big_endian(out, hi);
+  append_big_endian(out, lo);
+}
+
+content_hash content_hash::from_bytes(std::string_view bytes) {
+  return content_hash{read_big_endian(bytes), read_big_endian(bytes.substr(8))};
 }
 
 bool content_hash::from_hex(std::string_view text, content_hash* out) {

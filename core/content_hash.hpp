@@ -20,6 +20,9 @@ struct content_hash {
   std::string bytes() const;
   /// bytes() appended to `out`, which makes no string of its own.
   void append_bytes(std::string& out) const;
+  /// The hash whose bytes() the first 16 bytes of `bytes` are (it must
+  /// hold them).
+  static content_hash from_bytes(std::string_view bytes);
   /// Parses 32 hex digits; returns false (and leaves *out alone) otherwise.
   static bool from_hex(std::string_view text, content_hash* out);
   /// Hashes arbitrary bytes (XXH3-128).

@@ -1,5 +1,6 @@
 #include "core/record.hpp"
 
+#include "core/big_endian.hpp"
 #include "core/record_layout.hpp"
 
 #include <cctype>
@@ -108,20 +109,6 @@ static_assert(hlc_bytes == 8 && hash_bytes == 2 * sizeof(std::uint64_t),
 constexpr std::uint64_t largest_text_hlc = 9'999'999'999'999'999;
 static_assert(hlc_digits == 16, "largest_text_hlc is written for 16 digits");
 constexpr std::uint64_t compact_hlc_bound = std::uint64_t{1} << 53;
-
-void append_big_endian(std::string& out, std::uint64_t value) {
-  char bytes[8];
-  for (int i = 0; i < 8; ++i)
-    bytes[i] = static_cast<char>(value >> (56 - 8 * i));
-  out.append(bytes, 8);
-}
-
-std::uint64_t read_big_endian(std::string_view bytes) {
-  std::uint64_t value = 0;
-  for (int i = 0; i < 8; ++i)
-    value = (value << 8) | static_cast<unsigned char>(bytes[i]);
-  return value;
-}
 
 /// The form a record stamped `hlc` is kept in.
 record_form kept_form(std::uint64_t hlc) {
@@ -239,13 +226,10 @@ std::optional<checked_head> check_head(std::string_view bytes, numbered_origin n
 
 /// The hash of a checked head.
 content_hash head_hash(std::string_view bytes, const head_places& at) {
+  if (at.form == record_form::compact)
+    return content_hash::from_bytes(bytes.substr(compact_hash_at, hash_bytes));
   content_hash hash;
-  if (at.form == record_form::compact) {
-    hash.hi = read_big_endian(bytes.substr(compact_hash_at));
-    hash.lo = read_big_endian(bytes.substr(compact_hash_at + sizeof hash.hi));
-  } else {
-    content_hash::from_hex(bytes.substr(hash_at, hash_digits), &hash);
-  }
+  content_hash::from_hex(bytes.substr(hash_at, hash_digits), &hash);
   return hash;
 }
 

@@ -28,6 +28,8 @@ TEST(content_hash, its_bytes_are_what_its_hex_digits_spell) {
   std::string out = "kept";
   h.append_bytes(out);
   EXPECT_EQ(out, "kept" + h.bytes());
+  EXPECT_EQ(content_hash::from_bytes(h.bytes()), h);
+  EXPECT_EQ(content_hash::from_bytes(out.substr(4)), h);
 }
 
 TEST(content_hash, from_hex_accepts_upper_case) {
